@@ -1,0 +1,27 @@
+package sandbox
+
+import "time"
+
+// Tester is a person who tests campaigns and files bugs.
+type Tester struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Platforms []string  `json:"platforms"`
+	Country   string    `json:"country"`
+	Rating    Decimal   `json:"rating"`
+	Available bool      `json:"available"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	AccountID string `json:"-"`
+	Seq       uint64 `json:"-"`
+}
+
+// TesterFilter narrows a tester list; an empty platform matches everything.
+type TesterFilter struct {
+	Platform string
+}
+
+// Validate returns an INVALID_PARAMETER error for an unknown platform.
+func (f TesterFilter) Validate() error {
+	return checkParameter("platform", f.Platform, Platforms)
+}
