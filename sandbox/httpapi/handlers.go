@@ -1,0 +1,94 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/testcampaign/kit/sandbox"
+)
+
+func (s *Server) listCampaigns(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	filter := sandbox.CampaignFilter{Status: q.Get("status"), Platform: q.Get("platform")}
+	if err := filter.Validate(); err != nil {
+		return nil, err
+	}
+	page, err := pageRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Campaigns(accountOf(r).ID, filter, page)
+}
+
+func (s *Server) createCampaign(r *http.Request) (any, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	in, err := sandbox.ParseCampaignInput(body)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.CreateCampaign(accountOf(r).ID, in)
+}
+
+func (s *Server) getCampaign(r *http.Request) (any, error) {
+	return s.store.Campaign(accountOf(r).ID, mux.Vars(r)["id"])
+}
+
+func (s *Server) listBugs(r *http.Request) (any, error) {
+	q := r.URL.Query()
+	filter := sandbox.BugFilter{
+		CampaignID: q.Get("campaignId"), TesterID: q.Get("testerId"),
+		Status: q.Get("status"), Severity: q.Get("severity"),
+	}
+	if err := filter.Validate(); err != nil {
+		return nil, err
+	}
+	page, err := pageRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Bugs(accountOf(r).ID, filter, page)
+}
+
+func (s *Server) updateBug(r *http.Request) (any, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := sandbox.ParseBugPatch(body)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.UpdateBug(accountOf(r).ID, mux.Vars(r)["id"], patch)
+}
+
+func (s *Server) createWebhook(r *http.Request) (any, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		return nil, err
+	}
+	in, err := sandbox.ParseWebhookInput(body)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.CreateWebhook(accountOf(r).ID, in)
+}
+
+func (s *Server) listTesters(r *http.Request) (any, error) {
+	filter := sandbox.TesterFilter{Platform: r.URL.Query().Get("platform")}
+	if err := filter.Validate(); err != nil {
+		return nil, err
+	}
+	page, err := pageRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Testers(accountOf(r).ID, filter, page)
+}
+
+func (s *Server) analytics(r *http.Request) (any, error) {
+	return s.store.Analytics(accountOf(r).ID, r.URL.Query().Get("campaignId"))
+}

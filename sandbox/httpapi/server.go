@@ -1,0 +1,142 @@
+// Package httpapi serves the Test-Campaign Service API v1, and the sandbox's
+// own controls, over HTTP.
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/ratelimit"
+)
+
+// Options are what a Server is built from.
+type Options struct {
+	Store   sandbox.Store
+	Clock   sandbox.Clock
+	Limiter *ratelimit.Limiter
+	Logger  *slog.Logger
+	// FrozenClock, when the sandbox runs on one, lets tests move it through
+	// POST /_sandbox/clock.
+	FrozenClock *sandbox.FrozenClock
+}
+
+// Server is the sandbox's HTTP interface.
+type Server struct {
+	store       sandbox.Store
+	clock       sandbox.Clock
+	limiter     *ratelimit.Limiter
+	logger      *slog.Logger
+	frozenClock *sandbox.FrozenClock
+	faults      *faultPlans
+	requestLog  *requestLogs
+
+	router  *mux.Router
+	handler http.Handler
+}
+
+// NewServer returns a server with every route and middleware in place.
+func NewServer(opts Options) *Server {
+	s := &Server{
+		store: opts.Store, clock: opts.Clock, limiter: opts.Limiter, logger: opts.Logger,
+		frozenClock: opts.FrozenClock, faults: newFaultPlans(), requestLog: newRequestLogs(),
+		router: mux.NewRouter(),
+	}
+	s.routes()
+	// Wrapped outside the router, not added with Router.Use, so that unknown
+	// routes and wrong methods are logged, authenticated and limited too.
+	s.handler = s.logRequests(s.recoverPanics(s.limitBody(s.authenticate(s.limitRate(s.injectFaults(s.router))))))
+	return s
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// Path prefixes that need a test key.
+const (
+	apiPrefix     = "/v1/"
+	controlPrefix = "/_sandbox/"
+)
+
+func (s *Server) routes() {
+	s.router.NotFoundHandler = http.HandlerFunc(s.notFound)
+	s.router.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
+	s.router.Handle("/healthz", s.handle(s.health)).Methods(http.MethodGet)
+
+	// Full paths on the root router, not subrouters: a subrouter's method
+	// mismatch reaches the root as a 404 instead of a 405.
+	routes := []struct {
+		method, path string
+		handler      handlerFunc
+	}{
+		{http.MethodGet, "/v1/campaigns", s.listCampaigns},
+		{http.MethodPost, "/v1/campaigns", s.createCampaign},
+		{http.MethodGet, "/v1/campaigns/{id}", s.getCampaign},
+		{http.MethodGet, "/v1/bugs", s.listBugs},
+		{http.MethodPatch, "/v1/bugs/{id}", s.updateBug},
+		{http.MethodPost, "/v1/webhooks", s.createWebhook},
+		{http.MethodGet, "/v1/testers", s.listTesters},
+		{http.MethodGet, "/v1/analytics", s.analytics},
+
+		{http.MethodPost, "/_sandbox/reset", s.resetAccount},
+		{http.MethodPost, "/_sandbox/bugs", s.fileBug},
+		{http.MethodGet, "/_sandbox/events", s.listEvents},
+		{http.MethodGet, "/_sandbox/requests", s.listRequests},
+		{http.MethodPost, "/_sandbox/faults", s.planFaults},
+		{http.MethodPost, "/_sandbox/clock", s.moveClock},
+	}
+	for _, route := range routes {
+		s.router.Handle(route.path, s.handle(route.handler)).Methods(route.method)
+	}
+}
+
+// handlerFunc is an endpoint: it returns the response's data, or an error
+// that writeError turns into the error envelope.
+type handlerFunc func(r *http.Request) (any, error)
+
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, err := h(r)
+		if err != nil {
+			if sandbox.AsError(err).Code == sandbox.ErrInternal {
+				s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+			}
+			writeError(w, err)
+			return
+		}
+		writeData(w, data)
+	})
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, sandbox.Errorf(sandbox.ErrNotFound, "no route for %s %s", r.Method, r.URL.Path))
+}
+
+// allowMethods are the methods the API could route; Allow lists those the
+// router matches for the request's path.
+var allowMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, method := range allowMethods {
+		probe := r.Clone(r.Context())
+		probe.Method = method
+		// Match also reports true when it falls back to the not-found or
+		// method-not-allowed handler; only a match without error counts.
+		var match mux.RouteMatch
+		if s.router.Match(probe, &match) && match.MatchErr == nil {
+			allowed = append(allowed, method)
+		}
+	}
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	writeError(w, sandbox.Errorf(sandbox.ErrMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+}
+
+func (s *Server) health(*http.Request) (any, error) {
+	return map[string]string{"status": "ok"}, nil
+}

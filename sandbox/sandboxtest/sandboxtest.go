@@ -1,0 +1,73 @@
+// Package sandboxtest starts an in-process sandbox for tests, the way
+// net/http/httptest starts a server.
+package sandboxtest
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/fixtures"
+	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/httpapi"
+	"github.com/testcampaign/kit/sandbox/ratelimit"
+	"github.com/testcampaign/kit/sandbox/store"
+)
+
+// Options configure a test sandbox.
+type Options struct {
+	// MinuteLimit, HourLimit and DayLimit replace the default rate limits
+	// where they are not zero.
+	MinuteLimit, HourLimit, DayLimit int
+	// Now, if not zero, freezes the clock there.
+	Now time.Time
+	// OnEvent, if set, hears every event the store emits.
+	OnEvent func(sandbox.Event)
+}
+
+// NewHandler returns a whole sandbox, seeded with the default fixtures, on a
+// fresh store. It fails the test if the sandbox cannot be built.
+func NewHandler(tb testing.TB, opts Options) http.Handler {
+	tb.Helper()
+	seed, err := fixtures.Load(fixtures.Default())
+	if err != nil {
+		tb.Fatalf("load fixtures: %v", err)
+	}
+	var clock sandbox.Clock = sandbox.SystemClock{}
+	var frozen *sandbox.FrozenClock
+	if !opts.Now.IsZero() {
+		frozen = sandbox.NewFrozenClock(opts.Now)
+		clock = frozen
+	}
+	var storeOpts []store.Option
+	if opts.OnEvent != nil {
+		storeOpts = append(storeOpts, store.WithEventListener(opts.OnEvent))
+	}
+	st, err := store.New(clock, seed, storeOpts...)
+	if err != nil {
+		tb.Fatalf("build store: %v", err)
+	}
+	limits := ratelimit.DefaultLimits
+	for _, l := range []struct{ from, into *int }{
+		{&opts.MinuteLimit, &limits.Minute}, {&opts.HourLimit, &limits.Hour}, {&opts.DayLimit, &limits.Day},
+	} {
+		if *l.from != 0 {
+			*l.into = *l.from
+		}
+	}
+	return httpapi.NewServer(httpapi.Options{
+		Store: st, Clock: clock, Limiter: ratelimit.New(limits), FrozenClock: frozen,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+}
+
+// NewServer serves NewHandler on a local port until the test ends.
+func NewServer(tb testing.TB, opts Options) *httptest.Server {
+	tb.Helper()
+	srv := httptest.NewServer(NewHandler(tb, opts))
+	tb.Cleanup(srv.Close)
+	return srv
+}
