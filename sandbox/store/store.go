@@ -158,11 +158,14 @@ func list[T any](s *Store, table, index string, prefix []any, page sandbox.PageR
 	if err != nil {
 		return sandbox.Page[T]{}, fmt.Errorf("build %s.%s prefix: %w", table, index, err)
 	}
-	upper := uint64(math.MaxUint64)
+	// memdb appends the primary key to the keys of non-unique indexes, so a
+	// bound at the cursor's own seq sorts above records with that seq: start
+	// there and skip what is not below the cursor.
+	bound := uint64(math.MaxUint64)
 	if page.Before > 0 {
-		upper = page.Before - 1
+		bound = page.Before
 	}
-	it, err := s.db.Txn(false).ReverseLowerBound(table, index, append(prefix, upper)...)
+	it, err := s.db.Txn(false).ReverseLowerBound(table, index, append(prefix, bound)...)
 	if err != nil {
 		return sandbox.Page[T]{}, fmt.Errorf("scan %s.%s: %w", table, index, err)
 	}
@@ -176,7 +179,7 @@ func list[T any](s *Store, table, index string, prefix []any, page sandbox.PageR
 			break
 		}
 		rec := raw.(*T)
-		if keep != nil && !keep(rec) {
+		if page.Before > 0 && seqOf(rec) >= page.Before || keep != nil && !keep(rec) {
 			continue
 		}
 		if len(items) == page.Limit {

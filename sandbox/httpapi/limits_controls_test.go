@@ -1,0 +1,272 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/fixtures"
+	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/httpapi"
+	"github.com/testcampaign/kit/sandbox/ratelimit"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+	"github.com/testcampaign/kit/sandbox/store"
+)
+
+// frozenAt is mid-minute, so a test knows how far the minute window is from
+// its end.
+var frozenAt = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
+
+func rateHeaders(t *testing.T, res response) (limit, remaining, reset int) {
+	t.Helper()
+	var err error
+	values := make([]int, 3)
+	for i, name := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+		if values[i], err = strconv.Atoi(res.header.Get(name)); err != nil {
+			t.Fatalf("%s = %q, not an integer", name, res.header.Get(name))
+		}
+	}
+	return values[0], values[1], values[2]
+}
+
+func TestRateLimitHeadersOnEveryAuthenticatedResponse(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{Now: frozenAt})
+	responses := []response{
+		c.do("GET", "/v1/campaigns", ""),
+		c.do("POST", "/v1/campaigns", `{}`),
+		c.do("GET", "/v1/unknown", ""),
+		c.do("DELETE", "/v1/testers", ""),
+	}
+	for i, res := range responses {
+		limit, remaining, reset := rateHeaders(t, res)
+		if limit != 1000 || remaining != 999-i || reset != int(frozenAt.Truncate(time.Minute).Add(time.Minute).Unix()) {
+			t.Errorf("response %d (%d): limit %d remaining %d reset %d", i, res.status, limit, remaining, reset)
+		}
+	}
+	unauthenticated := c.withKey("").do("GET", "/v1/campaigns", "")
+	if unauthenticated.header.Get("X-RateLimit-Limit") != "" {
+		t.Error("a 401 carries rate-limit headers: it counted a request for nobody")
+	}
+	control := c.do("GET", "/_sandbox/events", "")
+	if control.header.Get("X-RateLimit-Remaining") != "" {
+		t.Error("controls are counted against the API limits")
+	}
+}
+
+func TestRateLimitRefusesAndRecovers(t *testing.T) {
+	handler, clock := newFrozenSandbox(t, ratelimit.Limits{Minute: 3, Hour: 5, Day: 100})
+	c := &client{t: t, handler: handler, key: testKey}
+	for range 3 {
+		c.ok("GET", "/v1/testers", "", nil)
+	}
+	res := c.fails("GET", "/v1/testers", "", http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED")
+	if got := res.header.Get("Retry-After"); got != "34" {
+		t.Errorf("Retry-After = %q, want 34 (seconds to the end of the minute)", got)
+	}
+	if _, remaining, _ := rateHeaders(t, res); remaining != 0 {
+		t.Errorf("remaining on a 429 = %d", remaining)
+	}
+	other := c.withKey("svc_test_another_key_0000")
+	other.ok("GET", "/v1/testers", "", nil)
+
+	clock.Advance(34 * time.Second)
+	res = c.do("GET", "/v1/testers", "")
+	limit, remaining, reset := rateHeaders(t, res)
+	if res.status != 200 || limit != 5 || remaining != 1 || reset != int(frozenAt.Truncate(time.Hour).Add(time.Hour).Unix()) {
+		t.Errorf("next minute: %d, limit %d remaining %d reset %d; want the hour window with 1 left (the refused request is not counted)",
+			res.status, limit, remaining, reset)
+	}
+}
+
+// newFrozenSandbox builds a sandbox with its clock in the test's hands.
+func newFrozenSandbox(t *testing.T, limits ratelimit.Limits) (http.Handler, *sandbox.FrozenClock) {
+	t.Helper()
+	seed, err := fixtures.Load(fixtures.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := sandbox.NewFrozenClock(frozenAt)
+	st, err := store.New(clock, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return httpapi.NewServer(httpapi.Options{
+		Store: st, Clock: clock, Limiter: ratelimit.New(limits), FrozenClock: clock,
+		Logger: slog.New(slog.DiscardHandler),
+	}), clock
+}
+
+func TestResetControlStartsTheAccountOver(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{Now: frozenAt, MinuteLimit: 5})
+	seeded := c.do("GET", "/v1/campaigns?limit=100", "")
+	var created campaign
+	c.ok("POST", "/v1/campaigns", validCampaign, &created)
+	c.ok("POST", "/_sandbox/faults", `{"status":500,"count":5}`, nil)
+	c.ok("POST", "/_sandbox/reset", "", nil)
+
+	again := c.do("GET", "/v1/campaigns?limit=100", "")
+	if again.status != 200 || !bytes.Equal(seeded.raw, again.raw) {
+		t.Errorf("after reset the account is not as seeded:\n%s\n%s", seeded.raw, again.raw)
+	}
+	if _, remaining, _ := rateHeaders(t, again); remaining != 4 {
+		t.Errorf("remaining after reset = %d, want 4: counts were not forgotten", remaining)
+	}
+	var recreated campaign
+	c.ok("POST", "/v1/campaigns", validCampaign, &recreated)
+	if recreated.ID != created.ID {
+		t.Errorf("ids do not start over after reset: %s then %s", created.ID, recreated.ID)
+	}
+}
+
+func TestFaultControlFailsTheNextRequests(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	c.ok("POST", "/_sandbox/faults", `{"status":500,"count":2}`, nil)
+	c.fails("GET", "/v1/campaigns", "", http.StatusInternalServerError, "INTERNAL_ERROR")
+	c.withKey("svc_test_unaffected_account").ok("GET", "/v1/campaigns", "", nil)
+	c.fails("POST", "/v1/campaigns", validCampaign, http.StatusInternalServerError, "INTERNAL_ERROR")
+	c.ok("GET", "/v1/campaigns", "", nil)
+
+	c.ok("POST", "/_sandbox/faults", `{"status":429}`, nil)
+	res := c.fails("GET", "/v1/bugs", "", http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED")
+	if res.header.Get("Retry-After") == "" {
+		t.Error("injected 429 has no Retry-After")
+	}
+
+	c.ok("POST", "/_sandbox/faults", `{"delayMs":30}`, nil)
+	started := time.Now()
+	c.ok("GET", "/v1/testers", "", nil)
+	if elapsed := time.Since(started); elapsed < 30*time.Millisecond {
+		t.Errorf("slow fault took %v", elapsed)
+	}
+
+	c.fails("POST", "/_sandbox/faults", `{"status":404}`, 400, "VALIDATION_ERROR")
+	c.fails("POST", "/_sandbox/faults", `{}`, 400, "VALIDATION_ERROR")
+	c.fails("POST", "/_sandbox/faults", `{"status":500,"count":0,"delayMs":60000}`, 400, "VALIDATION_ERROR")
+}
+
+func TestFiledBugsAndEvents(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{Now: frozenAt})
+	var created campaign
+	c.ok("POST", "/v1/campaigns", validCampaign, &created)
+	var filed bug
+	c.ok("POST", "/_sandbox/bugs", `{"campaignId":"`+created.ID+`","title":"Crash on launch","description":"Every time.","severity":"high"}`, &filed)
+	if filed.Status != "new" || filed.CampaignID != created.ID || filed.TesterID == "" || filed.Resolution != nil {
+		t.Errorf("filed bug = %+v", filed)
+	}
+	c.ok("PATCH", "/v1/bugs/"+filed.ID, `{"status":"confirmed"}`, nil)
+	c.ok("PATCH", "/v1/bugs/"+filed.ID, `{"status":"confirmed"}`, nil)
+	c.fails("PATCH", "/v1/bugs/"+filed.ID, `{"status":"new"}`, http.StatusConflict, "INVALID_STATUS_TRANSITION")
+
+	var events page[struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+		Data struct {
+			ID     string `json:"id"`
+			Status string `json:"status"`
+		} `json:"data"`
+	}]
+	c.ok("GET", "/_sandbox/events", "", &events)
+	var got []string
+	for _, e := range events.Items {
+		got = append(got, e.ID+" "+e.Type+" "+e.Data.ID+" "+e.Data.Status)
+	}
+	want := []string{
+		"evt_000003 bug.updated " + filed.ID + " confirmed",
+		"evt_000002 bug.created " + filed.ID + " new",
+		"evt_000001 campaign.created " + created.ID + " draft",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant (a no-op patch and a refused one emit nothing):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	c.fails("POST", "/_sandbox/bugs", `{"campaignId":"cmp_999999","title":"x","severity":"low"}`, 400, "VALIDATION_ERROR")
+	c.fails("POST", "/_sandbox/bugs", `{"campaignId":"`+created.ID+`","testerId":"tst_999999","title":"x","severity":"low"}`, 400, "VALIDATION_ERROR")
+}
+
+func TestClockControl(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{Now: frozenAt})
+	var moved struct{ Now time.Time }
+	c.ok("POST", "/_sandbox/clock", `{"advance":"1h30m"}`, &moved)
+	if !moved.Now.Equal(frozenAt.Add(90 * time.Minute)) {
+		t.Errorf("clock moved to %v", moved.Now)
+	}
+	var created campaign
+	c.ok("POST", "/v1/campaigns", validCampaign, &created)
+	if created.CreatedAt != "2026-03-14T16:39:26Z" {
+		t.Errorf("createdAt = %s, want the moved clock", created.CreatedAt)
+	}
+	c.fails("POST", "/_sandbox/clock", `{"advance":"-1h"}`, 400, "VALIDATION_ERROR")
+
+	running := newClient(t, sandboxtest.Options{})
+	running.fails("POST", "/_sandbox/clock", `{"advance":"1h"}`, http.StatusConflict, "CONFLICT")
+}
+
+func TestRequestLogAndServerLogHideTheKey(t *testing.T) {
+	var logs bytes.Buffer
+	seed, err := fixtures.Load(fixtures.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New(sandbox.SystemClock{}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := httpapi.NewServer(httpapi.Options{
+		Store: st, Clock: sandbox.SystemClock{}, Limiter: ratelimit.New(ratelimit.DefaultLimits),
+		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
+	})
+	c := &client{t: t, handler: handler, key: testKey}
+	c.ok("GET", "/v1/campaigns?limit=2", "", nil)
+	c.fails("GET", "/v1/campaigns/cmp_999999", "", 404, "NOT_FOUND")
+	c.withKey("svc_live_0123456789abcdef").fails("GET", "/v1/bugs", "", 401, "INVALID_API_KEY")
+
+	var requests page[struct {
+		Method string `json:"method"`
+		Path   string `json:"path"`
+		Query  string `json:"query"`
+		Status int    `json:"status"`
+	}]
+	c.ok("GET", "/_sandbox/requests", "", &requests)
+	if len(requests.Items) != 2 || requests.Items[0].Status != 404 || requests.Items[1].Query != "limit=2" {
+		t.Errorf("request log = %+v", requests.Items)
+	}
+	if strings.Contains(logs.String(), "0123456789abcdef") {
+		t.Errorf("log holds a whole key:\n%s", logs.String())
+	}
+	if !strings.Contains(logs.String(), `"key":"svc_test_…cdef"`) {
+		t.Errorf("log lacks the key hint:\n%s", logs.String())
+	}
+}
+
+func TestPanicBecomesInternalError(t *testing.T) {
+	seed, err := fixtures.Load(fixtures.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.New(sandbox.SystemClock{}, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handler := httpapi.NewServer(httpapi.Options{
+		Store: panickingStore{st}, Clock: sandbox.SystemClock{}, Limiter: ratelimit.New(ratelimit.DefaultLimits),
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest("GET", "/v1/testers", nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	handler.ServeHTTP(rec, req)
+	if rec.Code != 500 || !strings.Contains(rec.Body.String(), `"code":"INTERNAL_ERROR"`) || strings.Contains(rec.Body.String(), "boom") {
+		t.Errorf("panic gave %d %s", rec.Code, rec.Body)
+	}
+}
+
+type panickingStore struct{ *store.Store }
+
+func (panickingStore) Testers(string, sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
+	panic("boom")
+}
