@@ -1,0 +1,139 @@
+// Command conform checks a deployment of the Test-Campaign API v1, live or
+// sandbox, against the published spec and says where it deviates.
+//
+//	SVC_API_KEY=svc_test_… conform --base-url http://127.0.0.1:8080 --profile sandbox
+//	conform steps
+//
+// The key is read only from the environment variable SVC_API_KEY, never from
+// a flag (flags end up in shell history and CI logs), and is shown only as
+// its prefix and last four characters. Exit status: 0 conformant, 1
+// deviations found, 2 usage or connection error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/testcampaign/kit/conformance"
+)
+
+// keyEnv is the only place the key is read from.
+const keyEnv = "SVC_API_KEY"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// dirList collects a repeatable flag.
+type dirList []string
+
+func (d *dirList) String() string { return strings.Join(*d, ",") }
+
+func (d *dirList) Set(v string) error {
+	*d = append(*d, v)
+	return nil
+}
+
+// run is the whole command with its environment passed in, so that tests can
+// drive it without a process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "steps" {
+		printSteps(stdout)
+		return conformance.ExitConformant
+	}
+
+	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		cfg    conformance.Config
+		output string
+		dirs   dirList
+	)
+	fs.StringVar(&cfg.BaseURL, "base-url", "", "root URL of the deployment, e.g. https://api.example.com (required)")
+	fs.StringVar(&cfg.Profile, "profile", conformance.ProfileSpec, "spec: @must and @should; sandbox: also the sandbox's own choices (@sandbox)")
+	fs.StringVar(&cfg.Tags, "tags", "", `godog tag expression narrowing the run, e.g. "@auth,@envelope && ~@should"`)
+	fs.StringVar(&cfg.Format, "format", conformance.FormatProgress, "report format: "+strings.Join(conformance.Formats(), ", "))
+	fs.StringVar(&output, "output", "", "write the report to this file instead of standard output")
+	fs.Var(&dirs, "features", "directory of extra .feature files (repeatable)")
+	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "run only the --features directories, not the built-in suite")
+	fs.BoolVar(&cfg.Strict, "strict", false, "@should failures fail the run instead of warning")
+	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "timeout of each HTTP request")
+	fs.IntVar(&cfg.Concurrency, "concurrency", conformance.DefaultConcurrency, "scenarios run at once")
+	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "with a live key, also run @writes and @exhaustive scenarios (they change real data)")
+	fs.BoolVar(&cfg.Exhaustive, "exhaustive", false, "run @exhaustive scenarios, which spend a whole rate-limit window")
+	fs.BoolVar(&cfg.Color, "color", false, "colour godog's report")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  conform steps\n\nFlags:\n", keyEnv)
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error.\n", keyEnv)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return conformance.ExitConformant
+		}
+		return conformance.ExitError
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "conform: unexpected argument %q (the only command is \"steps\")\n", fs.Arg(0))
+		return conformance.ExitError
+	}
+	cfg.FeatureDirs = dirs
+	cfg.APIKey = strings.TrimSpace(getenv(keyEnv))
+	if cfg.APIKey == "" {
+		fmt.Fprintf(stderr, "conform: set the API key in the environment variable %s\n", keyEnv)
+		return conformance.ExitError
+	}
+	if cfg.BaseURL == "" {
+		fmt.Fprintln(stderr, "conform: --base-url is required")
+		return conformance.ExitError
+	}
+
+	cfg.Output, cfg.Summary = stdout, stderr
+	if output != "" {
+		f, err := os.Create(output)
+		if err != nil {
+			fmt.Fprintf(stderr, "conform: %v\n", err)
+			return conformance.ExitError
+		}
+		defer f.Close()
+		cfg.Output = f
+	}
+
+	rep, err := conformance.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "conform: %s\n", redact(err.Error(), cfg.APIKey))
+		return conformance.ExitError
+	}
+	return rep.ExitCode()
+}
+
+// redact is for the few messages main prints itself; everything the runner
+// prints is already redacted.
+func redact(s, key string) string {
+	return strings.ReplaceAll(s, key, conformance.RedactKey(key))
+}
+
+func printSteps(w io.Writer) {
+	fmt.Fprintf(w, "Steps of the conformance library (Given/When/Then/And are interchangeable).\n\n")
+	for _, s := range conformance.Steps() {
+		fmt.Fprintf(w, "%s\n    %s\n\n", s.Pattern, strings.ReplaceAll(s.Example, "\n", "\n    "))
+	}
+	fmt.Fprintf(w, "Placeholders in paths, bodies, headers and expected values:\n")
+	fmt.Fprintf(w, "  {key}     the key from %s (never printed)\n", keyEnv)
+	fmt.Fprintf(w, "  {random}  a fresh random token\n")
+	fmt.Fprintf(w, "  {name}    a value saved with: I save the JSON at \"…\" as \"name\"\n\n")
+	fmt.Fprintf(w, "Placeholders in `should match:` documents (objects match if every listed key matches):\n  %s\n\n",
+		strings.Join(conformance.PlaceholderNames(), " "))
+	fmt.Fprintf(w, "JSON paths are dotted from the top of the body: success, data.items.0.id, error.code.\n")
+	fmt.Fprintf(w, "Requests time out after %s unless --timeout says otherwise.\n", conformance.DefaultTimeout.Round(time.Second))
+}

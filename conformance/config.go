@@ -1,0 +1,124 @@
+package conformance
+
+import (
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Profiles choose which levels run. The spec profile holds any deployment to
+// the published spec (@must, @should); the sandbox profile adds the sandbox's
+// documented choices (@sandbox), which a live deployment need not share.
+const (
+	ProfileSpec    = "spec"
+	ProfileSandbox = "sandbox"
+)
+
+// Report formats. pretty, progress and cucumber are godog's own formatters;
+// junit is written from the kit's results so that skipped scenarios and
+// @should warnings appear as what they are.
+const (
+	FormatPretty   = "pretty"
+	FormatProgress = "progress"
+	FormatJUnit    = "junit"
+	FormatCucumber = "cucumber"
+	FormatNone     = "none"
+)
+
+// Formats lists the accepted values of Config.Format.
+func Formats() []string {
+	return []string{FormatPretty, FormatProgress, FormatJUnit, FormatCucumber, FormatNone}
+}
+
+// Defaults for the zero values of Config.
+const (
+	DefaultTimeout     = 10 * time.Second
+	DefaultConcurrency = 4
+)
+
+// Config is one run of the suite against one deployment.
+type Config struct {
+	// BaseURL is the deployment's root; paths in features start with /v1.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <APIKey>". It never appears
+	// whole in any output: reports show RedactKey(APIKey).
+	APIKey string
+	// Profile is ProfileSpec (the default) or ProfileSandbox.
+	Profile string
+	// Tags is a godog tag expression (Behat style: "," or, "&&" and, "~@x"
+	// not) that further narrows the scenarios.
+	Tags string
+	// Format of the report written to Output; FormatProgress by default.
+	Format string
+	// Output receives the report; nil discards it.
+	Output io.Writer
+	// Summary receives the short human summary; nil omits it.
+	Summary io.Writer
+	// Color lets godog's formatters use ANSI colours.
+	Color bool
+	// FeatureDirs are extra directories whose .feature files run beside (or,
+	// with NoBuiltin, instead of) the built-in suite.
+	FeatureDirs []string
+	// NoBuiltin leaves the embedded features out.
+	NoBuiltin bool
+	// Strict makes @should failures fail the run instead of warning.
+	Strict bool
+	// Timeout bounds each HTTP request; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Concurrency is how many scenarios run at once; DefaultConcurrency when zero.
+	Concurrency int
+	// AllowWrites runs @writes and @exhaustive scenarios with a live key.
+	AllowWrites bool
+	// Exhaustive opts in to @exhaustive scenarios, which spend a whole
+	// rate-limit window of the key.
+	Exhaustive bool
+}
+
+// IsLiveKey reports whether key acts on real data and billing (spec §5).
+func IsLiveKey(key string) bool { return strings.HasPrefix(key, LivePrefix) }
+
+// withDefaults returns c with zero values replaced and checks what the run
+// cannot do without; its errors are usage errors.
+func (c Config) withDefaults() (Config, error) {
+	if c.BaseURL == "" {
+		return c, fmt.Errorf("%w: no base URL", ErrUsage)
+	}
+	u, err := url.Parse(c.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("%w: base URL %q is not an absolute http(s) URL", ErrUsage, c.BaseURL)
+	}
+	if c.APIKey == "" {
+		return c, fmt.Errorf("%w: no API key", ErrUsage)
+	}
+	if c.Profile == "" {
+		c.Profile = ProfileSpec
+	}
+	if c.Profile != ProfileSpec && c.Profile != ProfileSandbox {
+		return c, fmt.Errorf("%w: unknown profile %q (want %s or %s)", ErrUsage, c.Profile, ProfileSpec, ProfileSandbox)
+	}
+	if c.Format == "" {
+		c.Format = FormatProgress
+	}
+	known := false
+	for _, f := range Formats() {
+		known = known || f == c.Format
+	}
+	if !known {
+		return c, fmt.Errorf("%w: unknown format %q (want one of %s)", ErrUsage, c.Format, strings.Join(Formats(), ", "))
+	}
+	if c.Output == nil {
+		c.Output = io.Discard
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.NoBuiltin && len(c.FeatureDirs) == 0 {
+		return c, fmt.Errorf("%w: no built-in features and no feature directories: nothing to run", ErrUsage)
+	}
+	return c, nil
+}

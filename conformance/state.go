@@ -1,0 +1,257 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// ErrConnection marks failures to talk to the deployment at all, as opposed
+// to answers that deviate from the spec; the runner ranks them as errors.
+var ErrConnection = errors.New("connection error")
+
+// target is what every scenario of one run shares: where to send requests and
+// with which credentials. It is read-only once the run starts.
+type target struct {
+	baseURL string
+	key     string
+	profile string
+	client  *http.Client
+	redact  func(string) string
+}
+
+// authMode says which Authorization header a scenario sends.
+type authMode int
+
+const (
+	authConfigured authMode = iota // Bearer with the operator's key
+	authNone                       // no Authorization header
+	authRaw                        // a header value written in the scenario
+)
+
+// exchange is one request and its response, kept so that later steps can
+// check it and the report can show what was sent and what came back.
+type exchange struct {
+	method     string
+	url        string
+	reqHeader  http.Header
+	reqBody    []byte
+	status     int
+	header     http.Header
+	body       []byte
+	parsed     any
+	parseErr   error
+	parseTried bool
+}
+
+// json returns the decoded body, numbers kept as json.Number so that integers,
+// decimals and their exact spelling can be told apart.
+func (e *exchange) json() (any, error) {
+	if !e.parseTried {
+		e.parseTried = true
+		e.parsed, e.parseErr = decodeJSON(e.body)
+	}
+	return e.parsed, e.parseErr
+}
+
+func decodeJSON(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("body is not JSON: %w", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("body is not JSON: trailing data after the first value")
+	}
+	return v, nil
+}
+
+// scenarioState is everything one scenario accumulates. A fresh value is put
+// into the context before each scenario, so scenarios never share it.
+type scenarioState struct {
+	t        *target
+	key      string // the key sent with authConfigured; a fresh account replaces it
+	auth     authMode
+	rawAuth  string
+	headers  http.Header
+	saved    map[string]any
+	history  []*exchange
+	failStep string
+}
+
+type stateKey struct{}
+
+func withState(ctx context.Context, s *scenarioState) context.Context {
+	return context.WithValue(ctx, stateKey{}, s)
+}
+
+func stateFrom(ctx context.Context) *scenarioState {
+	s, _ := ctx.Value(stateKey{}).(*scenarioState)
+	if s == nil {
+		// Steps only run inside scenarios the runner prepared; reaching this
+		// means the step library was registered without its hooks.
+		panic("conformance: step run without scenario state; register steps with Register")
+	}
+	return s
+}
+
+func newScenarioState(t *target) *scenarioState {
+	return &scenarioState{t: t, key: t.key, headers: http.Header{}, saved: map[string]any{}}
+}
+
+func (s *scenarioState) last() (*exchange, error) {
+	if len(s.history) == 0 {
+		return nil, errors.New("no request has been sent yet in this scenario")
+	}
+	return s.history[len(s.history)-1], nil
+}
+
+// previous returns the response before the last one, for steps that compare
+// two responses.
+func (s *scenarioState) previous() (*exchange, *exchange, error) {
+	if len(s.history) < 2 {
+		return nil, nil, fmt.Errorf("this step compares two responses, but the scenario has sent %d request(s)", len(s.history))
+	}
+	return s.history[len(s.history)-2], s.history[len(s.history)-1], nil
+}
+
+var placeholderRe = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
+
+// expand replaces {name} placeholders: {key} is the operator's key, {random}
+// a fresh random token, anything else a value saved earlier in the scenario.
+func (s *scenarioState) expand(text string) (string, error) {
+	var firstErr error
+	out := placeholderRe.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[1 : len(m)-1]
+		switch name {
+		case "key":
+			return s.key
+		case "random":
+			return randomToken()
+		}
+		v, ok := s.saved[name]
+		if !ok {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("unknown placeholder %s: save a value under %q first (known: %s)", m, name, s.savedNames())
+			}
+			return m
+		}
+		if str, ok := v.(string); ok {
+			return str
+		}
+		b, _ := json.Marshal(v)
+		return string(b)
+	})
+	return out, firstErr
+}
+
+func (s *scenarioState) savedNames() string {
+	names := []string{"key", "random"}
+	for n := range s.saved {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+func randomToken() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// send performs one request and appends it to the history. Only transport
+// failures are errors here; any HTTP answer is for the Then steps to judge.
+func (s *scenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*exchange, error) {
+	url := strings.TrimRight(s.t.baseURL, "/") + path
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
+	}
+	switch s.auth {
+	case authConfigured:
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	case authRaw:
+		req.Header.Set("Authorization", s.rawAuth)
+	}
+	if body != nil && contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	for k, vs := range s.headers {
+		req.Header[k] = vs
+	}
+	resp, err := s.t.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %s: %s", ErrConnection, method, s.t.redact(url), s.t.redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading the answer to %s %s: %s", ErrConnection, method, path, s.t.redact(err.Error()))
+	}
+	ex := &exchange{
+		method: method, url: url, reqHeader: req.Header, reqBody: body,
+		status: resp.StatusCode, header: resp.Header, body: rb,
+	}
+	s.history = append(s.history, ex)
+	return ex, nil
+}
+
+// requestLine describes the request of an exchange for a report, with the
+// Authorization header shown only in redacted form.
+func (s *scenarioState) requestLine(e *exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", e.method, e.url)
+	if a := e.reqHeader.Get("Authorization"); a != "" {
+		scheme, token, ok := strings.Cut(a, " ")
+		if ok {
+			fmt.Fprintf(&b, " (Authorization: %s %s)", scheme, RedactKey(token))
+		} else {
+			fmt.Fprintf(&b, " (Authorization: %s)", RedactKey(a))
+		}
+	} else {
+		b.WriteString(" (no Authorization header)")
+	}
+	if len(e.reqBody) > 0 {
+		fmt.Fprintf(&b, " body: %s", truncate(string(e.reqBody), 200))
+	}
+	return s.t.redact(b.String())
+}
+
+// responseLine describes what came back, with the headers the spec cares about.
+func (s *scenarioState) responseLine(e *exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", e.status)
+	if ct := e.header.Get("Content-Type"); ct != "" {
+		fmt.Fprintf(&b, " Content-Type: %s;", ct)
+	}
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "WWW-Authenticate", "Retry-After", "Allow"} {
+		if v, ok := e.header[h]; ok {
+			fmt.Fprintf(&b, " %s: %s;", h, strings.Join(v, ","))
+		}
+	}
+	fmt.Fprintf(&b, " body: %s", truncate(strings.TrimSpace(string(e.body)), 300))
+	return s.t.redact(b.String())
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

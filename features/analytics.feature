@@ -1,0 +1,56 @@
+@analytics @beta
+Feature: Analytics
+  Spec §4: GET /v1/analytics returns campaign analytics and metrics; it is a
+  beta endpoint. Parameters and shape are not shown, so beyond the envelope
+  the checks are the sandbox's: counts of campaigns and of bugs by status
+  and severity, for the account or for one campaign (?campaignId=).
+
+  @must
+  Scenario: Reading analytics succeeds
+    When I send a GET request to "/v1/analytics"
+    Then the response status should be 200
+    And the response should be a success envelope
+
+  @sandbox
+  Scenario: Account analytics count campaigns and bugs
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/analytics"
+    Then the response status should be 200
+    And the JSON at "data" should match:
+      """
+      {
+        "campaignId": null,
+        "campaigns": "<integer>",
+        "bugs": {
+          "total": "<integer>",
+          "byStatus": {"new": "<integer>", "confirmed": "<integer>", "in_progress": "<integer>", "resolved": "<integer>", "closed": "<integer>"},
+          "bySeverity": {"low": "<integer>", "medium": "<integer>", "high": "<integer>", "critical": "<integer>"}
+        }
+      }
+      """
+
+  @sandbox @writes
+  Scenario: A new campaign is counted
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/analytics"
+    And I save the JSON at "data.campaigns" as "before"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Counted", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a GET request to "/v1/analytics"
+    Then the JSON at "data.campaigns" should not equal the saved "before"
+
+  @sandbox
+  Scenario: Analytics for one campaign
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns?limit=1"
+    And I save the JSON at "data.items.0.id" as "campaignId"
+    And I send a GET request to "/v1/analytics?campaignId={campaignId}"
+    Then the response status should be 200
+    And the JSON at "data.campaignId" should equal the saved "campaignId"
+    And the JSON at "data.bugs.total" should be an integer
+
+  @sandbox
+  Scenario: Analytics for an unknown campaign is 404 NOT_FOUND
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/analytics?campaignId=cmp_conform_no_such"
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"

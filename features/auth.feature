@@ -1,0 +1,140 @@
+@auth
+Feature: Authentication
+  Spec §5: every request carries "Authorization: Bearer <API_KEY>"; an invalid
+  or expired key is rejected with status 401 and error code INVALID_API_KEY.
+  Spec §4: all endpoints require authentication. Auth is checked before
+  anything else, so the ids and bodies below are placeholders that are never
+  looked at and nothing is created.
+
+  @must
+  Scenario Outline: <method> <path> refuses a request without credentials
+    The spec does not say which status a missing header gets (§5.6: "not
+    shown"), only that every endpoint requires authentication. 400, 401 and
+    403 are all reasonable readings; a success is not.
+
+    Given I am not authenticated
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the response should not be successful
+    And the response status should be one of "400, 401, 403"
+    And the response should be an error envelope
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {}   |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {}   |
+      | POST   | /v1/webhooks                      | {}   |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
+  @must
+  Scenario Outline: <method> <path> rejects an invalid key with 401 INVALID_API_KEY
+    Given I use the API key "svc_conform_invalid_{random}"
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the response status should be 401
+    And the response should be an error envelope
+    And the error code should be "INVALID_API_KEY"
+    And the JSON at "error.status" should equal 401
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {}   |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {}   |
+      | POST   | /v1/webhooks                      | {}   |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
+  @must @stable
+  Scenario: The configured key is accepted as a Bearer token
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+    And the response should be a success envelope
+
+  @should @stable
+  Scenario: A 401 names the Bearer scheme in WWW-Authenticate
+    HTTP (RFC 9110 §11.6.1) requires a 401 to carry WWW-Authenticate naming
+    the scheme the client should use; the spec uses Bearer.
+
+    Given I use the API key "svc_conform_invalid_{random}"
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 401
+    And the header "WWW-Authenticate" should contain "Bearer"
+
+  @should @stable
+  Scenario: The scheme word is case-insensitive
+    HTTP auth schemes are case-insensitive (RFC 9110 §11.1), so "bearer"
+    must work like "Bearer".
+
+    Given I use the Authorization header "bearer {key}"
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+    And the response should be a success envelope
+
+  @should @stable
+  Scenario: A key sent with another scheme is not accepted
+    Given I use the Authorization header "Basic {key}"
+    When I send a GET request to "/v1/campaigns"
+    Then the response should not be successful
+    And the response should be an error envelope
+
+  @sandbox @stable
+  Scenario Outline: The sandbox refuses <case> with 401 INVALID_API_KEY
+    Given I use the Authorization header "<header>"
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 401
+    And the response should be an error envelope
+    And the error code should be "INVALID_API_KEY"
+    And the header "WWW-Authenticate" should contain "Bearer"
+
+    Examples:
+      | case                     | header                                |
+      | another scheme           | Basic {key}                           |
+      | an empty key             | Bearer                                |
+      | an unknown prefix        | Bearer sk_test_{random}               |
+      | an empty secret          | Bearer svc_test_                      |
+      | a secret with bad chars  | Bearer svc_test_has*star              |
+      | an expired key           | Bearer svc_test_expired{random}       |
+      | a live key               | Bearer svc_live_{random}              |
+
+  @sandbox @stable
+  Scenario: The sandbox refuses a missing header with 401 INVALID_API_KEY
+    Given I am not authenticated
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 401
+    And the error code should be "INVALID_API_KEY"
+    And the header "WWW-Authenticate" should contain "Bearer"
+
+  @sandbox @stable
+  Scenario: The sandbox says why it refuses a live key
+    Given I use the API key "svc_live_{random}"
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 401
+    And the JSON at "error.message" should be a string
+
+  @sandbox @stable @writes
+  Scenario: Each test key is its own account
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with JSON:
+      """
+      {"name": "Private", "platform": "web", "testersRequired": 2, "rewardPerBug": 5}
+      """
+    And I save the JSON at "data.id" as "campaignId"
+    And a fresh sandbox account
+    And I send a GET request to "/v1/campaigns/{campaignId}"
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"

@@ -1,0 +1,114 @@
+@errors
+Feature: Errors
+  Spec §7: errors use standard HTTP status codes; a failure body carries
+  "success" = false and "error" with "code" (string), "message" (string) and
+  "status" (integer, the HTTP status repeated). Which conditions yield 400 or
+  500 is not shown, so the status checks below are @should: plain HTTP
+  semantics. The exact codes are the sandbox's and run only in its profile.
+
+  @must @stable
+  Scenario: An error repeats its HTTP status and carries a code and a message
+    Given I use the API key "svc_conform_invalid_{random}"
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 401
+    And the JSON at "error" should match:
+      """
+      {"code": "INVALID_API_KEY", "message": "<string>", "status": 401}
+      """
+    And the JSON at "error.status" should be an integer
+
+  @should @stable
+  Scenario: Malformed JSON is a client error, not a server error
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Broken",'
+    Then the response status should be 400
+    And the response should be an error envelope
+
+  @should @stable
+  Scenario Outline: An unknown id on <method> <path> is 404
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the response status should be 404
+    And the response should be an error envelope
+
+    Examples:
+      | method | path                              | body                    |
+      | GET    | /v1/campaigns/cmp_conform_no_such |                         |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {"status": "confirmed"} |
+
+  @should @stable
+  Scenario: An unknown route under /v1 is 404
+    When I send a GET request to "/v1/conform-no-such-route"
+    Then the response status should be 404
+    And the response should be an error envelope
+
+  @should @stable @writes
+  Scenario: A field of the wrong type is a client error
+    The spec types testersRequired as an integer. Tagged @writes because a
+    deployment that wrongly accepts the request would create a campaign.
+
+    When I send a POST request to "/v1/campaigns" with JSON:
+      """
+      {"name": "Wrong type", "platform": "ios", "testersRequired": "five", "rewardPerBug": 1}
+      """
+    Then the response status should be 400
+    And the response should be an error envelope
+
+  @sandbox @stable
+  Scenario: Malformed JSON is 400 INVALID_JSON
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Broken",'
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+    And the JSON at "error.status" should equal 400
+
+  @sandbox @stable
+  Scenario: An unknown id is 404 NOT_FOUND
+    When I send a GET request to "/v1/campaigns/cmp_conform_no_such"
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"
+    And the JSON at "error.status" should equal 404
+
+  @sandbox @stable
+  Scenario: An unknown route is 404 NOT_FOUND
+    When I send a GET request to "/v1/conform-no-such-route"
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"
+
+  @sandbox @stable
+  Scenario: A wrong method is 405 METHOD_NOT_ALLOWED with Allow
+    When I send a DELETE request to "/v1/campaigns"
+    Then the response status should be 405
+    And the response should be an error envelope
+    And the error code should be "METHOD_NOT_ALLOWED"
+    And the header "Allow" should contain "GET"
+    And the header "Allow" should contain "POST"
+
+  @sandbox @stable
+  Scenario: A body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE
+    When I send a POST request to "/v1/campaigns" with a "text/plain" body:
+      """
+      name=Beta
+      """
+    Then the response status should be 415
+    And the response should be an error envelope
+    And the error code should be "UNSUPPORTED_MEDIA_TYPE"
+
+  @sandbox @stable
+  Scenario: A body over 1 MiB is 413 PAYLOAD_TOO_LARGE
+    When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes
+    Then the response status should be 413
+    And the response should be an error envelope
+    And the error code should be "PAYLOAD_TOO_LARGE"
+
+  @sandbox @stable
+  Scenario: Invalid fields are 400 VALIDATION_ERROR with one detail per field
+    When I send a POST request to "/v1/campaigns" with JSON:
+      """
+      {"name": "", "platform": "symbian", "testersRequired": 0, "rewardPerBug": 1.234}
+      """
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+    And the JSON at "error.details" should have 4 items
+    And the items at "error.details" should include one with "field" equal to "name"
+    And the items at "error.details" should include one with "field" equal to "platform"
+    And the items at "error.details" should include one with "field" equal to "testersRequired"
+    And the items at "error.details" should include one with "field" equal to "rewardPerBug"
+    And the JSON at "error.details.0.message" should be a string

@@ -1,0 +1,130 @@
+@ratelimit
+Feature: Rate limits
+  Spec §8: requests are limited to 1000 a minute, 10000 an hour and 100000 a
+  day, and responses carry X-RateLimit-Limit, X-RateLimit-Remaining and
+  X-RateLimit-Reset, each an integer. The unit of Reset, the counting scope
+  and the answer over the limit are not shown; checks of those accept every
+  reasonable reading or run only in the sandbox profile. Comparisons across
+  requests tolerate other clients of the same key and the end of a window.
+
+  @must
+  Scenario Outline: GET <path> carries the rate-limit headers as integers
+    When I send a GET request to "<path>"
+    Then the response status should be 200
+    And the rate-limit headers should be present as integers
+    And X-RateLimit-Remaining should not exceed X-RateLimit-Limit
+
+    @stable
+    Examples: stable endpoints
+      | path          |
+      | /v1/campaigns |
+      | /v1/bugs      |
+
+    @beta
+    Examples: beta endpoints
+      | path          |
+      | /v1/testers   |
+      | /v1/analytics |
+
+  @must @stable
+  Scenario: The limit in force is one of the published limits
+    When I send a GET request to "/v1/campaigns"
+    Then X-RateLimit-Limit should be one of the published limits
+
+  @must @stable
+  Scenario: The reset time is plausible in every reading of its unit
+    Seconds until the reset, Unix seconds and Unix milliseconds are all
+    accepted, as long as the moment is at most a day (the longest window) away.
+
+    When I send a GET request to "/v1/campaigns"
+    Then X-RateLimit-Reset should be a plausible reset time
+
+  @must @stable
+  Scenario: The remaining count goes down with each request
+    When I send a GET request to "/v1/campaigns"
+    And I send a GET request to "/v1/campaigns"
+    Then X-RateLimit-Remaining should have decreased since the previous response
+    And X-RateLimit-Limit should be unchanged since the previous response
+
+  @must @stable
+  Scenario: Every request counts, several in a row
+    When I send 3 GET requests to "/v1/bugs"
+    Then X-RateLimit-Remaining should have decreased since the previous response
+
+  @sandbox
+  Scenario Outline: <method> <path> carries the rate-limit headers, errors included
+    Given a fresh sandbox account
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the rate-limit headers should be present as integers
+    And X-RateLimit-Remaining should not exceed X-RateLimit-Limit
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body               |
+      | GET    | /v1/campaigns                     |                    |
+      | POST   | /v1/campaigns                     | {"conformance": ,} |
+      | GET    | /v1/campaigns/cmp_conform_no_such |                    |
+      | GET    | /v1/bugs                          |                    |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {"conformance": ,} |
+      | POST   | /v1/webhooks                      | {"conformance": ,} |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
+  @sandbox @stable
+  Scenario: A fresh account reports its minute window in Unix seconds
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns"
+    Then the header "X-RateLimit-Limit" should be "1000"
+    And the header "X-RateLimit-Remaining" should be "999"
+    And X-RateLimit-Reset should be a Unix time in seconds within 60 seconds from now
+
+  @sandbox @stable
+  Scenario: Error answers count like successes
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns/cmp_conform_no_such"
+    And I send a GET request to "/v1/campaigns/cmp_conform_no_such"
+    Then the response status should be 404
+    And the header "X-RateLimit-Remaining" should be "998"
+
+  @sandbox @stable
+  Scenario: A sandbox reset restores the rate-limit window
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns"
+    And I send a POST request to "/_sandbox/reset"
+    And I send a GET request to "/v1/campaigns"
+    Then the header "X-RateLimit-Remaining" should be "999"
+
+  @should @stable @exhaustive
+  Scenario: Over the limit the answer is 429 in the error envelope
+    Spends the key's whole window (up to 1000 requests with the published
+    limits). 429 Too Many Requests is the HTTP status for this (RFC 6585).
+
+    When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
+    Then the response status should be 429
+    And the response should be an error envelope
+
+  @sandbox @stable @exhaustive
+  Scenario: Over the limit the sandbox answers 429 RATE_LIMIT_EXCEEDED with Retry-After
+    Given a fresh sandbox account
+    When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
+    Then the response status should be 429
+    And the error code should be "RATE_LIMIT_EXCEEDED"
+    And the JSON at "error.status" should equal 429
+    And the header "Retry-After" should be an integer
+    And the header "X-RateLimit-Remaining" should be "0"
+    And the rate-limit headers should be present as integers
+
+  @sandbox @stable @exhaustive
+  Scenario: A refused request is not counted, and a reset restores the window
+    Given a fresh sandbox account
+    When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
+    And I send a GET request to "/v1/campaigns"
+    Then the response status should be 429
+    And X-RateLimit-Remaining should be unchanged since the previous response
+    When I send a POST request to "/_sandbox/reset"
+    And I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
