@@ -440,6 +440,12 @@ func TestAnalyticsFollowData(t *testing.T) {
 	}
 }
 
+func TestAuthenticationComesBeforeTheBody(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{}).withKey("")
+	c.fails("POST", "/v1/campaigns", `{"name":"`+strings.Repeat("a", 2<<20)+`"}`, http.StatusUnauthorized, "INVALID_API_KEY")
+	c.fails("POST", "/v1/campaigns", "x", http.StatusUnauthorized, "INVALID_API_KEY", "Content-Type", "text/plain")
+}
+
 func TestHealthNeedsNoKey(t *testing.T) {
 	c := newClient(t, sandboxtest.Options{}).withKey("")
 	c.ok("GET", "/healthz", "", nil)

@@ -48,7 +48,7 @@ func NewServer(opts Options) *Server {
 	s.routes()
 	// Wrapped outside the router, not added with Router.Use, so that unknown
 	// routes and wrong methods are logged, authenticated and limited too.
-	s.handler = s.logRequests(s.recoverPanics(s.limitBody(s.authenticate(s.limitRate(s.injectFaults(s.router))))))
+	s.handler = s.logRequests(s.recoverPanics(s.authenticate(s.limitRate(s.injectFaults(s.limitBody(s.router))))))
 	return s
 }
 
