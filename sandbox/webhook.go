@@ -62,7 +62,8 @@ func ParseWebhookInput(body []byte) (WebhookInput, error) {
 		switch {
 		case len(raw) > MaxWebhookURLLength:
 			obj.errs.add("url", "must be at most %d characters", MaxWebhookURLLength)
-		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		// Hostname, not Host: "http://:" has a Host (":") but no host name.
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "":
 			obj.errs.add("url", "must be an absolute http or https URL (got %q)", raw)
 		default:
 			in.URL = raw
