@@ -190,8 +190,9 @@ type runInfo struct {
 // refused because of, the window they spend.
 func scenarioInitializer(t *target, rec *recorder) func(*godog.ScenarioContext) {
 	var window sync.RWMutex
+	steps := compileSteps()
 	return func(sc *godog.ScenarioContext) {
-		registerSteps(sc)
+		registerSteps(sc, steps)
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			info := &runInfo{start: time.Now()}
 			for _, tg := range p.Tags {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -102,9 +103,25 @@ func Steps() []StepDoc {
 	return docs
 }
 
-func registerSteps(sc *godog.ScenarioContext) {
-	for _, d := range stepDefs() {
-		sc.Step(d.Pattern, d.fn)
+// compiledStep is a step ready for godog. Compiling once per run matters:
+// godog would otherwise compile every pattern again for every scenario.
+type compiledStep struct {
+	re *regexp.Regexp
+	fn any
+}
+
+func compileSteps() []compiledStep {
+	defs := stepDefs()
+	out := make([]compiledStep, len(defs))
+	for i, d := range defs {
+		out[i] = compiledStep{regexp.MustCompile(d.Pattern), d.fn}
+	}
+	return out
+}
+
+func registerSteps(sc *godog.ScenarioContext, steps []compiledStep) {
+	for _, st := range steps {
+		sc.Step(st.re, st.fn)
 	}
 }
 
@@ -724,7 +741,7 @@ func headerOf(ctx context.Context, name string) (string, *exchange, error) {
 	}
 	vs := e.header.Values(name)
 	if len(vs) == 0 {
-		return "", e, fmt.Errorf("the header %s is missing", http.CanonicalHeaderKey(name))
+		return "", e, fmt.Errorf("the header %s is missing", name)
 	}
 	return strings.Join(vs, ", "), e, nil
 }
@@ -774,13 +791,13 @@ func headerInteger(ctx context.Context, name string) error {
 func intHeader(e *exchange, name string) (int, error) {
 	vs := e.header.Values(name)
 	if len(vs) == 0 {
-		return 0, fmt.Errorf("rate-limit rule (spec §8): the header %s is missing", http.CanonicalHeaderKey(name))
+		return 0, fmt.Errorf("rate-limit rule (spec §8): the header %s is missing", name)
 	}
 	if len(vs) > 1 {
 		return 0, fmt.Errorf("the header %s appears %d times (%q); want one integer", name, len(vs), vs)
 	}
 	if !isIntegerLiteral(vs[0]) || strings.HasPrefix(vs[0], "-") {
-		return 0, fmt.Errorf("rate-limit rule (spec §8): the header %s must be an integer, got %q", http.CanonicalHeaderKey(name), vs[0])
+		return 0, fmt.Errorf("rate-limit rule (spec §8): the header %s must be an integer, got %q", name, vs[0])
 	}
 	n, err := strconv.Atoi(vs[0])
 	if err != nil {

@@ -1,0 +1,453 @@
+package conformance_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// suiteKey is the operator key of every test run; any svc_test_ key is an
+// account in the sandbox.
+const suiteKey = "svc_test_conformance_suite_0042"
+
+// runSuite runs the built-in suite, sandbox profile and strict, against h.
+func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conformance.Report, string) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	var summary bytes.Buffer
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL:     srv.URL,
+		APIKey:      suiteKey,
+		Profile:     conformance.ProfileSandbox,
+		Tags:        tags,
+		Strict:      true,
+		Exhaustive:  exhaustive,
+		Concurrency: 8,
+		Summary:     &summary,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return rep, summary.String()
+}
+
+func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
+	t.Parallel()
+	rep, summary := runSuite(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), "", false)
+	if got := rep.ExitCode(); got != conformance.ExitConformant {
+		t.Fatalf("exit code %d, want %d\n%s", got, conformance.ExitConformant, summary)
+	}
+	passed := len(rep.With(conformance.Passed))
+	if passed < 150 {
+		t.Errorf("%d scenarios passed, want the whole suite (at least 150)\n%s", passed, summary)
+	}
+	for _, s := range rep.With(conformance.Skipped) {
+		if !hasTag(s.Tags, "@exhaustive") {
+			t.Errorf("%s skipped (%s); only @exhaustive scenarios are opt-in", s.Name, s.SkipReason)
+		}
+	}
+	levels := map[string]bool{}
+	for _, s := range rep.Scenarios {
+		levels[s.Level] = true
+		if s.Maturity == "" {
+			t.Errorf("%s (%s) has no maturity tag", s.Name, s.Location())
+		}
+	}
+	for _, l := range []string{conformance.LevelMust, conformance.LevelShould, conformance.LevelSandbox} {
+		if !levels[l] {
+			t.Errorf("no scenario at level %s", l)
+		}
+	}
+}
+
+func TestExhaustiveScenariosPassWithSmallLimits(t *testing.T) {
+	t.Parallel()
+	h := sandboxtest.NewHandler(t, sandboxtest.Options{MinuteLimit: 5})
+	rep, summary := runSuite(t, h, "@exhaustive", true)
+	if got := rep.ExitCode(); got != conformance.ExitConformant {
+		t.Fatalf("exit code %d, want %d\n%s", got, conformance.ExitConformant, summary)
+	}
+	if n := len(rep.With(conformance.Passed)); n < 3 {
+		t.Errorf("%d @exhaustive scenarios passed, want at least 3\n%s", n, summary)
+	}
+}
+
+func hasTag(tags []string, tag string) bool {
+	for _, t := range tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// response is a sandbox answer on its way back, open to rewriting.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// envelope decodes the body as a JSON object (numbers kept exact), lets edit
+// change it and encodes it again. Bodies that are not objects are left alone.
+func (r *response) envelope(edit func(m map[string]any)) {
+	dec := json.NewDecoder(bytes.NewReader(r.body))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return
+	}
+	edit(m)
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	r.body = b
+}
+
+func (r *response) errorObject(edit func(e map[string]any)) {
+	r.envelope(func(m map[string]any) {
+		if e, ok := m["error"].(map[string]any); ok {
+			edit(e)
+		}
+	})
+}
+
+func (r *response) data(edit func(d map[string]any)) {
+	r.envelope(func(m map[string]any) {
+		if d, ok := m["data"].(map[string]any); ok {
+			edit(d)
+		}
+	})
+}
+
+// breaking wraps the sandbox like a faulty proxy: before may change the
+// request, after the response.
+func breaking(next http.Handler, before func(*http.Request), after func(*http.Request, *response)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if before != nil {
+			before(r)
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		res := &response{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes()}
+		if after != nil {
+			after(r, res)
+		}
+		res.header.Del("Content-Length")
+		for k, v := range res.header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(res.status)
+		_, _ = w.Write(res.body)
+	})
+}
+
+// versionRe matches a version prefix other than the one the proxy forces.
+var versionRe = regexp.MustCompile(`^/v[0-9]+`)
+
+func intHeader(h http.Header, name string) int {
+	n, _ := strconv.Atoi(h.Get(name))
+	return n
+}
+
+func TestBreakagesAreCaught(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		opts   sandboxtest.Options
+		tags   string // narrows the run to where the breakage shows
+		before func(*http.Request)
+		after  func(*http.Request, *response)
+		caught []string // scenarios that must be among the failed
+		rule   string   // text the failure message must contain
+	}{
+		{
+			name: "success is the string \"true\"",
+			after: func(_ *http.Request, r *response) {
+				r.envelope(func(m map[string]any) {
+					if m["success"] == true {
+						m["success"] = "true"
+					}
+				})
+			},
+			caught: []string{"GET /v1/campaigns answers in the envelope", "GET /v1/analytics succeeds with data as an object", "A new campaign is a draft"},
+			rule:   `envelope rule (spec §4): "success" must be a boolean`,
+		},
+		{
+			name: "error.status differs from the HTTP status",
+			after: func(_ *http.Request, r *response) {
+				r.errorObject(func(e map[string]any) { e["status"] = json.Number("400") })
+			},
+			caught: []string{"An error repeats its HTTP status and carries a code and a message", "GET /v1/campaigns/cmp_conform_no_such answers in the envelope", "GET /v1/testers rejects an invalid key with 401 INVALID_API_KEY"},
+			rule:   `"error.status" must repeat the HTTP status`,
+		},
+		{
+			name: "error.status is a string",
+			after: func(_ *http.Request, r *response) {
+				r.errorObject(func(e map[string]any) { e["status"] = strconv.Itoa(r.status) })
+			},
+			caught: []string{"A refused request answers with the error envelope", "An error repeats its HTTP status and carries a code and a message"},
+			rule:   `"error.status" must be an integer`,
+		},
+		{
+			name:   "error.message is missing",
+			after:  func(_ *http.Request, r *response) { r.errorObject(func(e map[string]any) { delete(e, "message") }) },
+			caught: []string{"A refused request answers with the error envelope", "POST /v1/webhooks answers in the envelope"},
+			rule:   `"error.message" must be a string`,
+		},
+		{
+			name: "success is left out of failures",
+			after: func(_ *http.Request, r *response) {
+				r.envelope(func(m map[string]any) {
+					if m["success"] == false {
+						delete(m, "success")
+					}
+				})
+			},
+			caught: []string{"A refused request answers with the error envelope", "PATCH /v1/bugs/bug_conform_no_such answers in the envelope"},
+			rule:   `"success" is missing`,
+		},
+		{
+			name: "data is an array",
+			after: func(_ *http.Request, r *response) {
+				r.envelope(func(m map[string]any) {
+					if d, ok := m["data"]; ok {
+						m["data"] = []any{d}
+					}
+				})
+			},
+			caught: []string{"GET /v1/bugs succeeds with data as an object", "GET /v1/testers answers in the envelope"},
+			rule:   `"data" must be an object`,
+		},
+		{
+			name:   "text/plain content type",
+			after:  func(_ *http.Request, r *response) { r.header.Set("Content-Type", "text/plain; charset=utf-8") },
+			caught: []string{"GET /v1/campaigns answers with a JSON content type", "Errors answer with a JSON content type"},
+			rule:   "want Content-Type application/json",
+		},
+		{
+			name: "200 for a request without a key",
+			before: func(r *http.Request) {
+				if r.Header.Get("Authorization") == "" {
+					r.Header.Set("Authorization", "Bearer svc_test_injected_by_proxy")
+				}
+			},
+			caught: []string{"GET /v1/campaigns refuses a request without credentials", "GET /v1/bugs refuses a request without credentials", "GET /v1/analytics refuses a request without credentials"},
+			rule:   "want a refusal",
+		},
+		{
+			name: "401 without INVALID_API_KEY",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusUnauthorized {
+					r.errorObject(func(e map[string]any) { e["code"] = "UNAUTHORIZED" })
+				}
+			},
+			caught: []string{"GET /v1/bugs rejects an invalid key with 401 INVALID_API_KEY", "An error repeats its HTTP status and carries a code and a message"},
+			rule:   `want error code "INVALID_API_KEY"`,
+		},
+		{
+			name: "403 for an invalid key",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusUnauthorized {
+					r.status = http.StatusForbidden
+					r.errorObject(func(e map[string]any) { e["status"] = json.Number("403") })
+				}
+			},
+			caught: []string{"PATCH /v1/bugs/bug_conform_no_such rejects an invalid key with 401 INVALID_API_KEY"},
+			rule:   "want HTTP status 401, got 403",
+		},
+		{
+			name:   "no WWW-Authenticate on 401",
+			after:  func(_ *http.Request, r *response) { r.header.Del("WWW-Authenticate") },
+			caught: []string{"A 401 names the Bearer scheme in WWW-Authenticate"},
+			rule:   "WWW-Authenticate is missing",
+		},
+		{
+			name: "lower-case scheme refused",
+			before: func(r *http.Request) {
+				if strings.HasPrefix(r.Header.Get("Authorization"), "bearer ") {
+					r.Header.Set("Authorization", "Bearer not_a_key")
+				}
+			},
+			caught: []string{"The scheme word is case-insensitive"},
+			rule:   "want HTTP status 200, got 401",
+		},
+		{
+			name: "500 instead of 400 for malformed JSON",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusBadRequest && bytes.Contains(r.body, []byte("INVALID_JSON")) {
+					r.status = http.StatusInternalServerError
+					r.errorObject(func(e map[string]any) {
+						e["status"], e["code"] = json.Number("500"), "INTERNAL_ERROR"
+					})
+				}
+			},
+			caught: []string{"Malformed JSON is a client error, not a server error", "Registering with malformed JSON is a client error"},
+			rule:   "want HTTP status 400, got 500",
+		},
+		{
+			name: "200 for an unknown id",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusNotFound {
+					r.status, r.body = http.StatusOK, []byte(`{"success": true, "data": {}}`)
+				}
+			},
+			caught: []string{"An unknown id on GET /v1/campaigns/cmp_conform_no_such is 404", "An unknown id on PATCH /v1/bugs/bug_conform_no_such is 404"},
+			rule:   "want HTTP status 404, got 200",
+		},
+		{
+			name: "a new campaign is not a draft",
+			after: func(_ *http.Request, r *response) {
+				r.data(func(d map[string]any) {
+					if d["status"] == "draft" {
+						d["status"] = "active"
+					}
+				})
+			},
+			caught: []string{"A new campaign is a draft", "A created campaign can be read back with its details and status"},
+			rule:   `"active"`,
+		},
+		{
+			name: "createdAt as a Unix number",
+			after: func(_ *http.Request, r *response) {
+				r.data(func(d map[string]any) {
+					if _, ok := d["createdAt"]; ok {
+						d["createdAt"] = json.Number("1763780000")
+					}
+				})
+			},
+			caught: []string{"A new campaign is a draft"},
+			rule:   `"<timestamp>"`,
+		},
+		{
+			name: "the /v1 prefix is ignored",
+			before: func(r *http.Request) {
+				if !strings.HasPrefix(r.URL.Path, "/v1/") && !strings.HasPrefix(r.URL.Path, "/_sandbox/") {
+					r.URL.Path = "/v1" + versionRe.ReplaceAllString(r.URL.Path, "")
+				}
+			},
+			caught: []string{"The version prefix is not optional: /campaigns", "The version prefix is not optional: /v2/campaigns"},
+			rule:   "want a refusal",
+		},
+		{
+			name: "no rate-limit headers",
+			after: func(_ *http.Request, r *response) {
+				for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+					r.header.Del(h)
+				}
+			},
+			caught: []string{"GET /v1/campaigns carries the rate-limit headers as integers", "The remaining count goes down with each request", "The limit in force is one of the published limits"},
+			rule:   "rate-limit rule (spec §8): the header X-RateLimit-Limit is missing",
+		},
+		{
+			name: "X-RateLimit-Remaining is not an integer",
+			after: func(_ *http.Request, r *response) {
+				if v := r.header.Get("X-RateLimit-Remaining"); v != "" {
+					r.header.Set("X-RateLimit-Remaining", v+".0")
+				}
+			},
+			caught: []string{"GET /v1/testers carries the rate-limit headers as integers"},
+			rule:   "must be an integer",
+		},
+		{
+			name: "X-RateLimit-Remaining never goes down",
+			after: func(_ *http.Request, r *response) {
+				if v := r.header.Get("X-RateLimit-Limit"); v != "" {
+					r.header.Set("X-RateLimit-Remaining", v)
+				}
+			},
+			caught: []string{"The remaining count goes down with each request", "Every request counts, several in a row"},
+			rule:   "must count down",
+		},
+		{
+			name: "X-RateLimit-Remaining above the limit",
+			after: func(_ *http.Request, r *response) {
+				if r.header.Get("X-RateLimit-Limit") != "" {
+					r.header.Set("X-RateLimit-Remaining", strconv.Itoa(intHeader(r.header, "X-RateLimit-Limit")+500))
+				}
+			},
+			caught: []string{"GET /v1/analytics carries the rate-limit headers as integers"},
+			rule:   "exceeds X-RateLimit-Limit",
+		},
+		{
+			name: "an unpublished limit",
+			after: func(_ *http.Request, r *response) {
+				if r.header.Get("X-RateLimit-Limit") != "" {
+					r.header.Set("X-RateLimit-Limit", "60")
+					r.header.Set("X-RateLimit-Remaining", "59")
+				}
+			},
+			caught: []string{"The limit in force is one of the published limits"},
+			rule:   "one of the published limits",
+		},
+		{
+			name: "X-RateLimit-Reset far away",
+			after: func(_ *http.Request, r *response) {
+				if r.header.Get("X-RateLimit-Reset") != "" {
+					r.header.Set("X-RateLimit-Reset", "1234567")
+				}
+			},
+			caught: []string{"The reset time is plausible in every reading of its unit"},
+			rule:   "neither seconds until the reset",
+		},
+		{
+			name: "503 instead of 429 over the limit",
+			opts: sandboxtest.Options{MinuteLimit: 5},
+			tags: "@exhaustive",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusTooManyRequests {
+					r.status = http.StatusServiceUnavailable
+					r.errorObject(func(e map[string]any) { e["status"] = json.Number("503") })
+				}
+			},
+			caught: []string{"Over the limit the answer is 429 in the error envelope", "Over the limit the sandbox answers 429 RATE_LIMIT_EXCEEDED with Retry-After"},
+			rule:   "want HTTP status 429, got 503",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := breaking(sandboxtest.NewHandler(t, tt.opts), tt.before, tt.after)
+			// The spec-level suite is what a live deployment faces, and it
+			// is what these breakages must not get past.
+			tags := tt.tags
+			if tags == "" {
+				tags = "~@sandbox && ~@exhaustive"
+			}
+			rep, summary := runSuite(t, h, tags, true)
+			if got := rep.ExitCode(); got != conformance.ExitDeviations {
+				t.Fatalf("exit code %d, want %d (deviations)\n%s", got, conformance.ExitDeviations, summary)
+			}
+			failed := map[string]conformance.ScenarioResult{}
+			for _, s := range rep.With(conformance.Failed) {
+				failed[s.Name] = s
+			}
+			named := false
+			for _, name := range tt.caught {
+				s, ok := failed[name]
+				if !ok {
+					t.Errorf("scenario %q did not fail", name)
+					continue
+				}
+				named = named || strings.Contains(s.Message, tt.rule)
+			}
+			if !named {
+				t.Errorf("no failure of %q says %q", tt.caught, tt.rule)
+			}
+			if t.Failed() {
+				t.Logf("summary:\n%s", summary)
+			}
+		})
+	}
+}
