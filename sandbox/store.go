@@ -27,4 +27,10 @@ type Store interface {
 	// campaignID is not empty (NOT_FOUND if it does not exist).
 	Analytics(accountID, campaignID string) (Analytics, error)
 	Events(accountID string, page PageRequest) (Page[Event], error)
+
+	// Webhooks returns all the account's webhooks, oldest first.
+	Webhooks(accountID string) ([]Webhook, error)
+	// RecordDelivery stores a delivery attempt and assigns its ID.
+	RecordDelivery(accountID string, d Delivery) error
+	Deliveries(accountID string, page PageRequest) (Page[Delivery], error)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 	"github.com/testcampaign/kit/sandbox/store"
+	"github.com/testcampaign/kit/sandbox/webhook"
 )
 
 type config struct {
@@ -30,6 +31,9 @@ type config struct {
 	frozenClock string
 	limits      ratelimit.Limits
 	logFormat   string
+	// webhookAttempts and webhookFirstRetry shape delivery retries.
+	webhookAttempts   int
+	webhookFirstRetry time.Duration
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -43,6 +47,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&cfg.limits.Hour, "rate-limit-hour", ratelimit.DefaultLimits.Hour, "requests per key per UTC hour")
 	fset.IntVar(&cfg.limits.Day, "rate-limit-day", ratelimit.DefaultLimits.Day, "requests per key per UTC day")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
+	fset.IntVar(&cfg.webhookAttempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
+	fset.DurationVar(&cfg.webhookFirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -51,6 +57,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if cfg.limits.Minute < 1 || cfg.limits.Hour < 1 || cfg.limits.Day < 1 {
 		return cfg, errors.New("rate limits must be at least 1")
+	}
+	if cfg.webhookAttempts < 1 || cfg.webhookFirstRetry <= 0 {
+		return cfg, errors.New("-webhook-attempts must be at least 1 and -webhook-first-retry positive")
 	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return cfg, fmt.Errorf("-log-format must be text or json, not %q", cfg.logFormat)
@@ -104,10 +113,18 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 		clock = frozen
 	}
 
-	st, err := store.New(clock, seed)
+	// The store announces events after commit; the dispatcher, built on
+	// the store, delivers them. The listener reads dispatcher only once
+	// requests arrive, after both exist.
+	var dispatcher *webhook.Dispatcher
+	st, err := store.New(clock, seed, store.WithEventListener(func(e sandbox.Event) { dispatcher.Notify(e) }))
 	if err != nil {
 		return err
 	}
+	dispatcher = webhook.Start(webhook.Options{
+		Store: st, Clock: clock, Logger: logger, MaxAttempts: cfg.webhookAttempts, FirstRetry: cfg.webhookFirstRetry,
+	})
+	defer dispatcher.Close()
 	handler := httpapi.NewServer(httpapi.Options{
 		Store: st, Clock: clock, Limiter: ratelimit.New(cfg.limits), Logger: logger, FrozenClock: frozen,
 	})

@@ -23,7 +23,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || cfg.limits.Minute != 5 || cfg.frozenClock == "" || cfg.logFormat != "json" {
 		t.Errorf("set: %+v, %v", cfg, err)
 	}
-	for _, bad := range [][]string{{"-rate-limit-day", "0"}, {"-log-format", "xml"}, {"extra"}, {"-nope"}} {
+	for _, bad := range [][]string{{"-rate-limit-day", "0"}, {"-log-format", "xml"}, {"-webhook-attempts", "0"}, {"extra"}, {"-nope"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
@@ -35,7 +35,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, config{addr: "127.0.0.1:0", limits: ratelimit.DefaultLimits, logFormat: "text", frozenClock: "2026-01-01T00:00:00Z"}, logWriter)
+		done <- run(ctx, config{addr: "127.0.0.1:0", limits: ratelimit.DefaultLimits, logFormat: "text", frozenClock: "2026-01-01T00:00:00Z", webhookAttempts: 1, webhookFirstRetry: time.Second}, logWriter)
 		logWriter.Close()
 	}()
 

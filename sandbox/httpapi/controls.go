@@ -43,6 +43,14 @@ func (s *Server) listEvents(r *http.Request) (any, error) {
 	return s.store.Events(accountOf(r).ID, page)
 }
 
+func (s *Server) listDeliveries(r *http.Request) (any, error) {
+	page, err := pageRequest(r)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Deliveries(accountOf(r).ID, page)
+}
+
 func (s *Server) listRequests(r *http.Request) (any, error) {
 	return sandbox.NewPage(s.requestLog.recent(accountOf(r).ID), false, 0), nil
 }

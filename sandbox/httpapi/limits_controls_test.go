@@ -270,3 +270,35 @@ type panickingStore struct{ *store.Store }
 func (panickingStore) Testers(string, sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
 	panic("boom")
 }
+
+func TestWebhookDeliveriesAreVisibleThroughControls(t *testing.T) {
+	posts := make(chan string, 10)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts <- r.Header.Get("Webhook-Id")
+	}))
+	defer receiver.Close()
+	c := newClient(t, sandboxtest.Options{})
+	c.ok("POST", "/v1/webhooks", `{"url":"`+receiver.URL+`","events":["bug.updated"]}`, nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	c.ok("PATCH", "/v1/bugs/bug_000009", `{"status":"confirmed"}`, nil)
+	select {
+	case id := <-posts:
+		if id != "evt_000002" {
+			t.Errorf("delivered %s, want the bug.updated event evt_000002 only", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no delivery")
+	}
+	var deliveries page[struct {
+		EventType  string `json:"eventType"`
+		StatusCode int    `json:"statusCode"`
+		Attempt    int    `json:"attempt"`
+	}]
+	deadline := time.Now().Add(10 * time.Second)
+	for len(deliveries.Items) == 0 && time.Now().Before(deadline) {
+		c.ok("GET", "/_sandbox/deliveries", "", &deliveries)
+	}
+	if len(deliveries.Items) != 1 || deliveries.Items[0].EventType != "bug.updated" || deliveries.Items[0].StatusCode != 200 || deliveries.Items[0].Attempt != 1 {
+		t.Errorf("deliveries = %+v", deliveries.Items)
+	}
+}

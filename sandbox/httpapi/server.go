@@ -86,6 +86,7 @@ func (s *Server) routes() {
 		{http.MethodPost, "/_sandbox/reset", s.resetAccount},
 		{http.MethodPost, "/_sandbox/bugs", s.fileBug},
 		{http.MethodGet, "/_sandbox/events", s.listEvents},
+		{http.MethodGet, "/_sandbox/deliveries", s.listDeliveries},
 		{http.MethodGet, "/_sandbox/requests", s.listRequests},
 		{http.MethodPost, "/_sandbox/faults", s.planFaults},
 		{http.MethodPost, "/_sandbox/clock", s.moveClock},

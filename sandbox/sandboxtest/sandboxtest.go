@@ -3,7 +3,6 @@
 package sandboxtest
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +14,7 @@ import (
 	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 	"github.com/testcampaign/kit/sandbox/store"
+	"github.com/testcampaign/kit/sandbox/webhook"
 )
 
 // Options configure a test sandbox.
@@ -24,8 +24,9 @@ type Options struct {
 	MinuteLimit, HourLimit, DayLimit int
 	// Now, if not zero, freezes the clock there.
 	Now time.Time
-	// OnEvent, if set, hears every event the store emits.
-	OnEvent func(sandbox.Event)
+	// WebhookRetry, if not zero, replaces the 1s wait before a webhook
+	// delivery's second attempt, so retries can be tested quickly.
+	WebhookRetry time.Duration
 }
 
 // NewHandler returns a whole sandbox, seeded with the default fixtures, on a
@@ -42,14 +43,14 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 		frozen = sandbox.NewFrozenClock(opts.Now)
 		clock = frozen
 	}
-	var storeOpts []store.Option
-	if opts.OnEvent != nil {
-		storeOpts = append(storeOpts, store.WithEventListener(opts.OnEvent))
-	}
-	st, err := store.New(clock, seed, storeOpts...)
+	logger := slog.New(slog.DiscardHandler)
+	var dispatcher *webhook.Dispatcher
+	st, err := store.New(clock, seed, store.WithEventListener(func(e sandbox.Event) { dispatcher.Notify(e) }))
 	if err != nil {
 		tb.Fatalf("build store: %v", err)
 	}
+	dispatcher = webhook.Start(webhook.Options{Store: st, Clock: clock, Logger: logger, FirstRetry: opts.WebhookRetry})
+	tb.Cleanup(dispatcher.Close)
 	limits := ratelimit.DefaultLimits
 	for _, l := range []struct{ from, into *int }{
 		{&opts.MinuteLimit, &limits.Minute}, {&opts.HourLimit, &limits.Hour}, {&opts.DayLimit, &limits.Day},
@@ -60,7 +61,7 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 	}
 	return httpapi.NewServer(httpapi.Options{
 		Store: st, Clock: clock, Limiter: ratelimit.New(limits), FrozenClock: frozen,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: logger,
 	})
 }
 

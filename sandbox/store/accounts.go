@@ -11,7 +11,7 @@ import (
 
 // recordTables are the tables that hold an account's data, in the order a
 // reset empties them.
-var recordTables = []string{tableEvents, tableWebhooks, tableBugs, tableCampaigns, tableTesters, tableSequences}
+var recordTables = []string{tableDeliveries, tableEvents, tableWebhooks, tableBugs, tableCampaigns, tableTesters, tableSequences}
 
 // EnsureAccount creates and seeds the account the first time it is seen.
 func (s *Store) EnsureAccount(account sandbox.Account) error {

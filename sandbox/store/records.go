@@ -242,3 +242,38 @@ func (s *Store) Analytics(accountID, campaignID string) (sandbox.Analytics, erro
 	}
 	return result, nil
 }
+
+// Webhooks returns all the account's webhooks, oldest first.
+func (s *Store) Webhooks(accountID string) ([]sandbox.Webhook, error) {
+	it, err := s.db.Txn(false).Get(tableWebhooks, indexSeq+"_prefix", accountID)
+	if err != nil {
+		return nil, fmt.Errorf("scan webhooks: %w", err)
+	}
+	var hooks []sandbox.Webhook
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		hooks = append(hooks, *raw.(*sandbox.Webhook))
+	}
+	return hooks, nil
+}
+
+// RecordDelivery stores one delivery attempt.
+func (s *Store) RecordDelivery(accountID string, d sandbox.Delivery) error {
+	return s.write(func(txn *memdb.Txn) error {
+		var err error
+		if d.Seq, d.ID, err = newID(txn, accountID, kindDelivery); err != nil {
+			return err
+		}
+		d.AccountID = accountID
+		if err := txn.Insert(tableDeliveries, &d); err != nil {
+			return fmt.Errorf("insert delivery: %w", err)
+		}
+		return nil
+	})
+}
+
+// Deliveries lists the account's delivery attempts, newest first.
+func (s *Store) Deliveries(accountID string, page sandbox.PageRequest) (sandbox.Page[sandbox.Delivery], error) {
+	return list(s, tableDeliveries, indexSeq, []any{accountID}, page, deliverySeq, nil)
+}
+
+func deliverySeq(d *sandbox.Delivery) uint64 { return d.Seq }

@@ -6,13 +6,14 @@ import (
 
 // Table names.
 const (
-	tableAccounts  = "accounts"
-	tableSequences = "sequences"
-	tableCampaigns = "campaigns"
-	tableBugs      = "bugs"
-	tableTesters   = "testers"
-	tableWebhooks  = "webhooks"
-	tableEvents    = "events"
+	tableAccounts   = "accounts"
+	tableSequences  = "sequences"
+	tableCampaigns  = "campaigns"
+	tableBugs       = "bugs"
+	tableTesters    = "testers"
+	tableWebhooks   = "webhooks"
+	tableEvents     = "events"
+	tableDeliveries = "deliveries"
 )
 
 // Index names. Every record table has indexID (account, id) for lookups and
@@ -30,13 +31,14 @@ const (
 
 func schema() *memdb.DBSchema {
 	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
-		tableAccounts:  accountsTable(),
-		tableSequences: sequencesTable(),
-		tableCampaigns: campaignsTable(),
-		tableBugs:      bugsTable(),
-		tableTesters:   testersTable(),
-		tableWebhooks:  webhooksTable(),
-		tableEvents:    eventsTable(),
+		tableAccounts:   accountsTable(),
+		tableSequences:  sequencesTable(),
+		tableCampaigns:  campaignsTable(),
+		tableBugs:       bugsTable(),
+		tableTesters:    testersTable(),
+		tableWebhooks:   webhooksTable(),
+		tableEvents:     eventsTable(),
+		tableDeliveries: deliveriesTable(),
 	}}
 }
 
@@ -82,6 +84,10 @@ func webhooksTable() *memdb.TableSchema {
 
 func eventsTable() *memdb.TableSchema {
 	return recordTable(tableEvents)
+}
+
+func deliveriesTable() *memdb.TableSchema {
+	return recordTable(tableDeliveries)
 }
 
 // filterIndexNames maps a record field to the name of its filter index.

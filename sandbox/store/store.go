@@ -95,6 +95,7 @@ const (
 	kindTester   = "tst"
 	kindWebhook  = "whk"
 	kindEvent    = "evt"
+	kindDelivery = "dlv"
 )
 
 // newID returns the next sequence number and ID of a kind of record.
