@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
@@ -34,6 +35,9 @@ func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conf
 		Exhaustive:  exhaustive,
 		Concurrency: 8,
 		Summary:     &summary,
+		// Generous, so that a busy test machine does not turn slowness
+		// into connection errors.
+		Timeout: time.Minute,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

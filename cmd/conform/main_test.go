@@ -1,0 +1,226 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+const testKey = "svc_test_cli_secret_part_9f3k"
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runCLI(t *testing.T, env map[string]string, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	// A generous timeout keeps a busy test machine from turning slowness
+	// into connection errors.
+	args = append(args, "--timeout", "60s")
+	code := run(context.Background(), args, func(k string) string { return env[k] }, &stdout, &stderr)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+func serve(t *testing.T, h http.Handler) string {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// rewriting passes each request to next and lets edit change the recorded
+// answer before it goes back, like a faulty proxy in front of the sandbox.
+func rewriting(next http.Handler, edit func(r *http.Request, status int, h http.Header, body []byte) (int, []byte)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		h := rec.Header().Clone()
+		status, body := edit(r, rec.Code, h, rec.Body.Bytes())
+		h.Del("Content-Length")
+		for k, v := range h {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	})
+}
+
+func TestExitCodes(t *testing.T) {
+	t.Parallel()
+	sandbox := serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{}))
+	successAsString := serve(t, rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
+		func(_ *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
+			return st, bytes.Replace(b, []byte(`"success":true`), []byte(`"success":"true"`), 1)
+		}))
+	noChallenge := serve(t, rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
+		func(_ *http.Request, st int, h http.Header, b []byte) (int, []byte) {
+			h.Del("WWW-Authenticate")
+			return st, b
+		}))
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+
+	withKey := map[string]string{keyEnv: testKey}
+	tests := []struct {
+		name   string
+		env    map[string]string
+		args   []string
+		want   int
+		stderr string // must appear in standard error
+	}{
+		{"sandbox conforms", withKey, []string{"--base-url", sandbox, "--profile", "sandbox"}, 0, "RESULT: CONFORMANT"},
+		{"success as a string", withKey, []string{"--base-url", successAsString, "--profile", "sandbox"}, 1, `envelope rule (spec §4): "success" must be a boolean, got string "true"`},
+		{"should failure warns", withKey, []string{"--base-url", noChallenge}, 0, "WARNINGS (@should"},
+		{"should failure fails when strict", withKey, []string{"--base-url", noChallenge, "--strict"}, 1, "A 401 names the Bearer scheme in WWW-Authenticate"},
+		{"no key in the environment", nil, []string{"--base-url", sandbox}, 2, "SVC_API_KEY"},
+		{"key as a flag is refused", nil, []string{"--base-url", sandbox, "--api-key", testKey}, 2, "flag provided but not defined"},
+		{"no base URL", withKey, nil, 2, "--base-url is required"},
+		{"relative base URL", withKey, []string{"--base-url", "localhost:8080"}, 2, "not an absolute http(s) URL"},
+		{"unknown format", withKey, []string{"--base-url", sandbox, "--format", "html"}, 2, "unknown format"},
+		{"unknown profile", withKey, []string{"--base-url", sandbox, "--profile", "prod"}, 2, "unknown profile"},
+		{"stray argument", withKey, []string{"run", "--base-url", sandbox}, 2, "unexpected argument"},
+		{"missing feature directory", withKey, []string{"--base-url", sandbox, "--features", filepath.Join(t.TempDir(), "none")}, 2, "reading features"},
+		{"unreachable deployment", withKey, []string{"--base-url", closed.URL}, 2, "cannot reach"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			args := tt.args
+			if !strings.Contains(strings.Join(args, " "), "--format") {
+				args = append(args, "--format", "none")
+			}
+			got := runCLI(t, tt.env, args...)
+			if got.code != tt.want {
+				t.Errorf("exit code %d, want %d\nstderr:\n%s", got.code, tt.want, got.stderr)
+			}
+			if !strings.Contains(got.stderr, tt.stderr) {
+				t.Errorf("stderr does not say %q:\n%s", tt.stderr, got.stderr)
+			}
+		})
+	}
+}
+
+// TestKeyNeverPrintedWhole runs against a deployment that echoes the
+// Authorization header into its answers, the worst case for leaking the key
+// into failure messages, and checks every format and the summary.
+func TestKeyNeverPrintedWhole(t *testing.T) {
+	t.Parallel()
+	echo := serve(t, rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
+		func(r *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
+			auth := r.Header.Get("Authorization")
+			b = bytes.ReplaceAll(b, []byte(`"status":"draft"`), []byte(`"status":"`+auth+`"`))
+			return st, bytes.ReplaceAll(b, []byte(`"message":"`), []byte(`"message":"`+auth+` `))
+		}))
+	for _, format := range conformance.Formats() {
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			report := filepath.Join(t.TempDir(), "report")
+			got := runCLI(t, map[string]string{keyEnv: testKey},
+				"--base-url", echo, "--profile", "sandbox", "--format", format, "--output", report)
+			if got.code != conformance.ExitDeviations {
+				t.Fatalf("exit code %d, want %d\n%s", got.code, conformance.ExitDeviations, got.stderr)
+			}
+			file, err := os.ReadFile(report)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, out := range map[string]string{"stdout": got.stdout, "stderr": got.stderr, "report": string(file)} {
+				if strings.Contains(out, testKey) {
+					t.Errorf("the key appears whole in %s", name)
+				}
+			}
+			if shown := conformance.RedactKey(testKey); !strings.Contains(got.stderr, shown) {
+				t.Errorf("the summary does not name the key as %s:\n%s", shown, got.stderr)
+			}
+			if format != conformance.FormatNone && len(file) == 0 {
+				t.Errorf("empty %s report", format)
+			}
+		})
+	}
+}
+
+// liveDeployment stands in for production: it takes svc_live_ keys (by
+// handing the sandbox a test key) and counts the writes it accepts.
+func liveDeployment(t *testing.T, writes *atomic.Int64) string {
+	t.Helper()
+	sandbox := sandboxtest.NewHandler(t, sandboxtest.Options{})
+	return serve(t, rewriting(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer "+conformance.LivePrefix) {
+			r.Header.Set("Authorization", "Bearer "+conformance.TestPrefix+strings.TrimPrefix(a, "Bearer "+conformance.LivePrefix))
+		}
+		sandbox.ServeHTTP(w, r)
+	}), func(r *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
+		if r.Method != http.MethodGet && st < 300 {
+			writes.Add(1)
+		}
+		return st, b
+	}))
+}
+
+func TestLiveKeySkipsWrites(t *testing.T) {
+	t.Parallel()
+	const liveKey = "svc_live_production_secret_77aa"
+	t.Run("without --allow-writes", func(t *testing.T) {
+		t.Parallel()
+		var writes atomic.Int64
+		url := liveDeployment(t, &writes)
+		report := filepath.Join(t.TempDir(), "report.xml")
+		got := runCLI(t, map[string]string{keyEnv: liveKey},
+			"--base-url", url, "--exhaustive", "--format", "junit", "--output", report)
+		if got.code != conformance.ExitConformant {
+			t.Fatalf("exit code %d, want 0\n%s", got.code, got.stderr)
+		}
+		if n := writes.Load(); n != 0 {
+			t.Errorf("%d writes reached the live deployment, want none", n)
+		}
+		if !strings.Contains(got.stderr, "live key: @writes and @exhaustive scenarios") {
+			t.Errorf("the summary does not say why writes were skipped:\n%s", got.stderr)
+		}
+		xml, err := os.ReadFile(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(xml), `<skipped message="live key:`) {
+			t.Errorf("the junit report does not mark live-key skips as skipped:\n%s", xml)
+		}
+	})
+	t.Run("with --allow-writes", func(t *testing.T) {
+		t.Parallel()
+		var writes atomic.Int64
+		url := liveDeployment(t, &writes)
+		got := runCLI(t, map[string]string{keyEnv: liveKey}, "--base-url", url, "--allow-writes", "--format", "none")
+		if got.code != conformance.ExitConformant {
+			t.Fatalf("exit code %d, want 0\n%s", got.code, got.stderr)
+		}
+		if writes.Load() == 0 {
+			t.Error("no write reached the deployment although --allow-writes was given")
+		}
+		if strings.Contains(got.stderr, "live key:") {
+			t.Errorf("writes were skipped despite --allow-writes:\n%s", got.stderr)
+		}
+	})
+}
+
+func TestStepsCommandListsEveryStep(t *testing.T) {
+	t.Parallel()
+	got := runCLI(t, nil, "steps")
+	if got.code != 0 {
+		t.Fatalf("exit code %d", got.code)
+	}
+	for _, s := range conformance.Steps() {
+		if !strings.Contains(got.stdout, s.Pattern) || !strings.Contains(got.stdout, strings.Split(s.Example, "\n")[0]) {
+			t.Errorf("steps output lacks %s", s.Pattern)
+		}
+	}
+}
