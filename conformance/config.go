@@ -67,7 +67,9 @@ type Config struct {
 	Strict bool
 	// Timeout bounds each HTTP request; DefaultTimeout when zero.
 	Timeout time.Duration
-	// Concurrency is how many scenarios run at once; DefaultConcurrency when zero.
+	// Concurrency is how many scenarios run at once. When zero it is 1 for
+	// the pretty format, whose output godog interleaves otherwise, and
+	// DefaultConcurrency for the others.
 	Concurrency int
 	// AllowWrites runs @writes and @exhaustive scenarios with a live key.
 	AllowWrites bool
@@ -114,7 +116,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
-	if c.Concurrency <= 0 {
+	switch {
+	case c.Concurrency < 0:
+		return c, fmt.Errorf("%w: concurrency %d is negative", ErrUsage, c.Concurrency)
+	case c.Concurrency == 0 && c.Format == FormatPretty:
+		c.Concurrency = 1
+	case c.Concurrency == 0:
 		c.Concurrency = DefaultConcurrency
 	}
 	if c.NoBuiltin && len(c.FeatureDirs) == 0 {

@@ -79,14 +79,13 @@ func decodeJSON(b []byte) (any, error) {
 // scenarioState is everything one scenario accumulates. A fresh value is put
 // into the context before each scenario, so scenarios never share it.
 type scenarioState struct {
-	t        *target
-	key      string // the key sent with authConfigured; a fresh account replaces it
-	auth     authMode
-	rawAuth  string
-	headers  http.Header
-	saved    map[string]any
-	history  []*exchange
-	failStep string
+	t       *target
+	key     string // the key sent with authConfigured; a fresh account replaces it
+	auth    authMode
+	rawAuth string
+	headers http.Header
+	saved   map[string]any
+	history []*exchange
 }
 
 type stateKey struct{}

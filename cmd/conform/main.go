@@ -68,7 +68,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "run only the --features directories, not the built-in suite")
 	fs.BoolVar(&cfg.Strict, "strict", false, "@should failures fail the run instead of warning")
 	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "timeout of each HTTP request")
-	fs.IntVar(&cfg.Concurrency, "concurrency", conformance.DefaultConcurrency, "scenarios run at once")
+	fs.IntVar(&cfg.Concurrency, "concurrency", 0, fmt.Sprintf("scenarios run at once (default 1 with --format pretty, else %d)", conformance.DefaultConcurrency))
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "with a live key, also run @writes and @exhaustive scenarios (they change real data)")
 	fs.BoolVar(&cfg.Exhaustive, "exhaustive", false, "run @exhaustive scenarios, which spend a whole rate-limit window")
 	fs.BoolVar(&cfg.Color, "color", false, "colour godog's report")
