@@ -226,6 +226,9 @@ func scenarioInitializer(t *target, rec *recorder) func(*godog.ScenarioContext) 
 			if err != nil && res.Status != Skipped {
 				res.FailedStep = info.failedStep
 				res.Message = t.redact(err.Error())
+				if errors.Is(err, godog.ErrUndefined) {
+					res.Message += " (no step of the library matches; `conform steps` lists them)"
+				}
 				if s, ok := ctx.Value(stateKey{}).(*scenarioState); ok {
 					if e, lerr := s.last(); lerr == nil {
 						res.Request, res.Response = s.requestLine(e), s.responseLine(e)

@@ -47,6 +47,7 @@ func stepDefs() []stepDef {
 		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)"$`, `When I send 3 GET requests to "/v1/campaigns"`, sendMany),
 		d(`^I send ([A-Z]+) requests to "([^"]*)" until the rate limit is exceeded$`, `When I send GET requests to "/v1/campaigns" until the rate limit is exceeded`, exhaust),
 		d(`^I save the JSON at "([^"]*)" as "([^"]*)"$`, `When I save the JSON at "data.id" as "campaignId"`, saveJSON),
+		d(`^I save "([^"]*)" as "([^"]*)"$`, `Given I save "svc_live_{random}" as "liveKey"`, saveText),
 
 		// What must come back: status and envelope.
 		d(`^the response status should be (\d+)$`, `Then the response status should be 200`, statusIs),
@@ -57,6 +58,7 @@ func stepDefs() []stepDef {
 		d(`^the response should be an error envelope$`, `Then the response should be an error envelope`, envelopeError),
 		d(`^the error code should be "([^"]*)"$`, `Then the error code should be "INVALID_API_KEY"`, errorCode),
 		d(`^the response should be JSON$`, `Then the response should be JSON`, isJSONResponse),
+		d(`^the response body should not contain "([^"]*)"$`, `Then the response body should not contain "{liveKey}"`, bodyLacks),
 
 		// What must come back: the body, by path.
 		d(`^the JSON at "([^"]*)" should be "([^"]*)"$`, `Then the JSON at "data.status" should be "draft"`, jsonIsString),
@@ -285,6 +287,18 @@ func saveJSON(ctx context.Context, path, name string) error {
 	return nil
 }
 
+// saveText fixes a value, typically one with {random}, so that later steps
+// can refer to the same value.
+func saveText(ctx context.Context, text, name string) error {
+	s := stateFrom(ctx)
+	v, err := s.expand(text)
+	if err != nil {
+		return err
+	}
+	s.saved[name] = v
+	return nil
+}
+
 // --- status and envelope ---
 
 func lastExchange(ctx context.Context) (*exchange, error) {
@@ -456,6 +470,22 @@ func isJSONResponse(ctx context.Context) error {
 	}
 	if _, err := e.json(); err != nil {
 		return err
+	}
+	return nil
+}
+
+func bodyLacks(ctx context.Context, text string) error {
+	s := stateFrom(ctx)
+	t, err := s.expand(text)
+	if err != nil {
+		return err
+	}
+	e, err := s.last()
+	if err != nil {
+		return err
+	}
+	if t != "" && strings.Contains(string(e.body), t) {
+		return fmt.Errorf("the body contains %q; want it nowhere in the response", s.t.redact(t))
 	}
 	return nil
 }

@@ -120,11 +120,13 @@ Feature: Authentication
     And the header "WWW-Authenticate" should contain "Bearer"
 
   @sandbox @stable
-  Scenario: The sandbox says why it refuses a live key
-    Given I use the API key "svc_live_{random}"
+  Scenario: The sandbox says why it refuses a live key, without echoing it
+    Given I save "svc_live_{random}{random}" as "liveKey"
+    And I use the API key "{liveKey}"
     When I send a GET request to "/v1/campaigns"
     Then the response status should be 401
     And the JSON at "error.message" should be a string
+    And the response body should not contain "{liveKey}"
 
   @sandbox @stable @writes
   Scenario: Each test key is its own account

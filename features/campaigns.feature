@@ -98,6 +98,17 @@ Feature: Campaigns
     And the JSON at "data.items.0.id" should equal the saved "campaignId"
     And the items at "data.items" should be ordered by "createdAt" descending
 
+  @sandbox @writes
+  Scenario: The same requests give the same ids in every fresh account
+    SDK tests use a random key per test and still keep golden files.
+
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Golden", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "firstAccountId"
+    And a fresh sandbox account
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Golden", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the JSON at "data.id" should equal the saved "firstAccountId"
+
   @sandbox
   Scenario: A fresh account is seeded with campaigns
     Given a fresh sandbox account

@@ -212,6 +212,43 @@ func TestLiveKeySkipsWrites(t *testing.T) {
 	})
 }
 
+func TestExtraFeatureDirectories(t *testing.T) {
+	t.Parallel()
+	url := serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{}))
+	write := func(name, text string) string {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	own := write("smoke.feature", `Feature: Our smoke test
+  Scenario: Campaigns list
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+    And the JSON at "data.items" should be an array
+`)
+	typo := write("typo.feature", `Feature: A typo
+  Scenario: Misspelt step
+    When I send a GET request to "/v1/campaigns"
+    Then the response status shuold be 200
+`)
+	key := map[string]string{keyEnv: testKey}
+
+	got := runCLI(t, key, "--base-url", url, "--profile", "sandbox", "--features", own, "--no-builtin", "--format", "none")
+	if got.code != conformance.ExitConformant || !strings.Contains(got.stderr, "smoke        must") {
+		t.Errorf("own features alone: exit %d, want 0 and a row for area smoke\n%s", got.code, got.stderr)
+	}
+	got = runCLI(t, key, "--base-url", url, "--features", own, "--tags", "~@should", "--format", "none")
+	if got.code != conformance.ExitConformant || !strings.Contains(got.stderr, "smoke") || !strings.Contains(got.stderr, "auth         must") {
+		t.Errorf("own features beside the built-in ones: exit %d\n%s", got.code, got.stderr)
+	}
+	got = runCLI(t, key, "--base-url", url, "--features", typo, "--no-builtin", "--format", "none")
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "step is undefined") {
+		t.Errorf("undefined step: exit %d, want 2 and the reason\n%s", got.code, got.stderr)
+	}
+}
+
 func TestStepsCommandListsEveryStep(t *testing.T) {
 	t.Parallel()
 	got := runCLI(t, nil, "steps")
