@@ -90,7 +90,7 @@ Feature: Rate limits
     Then the response status should be 404
     And the header "X-RateLimit-Remaining" should be "998"
 
-  @sandbox @stable
+  @sandbox @stable @writes
   Scenario: A sandbox reset restores the rate-limit window
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns"
@@ -118,7 +118,7 @@ Feature: Rate limits
     And the header "X-RateLimit-Remaining" should be "0"
     And the rate-limit headers should be present as integers
 
-  @sandbox @stable @exhaustive
+  @sandbox @stable @exhaustive @writes
   Scenario: A refused request is not counted, and a reset restores the window
     Given a fresh sandbox account
     When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
