@@ -1,0 +1,474 @@
+package conformance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/cucumber/godog"
+)
+
+// Steps that check the status, the envelope and the body of the last response.
+
+func lastExchange(ctx context.Context) (*exchange, error) {
+	return stateFrom(ctx).last()
+}
+
+func statusIs(ctx context.Context, want int) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	if e.status != want {
+		return fmt.Errorf("want HTTP status %d, got %d", want, e.status)
+	}
+	return nil
+}
+
+func statusOneOf(ctx context.Context, list string) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	var wants []string
+	for _, w := range strings.Split(list, ",") {
+		w = strings.TrimSpace(w)
+		if w == strconv.Itoa(e.status) {
+			return nil
+		}
+		wants = append(wants, w)
+	}
+	return fmt.Errorf("want HTTP status one of %s, got %d", strings.Join(wants, ", "), e.status)
+}
+
+func notSuccessful(ctx context.Context) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	if e.status >= 200 && e.status < 300 {
+		return fmt.Errorf("want a refusal (a non-2xx status), got HTTP %d", e.status)
+	}
+	if v, err := e.json(); err == nil {
+		if m, ok := v.(map[string]any); ok && m["success"] == true {
+			return fmt.Errorf("want a refusal, got \"success\": true with HTTP %d", e.status)
+		}
+	}
+	return nil
+}
+
+type envelopeKind int
+
+const (
+	envelopeEither envelopeKind = iota
+	envelopeOK
+	envelopeFailed
+)
+
+func envelopeAny(ctx context.Context) error     { return envelopeStep(ctx, envelopeEither) }
+func envelopeSuccess(ctx context.Context) error { return envelopeStep(ctx, envelopeOK) }
+func envelopeError(ctx context.Context) error   { return envelopeStep(ctx, envelopeFailed) }
+
+func envelopeStep(ctx context.Context, kind envelopeKind) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	return checkEnvelope(e, kind)
+}
+
+// checkEnvelope applies the response envelope of spec sections 4 and 7. The
+// messages name the rule, since they are what a report shows first.
+func checkEnvelope(e *exchange, kind envelopeKind) error {
+	ok2xx := e.status >= 200 && e.status < 300
+	switch {
+	case kind == envelopeOK && !ok2xx:
+		return fmt.Errorf("want a successful response (HTTP 200), got HTTP %d", e.status)
+	case kind == envelopeFailed && ok2xx:
+		return fmt.Errorf("want an error response (non-2xx status), got HTTP %d", e.status)
+	}
+	v, err := e.json()
+	if err != nil {
+		return fmt.Errorf("envelope rule (spec §4): every response is a JSON object; %w", err)
+	}
+	m, isObj := v.(map[string]any)
+	if !isObj {
+		return fmt.Errorf("envelope rule (spec §4): the body must be a JSON object, got %s", describe(v))
+	}
+	sv, has := m["success"]
+	if !has {
+		return fmt.Errorf("envelope rule (spec §4): \"success\" is missing (keys: %s)", keysOf(m))
+	}
+	success, isBool := sv.(bool)
+	if !isBool {
+		return fmt.Errorf("envelope rule (spec §4): \"success\" must be a boolean, got %s", describe(sv))
+	}
+	if success != ok2xx {
+		return fmt.Errorf("envelope rule (spec §4, §7): \"success\" is %t on HTTP %d; it must be true exactly on success", success, e.status)
+	}
+	if success {
+		data, has := m["data"]
+		if !has {
+			return fmt.Errorf("envelope rule (spec §4): a success must carry \"data\" (keys: %s)", keysOf(m))
+		}
+		if _, isObj := data.(map[string]any); !isObj {
+			return fmt.Errorf("envelope rule (spec §4): \"data\" must be an object holding the result, got %s", describe(data))
+		}
+		return nil
+	}
+	ev, has := m["error"]
+	if !has {
+		return fmt.Errorf("error rule (spec §7): a failure must carry \"error\" (keys: %s)", keysOf(m))
+	}
+	eo, isObj := ev.(map[string]any)
+	if !isObj {
+		return fmt.Errorf("error rule (spec §7): \"error\" must be an object, got %s", describe(ev))
+	}
+	if c, ok := eo["code"].(string); !ok || c == "" {
+		return fmt.Errorf("error rule (spec §7): \"error.code\" must be a non-empty string, got %s", describeField(eo, "code"))
+	}
+	if _, ok := eo["message"].(string); !ok {
+		return fmt.Errorf("error rule (spec §7): \"error.message\" must be a string, got %s", describeField(eo, "message"))
+	}
+	st := eo["status"]
+	if !isType(st, "integer") {
+		return fmt.Errorf("error rule (spec §7): \"error.status\" must be an integer, got %s", describeField(eo, "status"))
+	}
+	if string(st.(json.Number)) != strconv.Itoa(e.status) {
+		return fmt.Errorf("error rule (spec §7): \"error.status\" must repeat the HTTP status %d, got %s", e.status, st)
+	}
+	return nil
+}
+
+func describeField(m map[string]any, k string) string {
+	v, ok := m[k]
+	if !ok {
+		return "nothing (the field is missing)"
+	}
+	return describe(v)
+}
+
+func errorCode(ctx context.Context, code string) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := e.json()
+	if err != nil {
+		return err
+	}
+	got, err := lookup(v, "error.code")
+	if err != nil {
+		return fmt.Errorf("want error code %q: %w", code, err)
+	}
+	if got != code {
+		return fmt.Errorf("want error code %q, got %s", code, describe(got))
+	}
+	return nil
+}
+
+func isJSONResponse(ctx context.Context) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	ct := e.header.Get("Content-Type")
+	media := strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
+	if media != "application/json" && !strings.HasSuffix(media, "+json") {
+		return fmt.Errorf("want Content-Type application/json, got %q", ct)
+	}
+	if _, err := e.json(); err != nil {
+		return err
+	}
+	return nil
+}
+
+func bodyLacks(ctx context.Context, text string) error {
+	s := stateFrom(ctx)
+	t, err := s.expand(text)
+	if err != nil {
+		return err
+	}
+	e, err := s.last()
+	if err != nil {
+		return err
+	}
+	if t != "" && strings.Contains(string(e.body), t) {
+		return fmt.Errorf("the body contains %q; want it nowhere in the response", s.t.redact(t))
+	}
+	return nil
+}
+
+// --- body by path ---
+
+func valueAt(s *scenarioState, path string) (any, error) {
+	e, err := s.last()
+	if err != nil {
+		return nil, err
+	}
+	root, err := e.json()
+	if err != nil {
+		return nil, err
+	}
+	return lookup(root, path)
+}
+
+func jsonAt(ctx context.Context, path string) (any, error) {
+	return valueAt(stateFrom(ctx), path)
+}
+
+func jsonIsString(ctx context.Context, path, want string) error {
+	s := stateFrom(ctx)
+	w, err := s.expand(want)
+	if err != nil {
+		return err
+	}
+	got, err := valueAt(s, path)
+	if err != nil {
+		return err
+	}
+	if got != w {
+		return fmt.Errorf("the JSON at %q: want string %q, got %s", path, w, describe(got))
+	}
+	return nil
+}
+
+func jsonEquals(ctx context.Context, path, literal string) error {
+	want, err := parseLiteral(literal)
+	if err != nil {
+		return err
+	}
+	return compareAt(ctx, path, want)
+}
+
+func jsonEqualsSaved(ctx context.Context, path, name string) error {
+	s := stateFrom(ctx)
+	want, ok := s.saved[name]
+	if !ok {
+		return fmt.Errorf("nothing saved as %q (known: %s)", name, s.savedNames())
+	}
+	return compareAt(ctx, path, want)
+}
+
+func jsonNotEqualsSaved(ctx context.Context, path, name string) error {
+	s := stateFrom(ctx)
+	other, ok := s.saved[name]
+	if !ok {
+		return fmt.Errorf("nothing saved as %q (known: %s)", name, s.savedNames())
+	}
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if matchDiff(other, got) == "" {
+		return fmt.Errorf("the JSON at %q: want anything but the saved %q, got %s", path, name, describe(got))
+	}
+	return nil
+}
+
+func compareAt(ctx context.Context, path string, want any) error {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if d := matchDiff(want, got); d != "" {
+		return fmt.Errorf("the JSON at %q differs (-want +got):\n%s", path, d)
+	}
+	return nil
+}
+
+func jsonIsType(ctx context.Context, path, typ string) error {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if !isType(got, typ) {
+		return fmt.Errorf("the JSON at %q: want %s, got %s", path, article(typ), describe(got))
+	}
+	return nil
+}
+
+func article(typ string) string {
+	if strings.ContainsAny(typ[:1], "aeiou") {
+		return "an " + typ
+	}
+	return "a " + typ
+}
+
+func jsonOneOf(ctx context.Context, path, list string) error {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	var wants []string
+	for _, w := range strings.Split(list, ",") {
+		w = strings.TrimSpace(w)
+		if got == w {
+			return nil
+		}
+		wants = append(wants, strconv.Quote(w))
+	}
+	return fmt.Errorf("the JSON at %q: want one of %s, got %s", path, strings.Join(wants, ", "), describe(got))
+}
+
+func jsonStartsWith(ctx context.Context, path, prefix string) error {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if s, ok := got.(string); !ok || !strings.HasPrefix(s, prefix) {
+		return fmt.Errorf("the JSON at %q: want a string starting with %q, got %s", path, prefix, describe(got))
+	}
+	return nil
+}
+
+func jsonExists(ctx context.Context, path string) error {
+	_, err := jsonAt(ctx, path)
+	return err
+}
+
+func jsonNotExists(ctx context.Context, path string) error {
+	s := stateFrom(ctx)
+	e, err := s.last()
+	if err != nil {
+		return err
+	}
+	root, err := e.json()
+	if err != nil {
+		return err
+	}
+	if v, err := lookup(root, path); err == nil {
+		return fmt.Errorf("the JSON at %q: want nothing there, got %s", path, describe(v))
+	}
+	return nil
+}
+
+func arrayAt(ctx context.Context, path string) ([]any, error) {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	a, ok := got.([]any)
+	if !ok {
+		return nil, fmt.Errorf("the JSON at %q: want an array, got %s", path, describe(got))
+	}
+	return a, nil
+}
+
+func jsonLen(ctx context.Context, path string, n int) error {
+	a, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if len(a) != n {
+		return fmt.Errorf("the JSON at %q: want %d item(s), got %d", path, n, len(a))
+	}
+	return nil
+}
+
+func jsonMinLen(ctx context.Context, path string, n int) error {
+	a, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if len(a) < n {
+		return fmt.Errorf("the JSON at %q: want at least %d item(s), got %d", path, n, len(a))
+	}
+	return nil
+}
+
+func jsonMatches(ctx context.Context, path string, doc *godog.DocString) error {
+	s := stateFrom(ctx)
+	text, err := s.expand(doc.Content)
+	if err != nil {
+		return err
+	}
+	want, err := decodeJSON([]byte(text))
+	if err != nil {
+		return fmt.Errorf("the expected document is not JSON: %w", err)
+	}
+	return compareAt(ctx, path, want)
+}
+
+func everyItemHas(ctx context.Context, path, field, want string) error {
+	s := stateFrom(ctx)
+	w, err := s.expand(want)
+	if err != nil {
+		return err
+	}
+	items, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		got, err := lookup(it, field)
+		if err != nil || got != w {
+			return fmt.Errorf("item %d at %q: want %q = %q, got %s", i, path, field, w, describeLookup(got, err))
+		}
+	}
+	return nil
+}
+
+func itemsInclude(ctx context.Context, path, field, want string) error {
+	s := stateFrom(ctx)
+	w, err := s.expand(want)
+	if err != nil {
+		return err
+	}
+	items, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if got, err := lookup(it, field); err == nil && got == w {
+			return nil
+		}
+	}
+	return fmt.Errorf("none of the %d item(s) at %q has %q = %q", len(items), path, field, w)
+}
+
+// itemsDescending checks order by a string field (timestamps in one format
+// sort as text) or a numeric one; equal neighbours are allowed.
+func itemsDescending(ctx context.Context, path, field string) error {
+	items, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	for i := 1; i < len(items); i++ {
+		a, errA := lookup(items[i-1], field)
+		b, errB := lookup(items[i], field)
+		if errA != nil || errB != nil {
+			return fmt.Errorf("items at %q: %q missing in item %d or %d", path, field, i-1, i)
+		}
+		if less(a, b) {
+			return fmt.Errorf("items at %q are not newest first: item %d has %s = %s before item %d with %s", path, i-1, field, describe(a), i, describe(b))
+		}
+	}
+	return nil
+}
+
+func less(a, b any) bool {
+	if x, ok := a.(string); ok {
+		if y, ok := b.(string); ok {
+			return x < y
+		}
+	}
+	x, ok1 := a.(json.Number)
+	y, ok2 := b.(json.Number)
+	if ok1 && ok2 {
+		fx, _ := x.Float64()
+		fy, _ := y.Float64()
+		return fx < fy
+	}
+	// Values of different kinds have no order; the spec promises none.
+	return false
+}
+
+func describeLookup(v any, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return describe(v)
+}
