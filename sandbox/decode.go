@@ -174,6 +174,11 @@ func (o *requestObject) checkDecimal(name string, n json.Number, max int64, plac
 	}
 	// A huge exponent would make big.Rat allocate without bound.
 	if exp, err := strconv.Atoi(m[4]); m[4] != "" && (err != nil || exp < -20 || exp > 20) {
+		o.errs.add(name, "must be written with an exponent between -20 and 20, or none, such as 19.99 (got %s)", n)
+		return "", false
+	}
+	// -0 equals 0 but would be echoed back as -0, which no client expects.
+	if strings.HasPrefix(string(n), "-") {
 		o.errs.add(name, "must be between 0 and %d (got %s)", max, n)
 		return "", false
 	}

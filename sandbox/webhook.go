@@ -61,7 +61,7 @@ func ParseWebhookInput(body []byte) (WebhookInput, error) {
 		u, err := url.Parse(raw)
 		switch {
 		case len(raw) > MaxWebhookURLLength:
-			obj.errs.add("url", "must be at most %d characters", MaxWebhookURLLength)
+			obj.errs.add("url", "must be at most %d bytes long", MaxWebhookURLLength)
 		// Hostname, not Host: "http://:" has a Host (":") but no host name.
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "":
 			obj.errs.add("url", "must be an absolute http or https URL (got %q)", raw)

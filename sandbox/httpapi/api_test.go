@@ -450,3 +450,11 @@ func TestHealthNeedsNoKey(t *testing.T) {
 	c := newClient(t, sandboxtest.Options{}).withKey("")
 	c.ok("GET", "/healthz", "", nil)
 }
+
+func TestUncleanPathsGetTheEnvelope(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	for _, path := range []string{"/v1/campaigns/..", "//v1/campaigns", "/v1//campaigns", "/v1/./campaigns"} {
+		c.fails("GET", path, "", http.StatusNotFound, "NOT_FOUND")
+	}
+	c.fails("PATCH", "/v1/bugs/.", `{"status":"confirmed"}`, http.StatusNotFound, "NOT_FOUND")
+}

@@ -24,11 +24,7 @@ func (s *Server) resetAccount(r *http.Request) (any, error) {
 
 // fileBug simulates a tester filing a bug, which the API itself cannot do.
 func (s *Server) fileBug(r *http.Request) (any, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	in, err := sandbox.ParseBugInput(body)
+	in, err := parseBody(r, sandbox.ParseBugInput)
 	if err != nil {
 		return nil, err
 	}
@@ -56,11 +52,7 @@ func (s *Server) listRequests(r *http.Request) (any, error) {
 }
 
 func (s *Server) planFaults(r *http.Request) (any, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := sandbox.ParseFaultPlan(body)
+	plan, err := parseBody(r, sandbox.ParseFaultPlan)
 	if err != nil {
 		return nil, err
 	}
@@ -74,11 +66,7 @@ func (s *Server) moveClock(r *http.Request) (any, error) {
 	if s.frozenClock == nil {
 		return nil, sandbox.Errorf(sandbox.ErrConflict, "the clock is not frozen; start the sandbox with --frozen-clock to move it")
 	}
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	d, err := sandbox.ParseClockMove(body)
+	d, err := parseBody(r, sandbox.ParseClockMove)
 	if err != nil {
 		return nil, err
 	}

@@ -22,11 +22,7 @@ func (s *Server) listCampaigns(r *http.Request) (any, error) {
 }
 
 func (s *Server) createCampaign(r *http.Request) (any, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	in, err := sandbox.ParseCampaignInput(body)
+	in, err := parseBody(r, sandbox.ParseCampaignInput)
 	if err != nil {
 		return nil, err
 	}
@@ -54,11 +50,7 @@ func (s *Server) listBugs(r *http.Request) (any, error) {
 }
 
 func (s *Server) updateBug(r *http.Request) (any, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	patch, err := sandbox.ParseBugPatch(body)
+	patch, err := parseBody(r, sandbox.ParseBugPatch)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +58,7 @@ func (s *Server) updateBug(r *http.Request) (any, error) {
 }
 
 func (s *Server) createWebhook(r *http.Request) (any, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		return nil, err
-	}
-	in, err := sandbox.ParseWebhookInput(body)
+	in, err := parseBody(r, sandbox.ParseWebhookInput)
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/testcampaign/kit/fixtures"
 	"github.com/testcampaign/kit/sandbox"
-	"github.com/testcampaign/kit/sandbox/httpapi"
-	"github.com/testcampaign/kit/sandbox/ratelimit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
-	"github.com/testcampaign/kit/sandbox/store"
 )
 
 // frozenAt is mid-minute, so a test knows how far the minute window is from
@@ -59,8 +55,8 @@ func TestRateLimitHeadersOnEveryAuthenticatedResponse(t *testing.T) {
 }
 
 func TestRateLimitRefusesAndRecovers(t *testing.T) {
-	handler, clock := newFrozenSandbox(t, ratelimit.Limits{Minute: 3, Hour: 5, Day: 100})
-	c := &client{t: t, handler: handler, key: testKey}
+	sb := sandboxtest.New(t, sandboxtest.Options{Now: frozenAt, MinuteLimit: 3, HourLimit: 5, DayLimit: 100})
+	c, clock := &client{t: t, handler: sb.Handler, key: testKey}, sb.Clock
 	for range 3 {
 		c.ok("GET", "/v1/testers", "", nil)
 	}
@@ -81,24 +77,6 @@ func TestRateLimitRefusesAndRecovers(t *testing.T) {
 		t.Errorf("next minute: %d, limit %d remaining %d reset %d; want the hour window with 1 left (the refused request is not counted)",
 			res.status, limit, remaining, reset)
 	}
-}
-
-// newFrozenSandbox builds a sandbox with its clock in the test's hands.
-func newFrozenSandbox(t *testing.T, limits ratelimit.Limits) (http.Handler, *sandbox.FrozenClock) {
-	t.Helper()
-	seed, err := fixtures.Load(fixtures.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := sandbox.NewFrozenClock(frozenAt)
-	st, err := store.New(clock, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return httpapi.NewServer(httpapi.Options{
-		Store: st, Clock: clock, Limiter: ratelimit.New(limits), FrozenClock: clock,
-		Logger: slog.New(slog.DiscardHandler),
-	}), clock
 }
 
 func TestResetControlStartsTheAccountOver(t *testing.T) {
@@ -208,18 +186,7 @@ func TestClockControl(t *testing.T) {
 
 func TestRequestLogAndServerLogHideTheKey(t *testing.T) {
 	var logs bytes.Buffer
-	seed, err := fixtures.Load(fixtures.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.New(sandbox.SystemClock{}, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler := httpapi.NewServer(httpapi.Options{
-		Store: st, Clock: sandbox.SystemClock{}, Limiter: ratelimit.New(ratelimit.DefaultLimits),
-		Logger: slog.New(slog.NewJSONHandler(&logs, nil)),
-	})
+	handler := sandboxtest.NewHandler(t, sandboxtest.Options{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	c := &client{t: t, handler: handler, key: testKey}
 	c.ok("GET", "/v1/campaigns?limit=2", "", nil)
 	c.fails("GET", "/v1/campaigns/cmp_999999", "", 404, "NOT_FOUND")
@@ -244,17 +211,8 @@ func TestRequestLogAndServerLogHideTheKey(t *testing.T) {
 }
 
 func TestPanicBecomesInternalError(t *testing.T) {
-	seed, err := fixtures.Load(fixtures.Default())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.New(sandbox.SystemClock{}, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	handler := httpapi.NewServer(httpapi.Options{
-		Store: panickingStore{st}, Clock: sandbox.SystemClock{}, Limiter: ratelimit.New(ratelimit.DefaultLimits),
-		Logger: slog.New(slog.DiscardHandler),
+	handler := sandboxtest.NewHandler(t, sandboxtest.Options{
+		WrapStore: func(st sandbox.Store) sandbox.Store { return panickingStore{st} },
 	})
 	rec := httptest.NewRecorder()
 	req := httptest.NewRequest("GET", "/v1/testers", nil)
@@ -265,7 +223,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 	}
 }
 
-type panickingStore struct{ *store.Store }
+type panickingStore struct{ sandbox.Store }
 
 func (panickingStore) Testers(string, sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
 	panic("boom")

@@ -24,6 +24,17 @@ func readJSONBody(r *http.Request) ([]byte, error) {
 	return io.ReadAll(r.Body)
 }
 
+// parseBody reads a JSON request body and decodes it with parse, one of the
+// domain's request decoders.
+func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error) {
+	body, err := readJSONBody(r)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return parse(body)
+}
+
 // pageRequest reads the limit and cursor query parameters.
 func pageRequest(r *http.Request) (sandbox.PageRequest, error) {
 	q := r.URL.Query()

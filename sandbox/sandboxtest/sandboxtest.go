@@ -27,11 +27,30 @@ type Options struct {
 	// WebhookRetry, if not zero, replaces the 1s wait before a webhook
 	// delivery's second attempt, so retries can be tested quickly.
 	WebhookRetry time.Duration
+	// Logger, if set, receives the request log; by default it is dropped.
+	Logger *slog.Logger
+	// WrapStore, if set, stands between the server and the store, so a test
+	// can make the store misbehave.
+	WrapStore func(sandbox.Store) sandbox.Store
+}
+
+// Sandbox is a whole sandbox built for a test.
+type Sandbox struct {
+	Handler http.Handler
+	Store   *store.Store
+	// Clock is the frozen clock, nil unless Options.Now was set.
+	Clock *sandbox.FrozenClock
 }
 
 // NewHandler returns a whole sandbox, seeded with the default fixtures, on a
 // fresh store. It fails the test if the sandbox cannot be built.
 func NewHandler(tb testing.TB, opts Options) http.Handler {
+	tb.Helper()
+	return New(tb, opts).Handler
+}
+
+// New is NewHandler for tests that also need the store or the clock.
+func New(tb testing.TB, opts Options) *Sandbox {
 	tb.Helper()
 	seed, err := fixtures.Load(fixtures.Default())
 	if err != nil {
@@ -43,7 +62,10 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 		frozen = sandbox.NewFrozenClock(opts.Now)
 		clock = frozen
 	}
-	logger := slog.New(slog.DiscardHandler)
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	var dispatcher *webhook.Dispatcher
 	st, err := store.New(clock, seed, store.WithEventListener(func(e sandbox.Event) { dispatcher.Notify(e) }))
 	if err != nil {
@@ -59,10 +81,14 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 			*l.into = *l.from
 		}
 	}
-	return httpapi.NewServer(httpapi.Options{
-		Store: st, Clock: clock, Limiter: ratelimit.New(limits), FrozenClock: frozen,
-		Logger: logger,
+	var served sandbox.Store = st
+	if opts.WrapStore != nil {
+		served = opts.WrapStore(st)
+	}
+	handler := httpapi.NewServer(httpapi.Options{
+		Store: served, Clock: clock, Limiter: ratelimit.New(limits), FrozenClock: frozen, Logger: logger,
 	})
+	return &Sandbox{Handler: handler, Store: st, Clock: frozen}
 }
 
 // NewServer serves NewHandler on a local port until the test ends.
