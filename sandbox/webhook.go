@@ -3,6 +3,8 @@ package sandbox
 import (
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -73,12 +75,17 @@ func ParseWebhookInput(body []byte) (WebhookInput, error) {
 		if len(events) == 0 {
 			obj.errs.add("events", "must name at least one event type")
 		}
-		for i, e := range events {
+		var unknown []string
+		for _, e := range events {
 			if !slices.Contains(EventTypes, e) {
-				obj.errs.add("events", "item %d must be one of %v (got %q)", i, EventTypes, e)
+				unknown = append(unknown, strconv.Quote(e))
 			} else if !slices.Contains(in.Events, e) {
 				in.Events = append(in.Events, e)
 			}
+		}
+		// One detail for the field, however many of its items are wrong.
+		if len(unknown) > 0 {
+			obj.errs.add("events", "must hold only %s (got %s)", strings.Join(EventTypes, ", "), strings.Join(unknown, ", "))
 		}
 	}
 	return in, obj.errs.err()

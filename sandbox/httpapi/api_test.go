@@ -393,7 +393,7 @@ func TestWebhookRegistration(t *testing.T) {
 	if diff := cmp.Diff([]string{"bug.created", "bug.updated"}, got.Events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	res := c.fails("POST", "/v1/webhooks", `{"url":"/relative","events":["campaign.deleted"]}`, 400, "VALIDATION_ERROR")
+	res := c.fails("POST", "/v1/webhooks", `{"url":"/relative","events":["campaign.deleted","*","bug.closed"]}`, 400, "VALIDATION_ERROR")
 	if len(res.env.Error.Details) != 2 {
 		t.Errorf("details = %+v, want one for url and one for events", res.env.Error.Details)
 	}
