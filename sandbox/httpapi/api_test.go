@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -346,33 +348,45 @@ func ptr(s string) *string { return &s }
 
 func TestConcurrentCreatesGetDistinctIDs(t *testing.T) {
 	c := newClient(t, sandboxtest.Options{})
+	keys := []string{testKey, "svc_test_second_account_key"}
 	const writers = 300
 	ids := make([]string, writers)
+	failures := make([]string, writers)
 	var wg sync.WaitGroup
 	for i := range writers {
 		wg.Add(1)
+		// Only collect here: t.Fatal must not be called off the test goroutine.
 		go func() {
 			defer wg.Done()
-			key := testKey
-			if i%3 == 0 {
-				key = "svc_test_second_account_key"
+			key := keys[i%len(keys)]
+			req := httptest.NewRequest("POST", "/v1/campaigns", strings.NewReader(validCampaign))
+			req.Header.Set("Authorization", "Bearer "+key)
+			req.Header.Set("Content-Type", "application/json")
+			rec := httptest.NewRecorder()
+			c.handler.ServeHTTP(rec, req)
+			var body struct{ Data campaign }
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); rec.Code != http.StatusOK || err != nil {
+				failures[i] = fmt.Sprintf("%d %s", rec.Code, rec.Body)
 			}
-			rec := c.withKey(key)
-			var got campaign
-			rec.ok("POST", "/v1/campaigns", validCampaign, &got)
-			ids[i] = key + "/" + got.ID
+			ids[i] = key + "/" + body.Data.ID
 		}()
 	}
 	wg.Wait()
-	slices.Sort(ids)
-	if len(slices.Compact(ids)) != writers {
-		t.Errorf("%d concurrent creates gave %d distinct ids", writers, len(slices.Compact(ids)))
+	for _, f := range failures {
+		if f != "" {
+			t.Fatalf("a concurrent create failed: %s", f)
+		}
 	}
-	var list page[campaign]
-	c.ok("GET", "/v1/analytics", "", &struct{}{})
-	c.ok("GET", "/v1/campaigns?limit=100", "", &list)
-	if !list.HasMore {
-		t.Error("list of 200+ campaigns says it has no more")
+	slices.Sort(ids)
+	if distinct := len(slices.Compact(ids)); distinct != writers {
+		t.Errorf("%d concurrent creates gave %d distinct ids", writers, distinct)
+	}
+	for _, key := range keys {
+		var stats struct{ Campaigns int }
+		c.withKey(key).ok("GET", "/v1/analytics", "", &stats)
+		if want := 4 + writers/len(keys); stats.Campaigns != want {
+			t.Errorf("%s holds %d campaigns, want %d: a concurrent create was lost or misfiled", sandbox.KeyHint(key), stats.Campaigns, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
@@ -91,13 +92,16 @@ func TestFrozenClockSessionIsReproducible(t *testing.T) {
 }
 
 // decodeBodies turns raw bodies into values, so the comparison ignores JSON
-// spacing and reports differences field by field.
+// spacing and reports differences field by field, yet keeps number literals.
 func decodeBodies(t *testing.T, exchanges []exchange) []map[string]any {
 	t.Helper()
 	var out []map[string]any
 	for _, e := range exchanges {
+		// UseNumber keeps literals: 7.50 coming back as 7.5 is a regression.
+		dec := json.NewDecoder(bytes.NewReader(e.Body))
+		dec.UseNumber()
 		var body any
-		if err := json.Unmarshal(e.Body, &body); err != nil {
+		if err := dec.Decode(&body); err != nil {
 			t.Fatalf("%s: %v", e.Request, err)
 		}
 		out = append(out, map[string]any{"request": e.Request, "status": e.Status, "headers": e.Headers, "body": body})
