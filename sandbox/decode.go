@@ -177,17 +177,13 @@ func (o *requestObject) checkDecimal(name string, n json.Number, max int64, plac
 		o.errs.add(name, "must be written with an exponent between -20 and 20, or none, such as 19.99 (got %s)", n)
 		return "", false
 	}
-	// -0 equals 0 but would be echoed back as -0, which no client expects.
-	if strings.HasPrefix(string(n), "-") {
-		o.errs.add(name, "must be between 0 and %d (got %s)", max, n)
-		return "", false
-	}
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok {
 		o.errs.add(name, "must be a number (got %s)", n)
 		return "", false
 	}
-	if r.Sign() < 0 || r.Cmp(new(big.Rat).SetInt64(max)) > 0 {
+	// The sign, not the value: -0 equals 0 but would be echoed back as -0.
+	if strings.HasPrefix(string(n), "-") || r.Cmp(new(big.Rat).SetInt64(max)) > 0 {
 		o.errs.add(name, "must be between 0 and %d (got %s)", max, n)
 		return "", false
 	}

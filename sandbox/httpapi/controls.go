@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -184,10 +185,7 @@ func (l *requestLogs) clear(accountID string) {
 func (l *requestLogs) recent(accountID string) []loggedRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	log := l.logs[accountID]
-	out := make([]loggedRequest, len(log))
-	for i, req := range log {
-		out[len(log)-1-i] = req
-	}
-	return out
+	recent := slices.Clone(l.logs[accountID])
+	slices.Reverse(recent)
+	return recent
 }

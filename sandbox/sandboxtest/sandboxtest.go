@@ -3,6 +3,7 @@
 package sandboxtest
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -62,10 +63,7 @@ func New(tb testing.TB, opts Options) *Sandbox {
 		frozen = sandbox.NewFrozenClock(opts.Now)
 		clock = frozen
 	}
-	logger := opts.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger := cmp.Or(opts.Logger, slog.New(slog.DiscardHandler))
 	var dispatcher *webhook.Dispatcher
 	st, err := store.New(clock, seed, store.WithEventListener(func(e sandbox.Event) { dispatcher.Notify(e) }))
 	if err != nil {
@@ -73,13 +71,10 @@ func New(tb testing.TB, opts Options) *Sandbox {
 	}
 	dispatcher = webhook.Start(webhook.Options{Store: st, Clock: clock, Logger: logger, FirstRetry: opts.WebhookRetry})
 	tb.Cleanup(dispatcher.Close)
-	limits := ratelimit.DefaultLimits
-	for _, l := range []struct{ from, into *int }{
-		{&opts.MinuteLimit, &limits.Minute}, {&opts.HourLimit, &limits.Hour}, {&opts.DayLimit, &limits.Day},
-	} {
-		if *l.from != 0 {
-			*l.into = *l.from
-		}
+	limits := ratelimit.Limits{
+		Minute: cmp.Or(opts.MinuteLimit, ratelimit.DefaultLimits.Minute),
+		Hour:   cmp.Or(opts.HourLimit, ratelimit.DefaultLimits.Hour),
+		Day:    cmp.Or(opts.DayLimit, ratelimit.DefaultLimits.Day),
 	}
 	var served sandbox.Store = st
 	if opts.WrapStore != nil {

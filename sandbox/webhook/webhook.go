@@ -138,15 +138,25 @@ func (d *Dispatcher) Notify(e sandbox.Event) {
 }
 
 func (d *Dispatcher) enqueue(j job) {
+	if !d.offer(j) {
+		// Recorded outside the lock, so a store write never holds up the
+		// other writers that are notifying.
+		d.record(j, 0, "dropped: the delivery queue is full", nil)
+	}
+}
+
+// offer queues j unless the queue is full; after Close it drops j silently.
+func (d *Dispatcher) offer(j job) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return
+		return true
 	}
 	select {
 	case d.queue <- j:
+		return true
 	default:
-		d.record(j, 0, "dropped: the delivery queue is full", nil)
+		return false
 	}
 }
 
