@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,12 +33,17 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
-func TestRunServesUntilCancelled(t *testing.T) {
+// startRun runs the sandbox as main would, on a free port, and returns its
+// base URL and a stop function that reports how run ended.
+func startRun(t *testing.T, cfg config) (string, func() error) {
+	t.Helper()
+	cfg.addr, cfg.limits, cfg.logFormat = "127.0.0.1:0", ratelimit.DefaultLimits, "text"
+	cfg.webhookAttempts, cfg.webhookFirstRetry = 1, time.Second
 	logs, logWriter := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, config{addr: "127.0.0.1:0", limits: ratelimit.DefaultLimits, logFormat: "text", frozenClock: "2026-01-01T00:00:00Z", webhookAttempts: 1, webhookFirstRetry: time.Second}, logWriter)
+		done <- run(ctx, cfg, logWriter)
 		logWriter.Close()
 	}()
 
@@ -47,11 +55,25 @@ func TestRunServesUntilCancelled(t *testing.T) {
 		}
 	}
 	if base == "" {
+		cancel()
 		t.Fatalf("the sandbox never said where it listens: %v", <-done)
 	}
 	// Keep draining the log so the server never blocks on it.
 	go func() { _, _ = io.Copy(io.Discard, logs) }()
+	stop := func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(15 * time.Second):
+			return errors.New("run did not return after cancel")
+		}
+	}
+	return base, stop
+}
 
+func TestRunServesUntilCancelled(t *testing.T) {
+	base, stop := startRun(t, config{frozenClock: "2026-01-01T00:00:00Z"})
 	req, _ := http.NewRequest("POST", base+"/v1/campaigns", strings.NewReader(`{"name":"First","platform":"ios","testersRequired":3,"rewardPerBug":2.5}`))
 	req.Header.Set("Authorization", "Bearer svc_test_first_user_key")
 	req.Header.Set("Content-Type", "application/json")
@@ -72,14 +94,41 @@ func TestRunServesUntilCancelled(t *testing.T) {
 		t.Errorf("create: %+v, %v", body, err)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run returned %v after shutdown", err)
+	if err := stop(); err != nil {
+		t.Errorf("run returned %v after shutdown", err)
+	}
+}
+
+func TestRunSeedsFromFixturesDir(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"testers.json":   `[{"ref":"zoe","name":"Zoe Custom","platforms":["web"],"country":"NZ","rating":5,"available":true,"age":"1h"}]`,
+		"campaigns.json": `[{"ref":"c","name":"Own campaign","platform":"web","testersRequired":1,"rewardPerBug":1,"status":"active","age":"1h"}]`,
+		"bugs.json":      `[]`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(15 * time.Second):
-		t.Fatal("run did not return after cancel")
+	}
+	base, stop := startRun(t, config{fixturesDir: dir})
+	defer stop()
+	req, _ := http.NewRequest("GET", base+"/v1/testers", nil)
+	req.Header.Set("Authorization", "Bearer svc_test_fixture_user_key")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var body struct {
+		Data struct {
+			Items []struct{ ID, Name string }
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Data.Items) != 1 || body.Data.Items[0].Name != "Zoe Custom" || body.Data.Items[0].ID != "tst_000001" {
+		t.Errorf("testers = %+v, want only the one from -fixtures", body.Data.Items)
 	}
 }
 
