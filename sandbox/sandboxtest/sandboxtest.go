@@ -4,6 +4,7 @@ package sandboxtest
 
 import (
 	"cmp"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +29,9 @@ type Options struct {
 	// WebhookRetry, if not zero, replaces the 1s wait before a webhook
 	// delivery's second attempt, so retries can be tested quickly.
 	WebhookRetry time.Duration
+	// Fixtures, if set, seeds accounts instead of the embedded fixtures, as
+	// the -fixtures flag does.
+	Fixtures fs.FS
 	// Logger, if set, receives the request log; by default it is dropped.
 	Logger *slog.Logger
 	// WrapStore, if set, stands between the server and the store, so a test
@@ -53,7 +57,11 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 // New is NewHandler for tests that also need the store or the clock.
 func New(tb testing.TB, opts Options) *Sandbox {
 	tb.Helper()
-	seed, err := fixtures.Load(fixtures.Default())
+	fixtureFS := opts.Fixtures
+	if fixtureFS == nil {
+		fixtureFS = fixtures.Default()
+	}
+	seed, err := fixtures.Load(fixtureFS)
 	if err != nil {
 		tb.Fatalf("load fixtures: %v", err)
 	}
