@@ -29,7 +29,7 @@ func NewBugStats() BugStats {
 }
 
 // Count adds one bug to the stats.
-func (s *BugStats) Count(b Bug) {
+func (s *BugStats) Count(b *Bug) {
 	s.Total++
 	s.ByStatus[b.Status]++
 	s.BySeverity[b.Severity]++

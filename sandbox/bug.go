@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"slices"
-	"time"
 )
 
 // Bug severities.
@@ -40,19 +39,18 @@ const (
 
 // Bug is a bug report a tester raised against a campaign.
 type Bug struct {
-	ID          string    `json:"id"`
-	CampaignID  string    `json:"campaignId"`
-	TesterID    string    `json:"testerId"`
-	Title       string    `json:"title"`
-	Description string    `json:"description"`
-	Severity    string    `json:"severity"`
-	Status      string    `json:"status"`
-	Resolution  *string   `json:"resolution"`
-	CreatedAt   time.Time `json:"createdAt"`
-	UpdatedAt   time.Time `json:"updatedAt"`
+	ID          string  `json:"id"`
+	CampaignID  string  `json:"campaignId"`
+	TesterID    string  `json:"testerId"`
+	Title       string  `json:"title"`
+	Description string  `json:"description"`
+	Severity    string  `json:"severity"`
+	Status      string  `json:"status"`
+	Resolution  *string `json:"resolution"`
+	CreatedAt   Time    `json:"createdAt"`
+	UpdatedAt   Time    `json:"updatedAt"`
 
-	AccountID string `json:"-"`
-	Seq       uint64 `json:"-"`
+	Seq uint64 `json:"-"`
 }
 
 func isOpen(status string) bool {
@@ -90,7 +88,7 @@ func ParseBugPatch(body []byte) (BugPatch, error) {
 // anything changed. It returns INVALID_STATUS_TRANSITION for a move outside
 // the lifecycle, a move to resolved or closed without a resolution, a
 // resolution sent with a reopen, and a resolution on a bug that stays open.
-func (b Bug) Apply(p BugPatch, now time.Time) (Bug, bool, error) {
+func (b Bug) Apply(p BugPatch, now Time) (Bug, bool, error) {
 	to := b.Status
 	if p.Status != nil {
 		to = *p.Status
@@ -179,4 +177,10 @@ func (f BugFilter) Validate() error {
 		return err
 	}
 	return checkParameter("severity", f.Severity, Severities)
+}
+
+// Match reports whether b passes the filter.
+func (f BugFilter) Match(b *Bug) bool {
+	return matches(f.CampaignID, b.CampaignID) && matches(f.TesterID, b.TesterID) &&
+		matches(f.Status, b.Status) && matches(f.Severity, b.Severity)
 }

@@ -1,9 +1,5 @@
 package sandbox
 
-import (
-	"time"
-)
-
 // Platforms a campaign can target.
 var Platforms = []string{"ios", "android", "web"}
 
@@ -28,16 +24,15 @@ const (
 
 // Campaign is a test campaign.
 type Campaign struct {
-	ID              string    `json:"id"`
-	Name            string    `json:"name"`
-	Platform        string    `json:"platform"`
-	TestersRequired int       `json:"testersRequired"`
-	RewardPerBug    Decimal   `json:"rewardPerBug"`
-	Status          string    `json:"status"`
-	CreatedAt       time.Time `json:"createdAt"`
+	ID              string  `json:"id"`
+	Name            string  `json:"name"`
+	Platform        string  `json:"platform"`
+	TestersRequired int     `json:"testersRequired"`
+	RewardPerBug    Decimal `json:"rewardPerBug"`
+	Status          string  `json:"status"`
+	CreatedAt       Time    `json:"createdAt"`
 
-	AccountID string `json:"-"`
-	Seq       uint64 `json:"-"`
+	Seq uint64 `json:"-"`
 }
 
 // CampaignInput is a valid request to create a campaign.
@@ -86,4 +81,9 @@ func (f CampaignFilter) Validate() error {
 		return err
 	}
 	return checkParameter("platform", f.Platform, Platforms)
+}
+
+// Match reports whether c passes the filter.
+func (f CampaignFilter) Match(c *Campaign) bool {
+	return matches(f.Status, c.Status) && matches(f.Platform, c.Platform)
 }

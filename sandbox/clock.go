@@ -42,8 +42,3 @@ func (c *FrozenClock) Advance(d time.Duration) time.Time {
 	c.now = c.now.Add(d)
 	return c.now
 }
-
-// Timestamp is how records carry time: UTC, to the millisecond.
-func Timestamp(t time.Time) time.Time {
-	return t.UTC().Truncate(time.Millisecond)
-}

@@ -1,9 +1,6 @@
 package sandbox
 
-import (
-	"net/http"
-	"time"
-)
+import "time"
 
 // Bounds of the sandbox controls.
 const (
@@ -22,8 +19,8 @@ type FaultPlan struct {
 
 // FaultCodes are the failures a plan can inject, by status.
 var FaultCodes = map[int]string{
-	http.StatusTooManyRequests:     ErrRateLimitExceeded,
-	http.StatusInternalServerError: ErrInternal,
+	429: ErrRateLimitExceeded,
+	500: ErrInternal,
 }
 
 // ParseFaultPlan decodes and validates a fault plan: status 429 or 500 (or

@@ -6,7 +6,6 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"net/http"
 )
 
 // Error codes the API reports in error.code.
@@ -19,28 +18,14 @@ const (
 	ErrMethodNotAllowed        = "METHOD_NOT_ALLOWED"
 	ErrInvalidStatusTransition = "INVALID_STATUS_TRANSITION"
 	ErrConflict                = "CONFLICT"
+	ErrLimitReached            = "LIMIT_REACHED"
+	ErrRequestTimeout          = "REQUEST_TIMEOUT"
+	ErrURITooLong              = "URI_TOO_LONG"
 	ErrPayloadTooLarge         = "PAYLOAD_TOO_LARGE"
 	ErrUnsupportedMediaType    = "UNSUPPORTED_MEDIA_TYPE"
 	ErrRateLimitExceeded       = "RATE_LIMIT_EXCEEDED"
 	ErrInternal                = "INTERNAL_ERROR"
 )
-
-// codeStatuses is the one place that ties an error code to its HTTP status, so
-// error.status and the response status can never disagree.
-var codeStatuses = map[string]int{
-	ErrInvalidAPIKey:           http.StatusUnauthorized,
-	ErrValidation:              http.StatusBadRequest,
-	ErrInvalidJSON:             http.StatusBadRequest,
-	ErrInvalidParameter:        http.StatusBadRequest,
-	ErrNotFound:                http.StatusNotFound,
-	ErrMethodNotAllowed:        http.StatusMethodNotAllowed,
-	ErrInvalidStatusTransition: http.StatusConflict,
-	ErrConflict:                http.StatusConflict,
-	ErrPayloadTooLarge:         http.StatusRequestEntityTooLarge,
-	ErrUnsupportedMediaType:    http.StatusUnsupportedMediaType,
-	ErrRateLimitExceeded:       http.StatusTooManyRequests,
-	ErrInternal:                http.StatusInternalServerError,
-}
 
 // Error is an error the API reports to its caller. Any other error is internal
 // and reaches the caller only as INTERNAL_ERROR.
@@ -59,14 +44,6 @@ type FieldError struct {
 
 func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %s", e.Code, e.Message)
-}
-
-// Status is the HTTP status that goes with the error's code.
-func (e *Error) Status() int {
-	if status, ok := codeStatuses[e.Code]; ok {
-		return status
-	}
-	return http.StatusInternalServerError
 }
 
 // Errorf returns an *Error with the given code and a formatted message.

@@ -1,18 +1,19 @@
 package sandbox
 
-import (
-	"encoding/json"
-	"time"
-)
-
 // Event is something that happened to an account's data and that webhooks
-// report. Data holds the record as it was right after the change.
+// report. JSON is the whole event, {id, type, createdAt, data} with data the
+// record as it was right after the change, encoded once when the event
+// happens: it is both what GET /_sandbox/events lists and the webhook body.
 type Event struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	CreatedAt time.Time       `json:"createdAt"`
-	Data      json.RawMessage `json:"data"`
+	ID        string
+	Type      string
+	CreatedAt Time
+	JSON      []byte
 
-	AccountID string `json:"-"`
-	Seq       uint64 `json:"-"`
+	Seq uint64
+}
+
+// MarshalJSON writes the event as it was encoded when it happened.
+func (e Event) MarshalJSON() ([]byte, error) {
+	return e.JSON, nil
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math/big"
-	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -50,8 +49,8 @@ func fuzzCheckRefusal(t *testing.T, err error, codes []string, fields []string) 
 	if !errors.As(err, &apiErr) {
 		t.Fatalf("error %q (%T) is no *Error, so the client would see INTERNAL_ERROR", err, err)
 	}
-	if got := AsError(err); got.Code == ErrInternal || got.Status() != http.StatusBadRequest {
-		t.Fatalf("AsError gives %s with status %d, want a client error with 400", got.Code, got.Status())
+	if got := AsError(err); !slices.Contains([]string{ErrValidation, ErrInvalidJSON, ErrInvalidParameter}, got.Code) {
+		t.Fatalf("AsError gives %s, want a client error answered with 400", got.Code)
 	}
 	if !slices.Contains(codes, apiErr.Code) {
 		t.Fatalf("code %s, want one of %v", apiErr.Code, codes)
@@ -523,7 +522,7 @@ func FuzzBugApply(f *testing.F) {
 			f.Add(uint8(from), uint8(1), uint8(to), uint8(2))
 		}
 	}
-	created := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	created := At(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	now := created.Add(time.Hour)
 	// pick reads a fuzzed byte as one of values, or as nil for 0 when the
 	// field is optional.
@@ -539,7 +538,7 @@ func FuzzBugApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, from, resolution, toStatus, toResolution uint8) {
 		bug := Bug{
 			ID: "bug_000001", CampaignID: "cmp_000001", TesterID: "tst_000001", Title: "t", Severity: "low",
-			Status: *pick(from, fuzzStatuses, false), CreatedAt: created, UpdatedAt: created, AccountID: "a", Seq: 1,
+			Status: *pick(from, fuzzStatuses, false), CreatedAt: created, UpdatedAt: created, Seq: 1,
 		}
 		// Only done bugs carry a resolution: the store never holds another kind.
 		if fuzzDone(bug.Status) {
@@ -562,8 +561,8 @@ func FuzzBugApply(f *testing.F) {
 			if err == nil {
 				t.Fatalf("%s: allowed, want 409", describe())
 			}
-			if apiErr := AsError(err); apiErr.Code != ErrInvalidStatusTransition || apiErr.Status() != http.StatusConflict {
-				t.Fatalf("%s: %s (%d), want INVALID_STATUS_TRANSITION (409)", describe(), apiErr.Code, apiErr.Status())
+			if apiErr := AsError(err); apiErr.Code != ErrInvalidStatusTransition {
+				t.Fatalf("%s: %s, want INVALID_STATUS_TRANSITION", describe(), apiErr.Code)
 			}
 			if changed || !cmp.Equal(got, bug) {
 				t.Fatalf("%s: refused, yet returns changed=%v and %+v", describe(), changed, got)

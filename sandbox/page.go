@@ -76,3 +76,9 @@ func checkParameter(name, value string, allowed []string) error {
 	}
 	return Errorf(ErrInvalidParameter, "%s must be one of %s (got %q)", name, strings.Join(allowed, ", "), value)
 }
+
+// matches reports whether a record's value passes a filter value; an empty
+// filter passes everything.
+func matches(filter, value string) bool {
+	return filter == "" || filter == value
+}

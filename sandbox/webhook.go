@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // Event types a webhook can subscribe to.
@@ -28,15 +27,14 @@ const MaxWebhookURLLength = 2048
 
 // Webhook is an endpoint that receives the account's events.
 type Webhook struct {
-	ID        string    `json:"id"`
-	URL       string    `json:"url"`
-	Events    []string  `json:"events"`
-	Secret    string    `json:"secret"`
-	Status    string    `json:"status"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID        string   `json:"id"`
+	URL       string   `json:"url"`
+	Events    []string `json:"events"`
+	Secret    string   `json:"secret"`
+	Status    string   `json:"status"`
+	CreatedAt Time     `json:"createdAt"`
 
-	AccountID string `json:"-"`
-	Seq       uint64 `json:"-"`
+	Seq uint64 `json:"-"`
 }
 
 // Wants reports whether the webhook subscribes to events of the given type.

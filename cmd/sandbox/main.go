@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,54 +16,74 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/testcampaign/kit/fixtures"
 	"github.com/testcampaign/kit/sandbox"
-	"github.com/testcampaign/kit/sandbox/httpapi"
+	"github.com/testcampaign/kit/sandbox/app"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 	"github.com/testcampaign/kit/sandbox/store"
-	"github.com/testcampaign/kit/sandbox/webhook"
 )
 
 type config struct {
 	addr        string
 	fixturesDir string
 	frozenClock string
-	limits      ratelimit.Limits
 	logFormat   string
-	// webhookAttempts and webhookFirstRetry shape delivery retries.
-	webhookAttempts   int
-	webhookFirstRetry time.Duration
+	app         app.Config
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cfg := config{}
+	a := &cfg.app
 	fset := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	fset.StringVar(&cfg.addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fset.StringVar(&cfg.fixturesDir, "fixtures", "", "directory with testers.json, campaigns.json and bugs.json to seed accounts with (default: the embedded fixtures)")
-	fset.StringVar(&cfg.frozenClock, "frozen-clock", "", "freeze the clock at this RFC 3339 time, so the same requests give byte-identical responses")
-	fset.IntVar(&cfg.limits.Minute, "rate-limit-minute", ratelimit.DefaultLimits.Minute, "requests per key per UTC minute")
-	fset.IntVar(&cfg.limits.Hour, "rate-limit-hour", ratelimit.DefaultLimits.Hour, "requests per key per UTC hour")
-	fset.IntVar(&cfg.limits.Day, "rate-limit-day", ratelimit.DefaultLimits.Day, "requests per key per UTC day")
+	fset.StringVar(&cfg.frozenClock, "frozen-clock", "", "start every account's clock frozen at this RFC 3339 time, so the same requests give byte-identical responses")
+	fset.IntVar(&a.Limits.Minute, "rate-limit-minute", ratelimit.DefaultLimits.Minute, "API requests per key per UTC minute")
+	fset.IntVar(&a.Limits.Hour, "rate-limit-hour", ratelimit.DefaultLimits.Hour, "API requests per key per UTC hour")
+	fset.IntVar(&a.Limits.Day, "rate-limit-day", ratelimit.DefaultLimits.Day, "API requests per key per UTC day")
+	fset.IntVar(&a.ControlLimits.Minute, "control-limit-minute", ratelimit.DefaultControlLimits.Minute, "/_sandbox requests per key per UTC minute")
+	fset.IntVar(&a.StoreLimits.Records, "max-records", store.DefaultLimits.Records, "campaigns, and separately bugs, one account may hold")
+	fset.IntVar(&a.StoreLimits.Events, "max-events", store.DefaultLimits.Events, "most recent events each account keeps for /_sandbox/events")
+	fset.DurationVar(&a.AccountTTL, "account-ttl", app.DefaultAccountTTL, "drop an account idle for this long; its key then starts afresh")
+	fset.IntVar(&a.MaxAccounts, "max-accounts", app.DefaultMaxAccounts, "accounts held at once; past it the least recently used is dropped")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
-	fset.IntVar(&cfg.webhookAttempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
-	fset.DurationVar(&cfg.webhookFirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
+	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
+	fset.DurationVar(&a.Webhooks.FirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
+	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback and private networks too (link-local, multicast and unspecified ones always are)")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
 	if fset.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %v", fset.Args())
 	}
-	if cfg.limits.Minute < 1 || cfg.limits.Hour < 1 || cfg.limits.Day < 1 {
+	if a.Limits.Minute < 1 || a.Limits.Hour < 1 || a.Limits.Day < 1 || a.ControlLimits.Minute < 1 {
 		return cfg, errors.New("rate limits must be at least 1")
 	}
-	if cfg.webhookAttempts < 1 || cfg.webhookFirstRetry <= 0 {
+	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 {
+		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1 and -account-ttl positive")
+	}
+	if a.Webhooks.Attempts < 1 || a.Webhooks.FirstRetry <= 0 {
 		return cfg, errors.New("-webhook-attempts must be at least 1 and -webhook-first-retry positive")
 	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return cfg, fmt.Errorf("-log-format must be text or json, not %q", cfg.logFormat)
 	}
-	return cfg, nil
+	return cfg, cfg.resolve()
+}
+
+// resolve turns the flags that name things into what they name.
+func (cfg *config) resolve() error {
+	if cfg.frozenClock != "" {
+		at, err := time.Parse(time.RFC3339, cfg.frozenClock)
+		if err != nil {
+			return fmt.Errorf("-frozen-clock: %w", err)
+		}
+		cfg.app.FrozenAt = at
+	}
+	if cfg.fixturesDir != "" {
+		cfg.app.Fixtures = os.DirFS(cfg.fixturesDir)
+	}
+	return nil
 }
 
 func main() {
@@ -84,6 +103,14 @@ func main() {
 	}
 }
 
+// Bounds of what the server reads from a client.
+const (
+	// maxHeaderBytes fits any real request's headers with room to spare;
+	// past it net/http answers 431 before a handler runs.
+	maxHeaderBytes = 64 << 10
+	readTimeout    = 30 * time.Second
+)
+
 // run serves until ctx is done, then lets requests in flight finish.
 func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	var logger *slog.Logger
@@ -92,58 +119,33 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	} else {
 		logger = slog.New(slog.NewTextHandler(logOutput, nil))
 	}
-
-	var fixtureFS fs.FS = fixtures.Default()
-	if cfg.fixturesDir != "" {
-		fixtureFS = os.DirFS(cfg.fixturesDir)
+	cfg.app.Logger = logger
+	if err := cfg.resolve(); err != nil {
+		return err
 	}
-	seed, err := fixtures.Load(fixtureFS)
+	sandboxApp, err := app.New(cfg.app)
 	if err != nil {
 		return err
 	}
-
-	var clock sandbox.Clock = sandbox.SystemClock{}
-	var frozen *sandbox.FrozenClock
-	if cfg.frozenClock != "" {
-		at, err := time.Parse(time.RFC3339, cfg.frozenClock)
-		if err != nil {
-			return fmt.Errorf("-frozen-clock: %w", err)
-		}
-		frozen = sandbox.NewFrozenClock(at)
-		clock = frozen
-	}
-
-	// The store announces events after commit; the dispatcher, built on
-	// the store, delivers them. The listener reads dispatcher only once
-	// requests arrive, after both exist.
-	var dispatcher *webhook.Dispatcher
-	st, err := store.New(clock, seed, store.WithEventListener(func(e sandbox.Event) { dispatcher.Notify(e) }))
-	if err != nil {
-		return err
-	}
-	dispatcher = webhook.Start(webhook.Options{
-		Store: st, Clock: clock, Logger: logger, MaxAttempts: cfg.webhookAttempts, FirstRetry: cfg.webhookFirstRetry,
-	})
-	defer dispatcher.Close()
-	handler := httpapi.NewServer(httpapi.Options{
-		Store: st, Clock: clock, Limiter: ratelimit.New(cfg.limits), Logger: logger, FrozenClock: frozen,
-	})
+	defer sandboxApp.Close()
 
 	listener, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           sandboxApp.Handler,
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
+		ReadTimeout:       readTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		// Long enough for the slowest injected fault.
-		WriteTimeout: sandbox.MaxFaultDelay + 30*time.Second,
+		WriteTimeout: sandbox.MaxFaultDelay + readTimeout,
 		IdleTimeout:  2 * time.Minute,
 		ErrorLog:     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	limits := cfg.app.Limits
 	logger.Info("sandbox listening", "url", "http://"+listener.Addr().String(), "frozen_clock", cfg.frozenClock,
-		"rate_limits", fmt.Sprintf("%d/min %d/h %d/day", cfg.limits.Minute, cfg.limits.Hour, cfg.limits.Day))
+		"rate_limits", fmt.Sprintf("%d/min %d/h %d/day", limits.Minute, limits.Hour, limits.Day))
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()

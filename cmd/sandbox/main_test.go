@@ -13,17 +13,15 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/testcampaign/kit/sandbox/ratelimit"
 )
 
 func TestParseFlags(t *testing.T) {
 	cfg, err := parseFlags(nil, io.Discard)
-	if err != nil || cfg.addr != "127.0.0.1:8080" || cfg.limits.Minute != 1000 || cfg.fixturesDir != "" {
+	if err != nil || cfg.addr != "127.0.0.1:8080" || cfg.app.Limits.Minute != 1000 || cfg.fixturesDir != "" {
 		t.Errorf("defaults: %+v, %v", cfg, err)
 	}
 	cfg, err = parseFlags([]string{"-rate-limit-minute", "5", "-frozen-clock", "2026-01-01T00:00:00Z", "-log-format", "json"}, io.Discard)
-	if err != nil || cfg.limits.Minute != 5 || cfg.frozenClock == "" || cfg.logFormat != "json" {
+	if err != nil || cfg.app.Limits.Minute != 5 || cfg.frozenClock == "" || cfg.logFormat != "json" {
 		t.Errorf("set: %+v, %v", cfg, err)
 	}
 	for _, bad := range [][]string{{"-rate-limit-day", "0"}, {"-log-format", "xml"}, {"-webhook-attempts", "0"}, {"extra"}, {"-nope"}} {
@@ -37,8 +35,8 @@ func TestParseFlags(t *testing.T) {
 // base URL and a stop function that reports how run ended.
 func startRun(t *testing.T, cfg config) (string, func() error) {
 	t.Helper()
-	cfg.addr, cfg.limits, cfg.logFormat = "127.0.0.1:0", ratelimit.DefaultLimits, "text"
-	cfg.webhookAttempts, cfg.webhookFirstRetry = 1, time.Second
+	cfg.addr, cfg.logFormat = "127.0.0.1:0", "text"
+	cfg.app.Webhooks.Attempts, cfg.app.Webhooks.FirstRetry = 1, time.Second
 	logs, logWriter := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -90,7 +88,7 @@ func TestRunServesUntilCancelled(t *testing.T) {
 	}
 	err = json.NewDecoder(res.Body).Decode(&body)
 	res.Body.Close()
-	if err != nil || !body.Success || body.Data.Status != "draft" || body.Data.CreatedAt != "2026-01-01T00:00:00Z" {
+	if err != nil || !body.Success || body.Data.Status != "draft" || body.Data.CreatedAt != "2026-01-01T00:00:00.000Z" {
 		t.Errorf("create: %+v, %v", body, err)
 	}
 
@@ -133,7 +131,7 @@ func TestRunSeedsFromFixturesDir(t *testing.T) {
 }
 
 func TestRunRejectsBadFixturesDir(t *testing.T) {
-	err := run(context.Background(), config{addr: "127.0.0.1:0", fixturesDir: t.TempDir(), limits: ratelimit.DefaultLimits}, io.Discard)
+	err := run(context.Background(), config{addr: "127.0.0.1:0", fixturesDir: t.TempDir()}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "fixture") {
 		t.Errorf("err = %v", err)
 	}

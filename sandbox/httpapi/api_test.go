@@ -130,12 +130,12 @@ func TestMalformedRequests(t *testing.T) {
 func TestWrongMethodListsAllowedMethods(t *testing.T) {
 	c := newClient(t, sandboxtest.Options{})
 	tests := []struct{ method, path, allow string }{
-		{"DELETE", "/v1/campaigns", "GET, POST"},
-		{"PUT", "/v1/campaigns/cmp_000001", "GET"},
+		{"DELETE", "/v1/campaigns", "GET, HEAD, POST"},
+		{"PUT", "/v1/campaigns/cmp_000001", "GET, HEAD"},
 		{"GET", "/v1/bugs/bug_000001", "PATCH"},
 		{"GET", "/v1/webhooks", "POST"},
-		{"POST", "/v1/testers", "GET"},
-		{"POST", "/v1/analytics", "GET"},
+		{"POST", "/v1/testers", "GET, HEAD"},
+		{"POST", "/v1/analytics", "GET, HEAD"},
 	}
 	for _, tt := range tests {
 		res := c.fails(tt.method, tt.path, "", http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED")

@@ -9,7 +9,7 @@ import (
 )
 
 func (s *Server) listCampaigns(r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q := queryOf(r)
 	filter := sandbox.CampaignFilter{Status: q.Get("status"), Platform: q.Get("platform")}
 	if err := filter.Validate(); err != nil {
 		return nil, err
@@ -18,7 +18,7 @@ func (s *Server) listCampaigns(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Campaigns(accountOf(r).ID, filter, page)
+	return accountOf(r).Store.Campaigns(filter, page)
 }
 
 func (s *Server) createCampaign(r *http.Request) (any, error) {
@@ -26,15 +26,15 @@ func (s *Server) createCampaign(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.CreateCampaign(accountOf(r).ID, in)
+	return accountOf(r).Store.CreateCampaign(in)
 }
 
 func (s *Server) getCampaign(r *http.Request) (any, error) {
-	return s.store.Campaign(accountOf(r).ID, mux.Vars(r)["id"])
+	return accountOf(r).Store.Campaign(mux.Vars(r)["id"])
 }
 
 func (s *Server) listBugs(r *http.Request) (any, error) {
-	q := r.URL.Query()
+	q := queryOf(r)
 	filter := sandbox.BugFilter{
 		CampaignID: q.Get("campaignId"), TesterID: q.Get("testerId"),
 		Status: q.Get("status"), Severity: q.Get("severity"),
@@ -46,7 +46,7 @@ func (s *Server) listBugs(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Bugs(accountOf(r).ID, filter, page)
+	return accountOf(r).Store.Bugs(filter, page)
 }
 
 func (s *Server) updateBug(r *http.Request) (any, error) {
@@ -54,7 +54,7 @@ func (s *Server) updateBug(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.UpdateBug(accountOf(r).ID, mux.Vars(r)["id"], patch)
+	return accountOf(r).Store.UpdateBug(mux.Vars(r)["id"], patch)
 }
 
 func (s *Server) createWebhook(r *http.Request) (any, error) {
@@ -62,11 +62,11 @@ func (s *Server) createWebhook(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.CreateWebhook(accountOf(r).ID, in)
+	return accountOf(r).Store.CreateWebhook(in)
 }
 
 func (s *Server) listTesters(r *http.Request) (any, error) {
-	filter := sandbox.TesterFilter{Platform: r.URL.Query().Get("platform")}
+	filter := sandbox.TesterFilter{Platform: queryOf(r).Get("platform")}
 	if err := filter.Validate(); err != nil {
 		return nil, err
 	}
@@ -74,9 +74,9 @@ func (s *Server) listTesters(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Testers(accountOf(r).ID, filter, page)
+	return accountOf(r).Store.Testers(filter, page)
 }
 
 func (s *Server) analytics(r *http.Request) (any, error) {
-	return s.store.Analytics(accountOf(r).ID, r.URL.Query().Get("campaignId"))
+	return accountOf(r).Store.Analytics(queryOf(r).Get("campaignId"))
 }

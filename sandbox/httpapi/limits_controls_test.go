@@ -48,15 +48,21 @@ func TestRateLimitHeadersOnEveryAuthenticatedResponse(t *testing.T) {
 	if unauthenticated.header.Get("X-RateLimit-Limit") != "" {
 		t.Error("a 401 carries rate-limit headers: it counted a request for nobody")
 	}
-	control := c.do("GET", "/_sandbox/events", "")
-	if control.header.Get("X-RateLimit-Remaining") != "" {
-		t.Error("controls are counted against the API limits")
+	// Controls carry their own budget's headers and leave the API's alone.
+	for i := range 2 {
+		limit, remaining, _ := rateHeaders(t, c.do("GET", "/_sandbox/events", ""))
+		if limit != 600 || remaining != 599-i {
+			t.Errorf("control %d: limit %d remaining %d, want 600 and %d", i, limit, remaining, 599-i)
+		}
+	}
+	if _, remaining, _ := rateHeaders(t, c.do("GET", "/v1/testers", "")); remaining != 999-len(responses) {
+		t.Errorf("API remaining %d after controls, want %d", remaining, 999-len(responses))
 	}
 }
 
 func TestRateLimitRefusesAndRecovers(t *testing.T) {
 	sb := sandboxtest.New(t, sandboxtest.Options{Now: frozenAt, MinuteLimit: 3, HourLimit: 5, DayLimit: 100})
-	c, clock := &client{t: t, handler: sb.Handler, key: testKey}, sb.Clock
+	c, clock := &client{t: t, handler: sb.Handler, key: testKey}, sb.Accounts.Get(testKey).Frozen
 	for range 3 {
 		c.ok("GET", "/v1/testers", "", nil)
 	}
@@ -175,10 +181,16 @@ func TestClockControl(t *testing.T) {
 	}
 	var created campaign
 	c.ok("POST", "/v1/campaigns", validCampaign, &created)
-	if created.CreatedAt != "2026-03-14T16:39:26Z" {
+	if created.CreatedAt != "2026-03-14T16:39:26.000Z" {
 		t.Errorf("createdAt = %s, want the moved clock", created.CreatedAt)
 	}
 	c.fails("POST", "/_sandbox/clock", `{"advance":"-1h"}`, 400, "VALIDATION_ERROR")
+	// Another key's clock has not moved.
+	var other campaign
+	c.withKey("svc_test_another_account_9999").ok("POST", "/v1/campaigns", validCampaign, &other)
+	if other.CreatedAt != "2026-03-14T15:09:26.000Z" {
+		t.Errorf("another account's createdAt = %s, want the frozen instant", other.CreatedAt)
+	}
 
 	running := newClient(t, sandboxtest.Options{})
 	running.fails("POST", "/_sandbox/clock", `{"advance":"1h"}`, http.StatusConflict, "CONFLICT")
@@ -225,7 +237,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 
 type panickingStore struct{ sandbox.Store }
 
-func (panickingStore) Testers(string, sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
+func (panickingStore) Testers(sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
 	panic("boom")
 }
 

@@ -5,17 +5,30 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/accounts"
+	"github.com/testcampaign/kit/sandbox/ratelimit"
+)
+
+// Bounds of a request line.
+const (
+	// MaxURLBytes is the longest request target served; longer ones get 414.
+	MaxURLBytes = 8 << 10
+	// MaxQueryParameters is where net/url stops parsing a query and, without
+	// this check, a filter would be silently ignored.
+	MaxQueryParameters = 10_000
 )
 
 // requestState is filled in as a request passes the middleware, and read by
-// logRequests once the response is written.
+// the handlers and by logRequests once the response is written.
 type requestState struct {
-	account *sandbox.Account
+	account *accounts.Account
+	query   url.Values
 }
 
 type requestStateKey struct{}
@@ -25,8 +38,19 @@ func stateOf(r *http.Request) *requestState {
 }
 
 // accountOf returns the account that authenticate attached to the request.
-func accountOf(r *http.Request) sandbox.Account {
-	return *stateOf(r).account
+func accountOf(r *http.Request) *accounts.Account {
+	return stateOf(r).account
+}
+
+// queryOf returns the query parameters, parsed once by checkRequestLine.
+func queryOf(r *http.Request) url.Values {
+	return stateOf(r).query
+}
+
+// loggedPath is as much of the path as logs and messages repeat.
+func loggedPath(r *http.Request) string {
+	path, _ := accounts.Prefix(r.URL.Path, accounts.MaxLoggedText)
+	return path
 }
 
 // statusRecorder remembers the status a handler wrote, for the log.
@@ -41,7 +65,7 @@ func (rec *statusRecorder) WriteHeader(status int) {
 }
 
 // logRequests logs every request with the key hint, never the key, and keeps
-// the account's recent requests for GET /_sandbox/requests.
+// the account's recent API requests for GET /_sandbox/requests.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		started := time.Now()
@@ -49,13 +73,13 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, state)))
 		elapsed := time.Since(started)
-		attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", elapsed}
-		if state.account != nil {
-			attrs = append(attrs, "key", state.account.KeyHint)
+		attrs := []any{"method", r.Method, "path", loggedPath(r), "status", rec.status, "duration", elapsed}
+		if a := state.account; a != nil {
+			attrs = append(attrs, "key", a.KeyHint)
 			if !strings.HasPrefix(r.URL.Path, controlPrefix) {
-				s.requestLog.add(state.account.ID, loggedRequest{
+				a.Requests.Add(accounts.LoggedRequest{
 					Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: rec.status,
-					At: sandbox.Timestamp(s.clock.Now()), DurationMS: elapsed.Milliseconds(),
+					At: sandbox.At(a.Clock.Now()), DurationMS: elapsed.Milliseconds(),
 				})
 			}
 		}
@@ -72,10 +96,29 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.logger.ErrorContext(r.Context(), "panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
-				writeError(w, fmt.Errorf("panic: %v", v))
+				s.writeError(w, r, fmt.Errorf("panic: %v", v))
 			}
 		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// checkRequestLine refuses request targets too long to be a real request, and
+// queries that net/url would cut short, before anything else reads them.
+func (s *Server) checkRequestLine(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.RequestURI) > MaxURLBytes {
+			s.writeError(w, r, sandbox.Errorf(sandbox.ErrURITooLong, "the request target is longer than %d bytes", MaxURLBytes))
+			return
+		}
+		query, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			// The error names the parameter, which may be long.
+			msg, _ := accounts.Prefix(err.Error(), accounts.MaxLoggedText)
+			s.writeError(w, r, sandbox.Errorf(sandbox.ErrInvalidParameter, "the query string cannot be read: %s", msg))
+			return
+		}
+		stateOf(r).query = query
 		next.ServeHTTP(w, r)
 	})
 }
@@ -84,7 +127,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > MaxBodyBytes {
-			writeError(w, sandbox.Errorf(sandbox.ErrPayloadTooLarge, "request body is larger than %d bytes", MaxBodyBytes))
+			s.writeError(w, r, sandbox.Errorf(sandbox.ErrPayloadTooLarge, "request body is larger than %d bytes", MaxBodyBytes))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
@@ -97,7 +140,7 @@ func needsKey(path string) bool {
 }
 
 // authenticate admits requests to the API and the controls only with a valid
-// test key, and makes sure the key's account exists.
+// test key, and attaches the key's account.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !needsKey(r.URL.Path) {
@@ -106,39 +149,54 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		key, err := sandbox.ParseAuthorization(r.Header.Get("Authorization"))
 		if err != nil {
-			writeError(w, err)
+			s.writeError(w, r, err)
 			return
 		}
-		account := sandbox.AccountForKey(key)
-		if err := s.store.EnsureAccount(account); err != nil {
-			writeError(w, fmt.Errorf("open account %s: %w", account.KeyHint, err))
-			return
-		}
-		stateOf(r).account = &account
+		stateOf(r).account = s.accounts.Get(key)
 		next.ServeHTTP(w, r)
 	})
 }
 
-// limitRate counts API requests against the key's limits and reports the
-// tightest window on every response; the controls are not counted.
+// limiterFor returns the budget a request is counted against: the API's
+// limits, or the controls' own.
+func limiterFor(r *http.Request) *ratelimit.Limiter {
+	a := accountOf(r)
+	if strings.HasPrefix(r.URL.Path, controlPrefix) {
+		return a.Controls
+	}
+	return a.Limiter
+}
+
+// limitRate counts authenticated requests against their budget and reports
+// its tightest window on every response.
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if stateOf(r).account == nil || strings.HasPrefix(r.URL.Path, controlPrefix) {
+		if accountOf(r) == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
-		d := s.limiter.Take(accountOf(r).ID, s.clock.Now())
-		h := w.Header()
-		h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-		h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-		h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+		d := limiterFor(r).Take(accountOf(r).Clock.Now())
 		if !d.Allowed {
-			retryAfter := int(math.Ceil(d.RetryAfter.Seconds()))
-			h.Set("Retry-After", strconv.Itoa(retryAfter))
-			writeError(w, sandbox.Errorf(sandbox.ErrRateLimitExceeded,
-				"rate limit of %d requests exceeded; retry in %d seconds", d.Limit, retryAfter))
+			s.refuse(w, r, d)
 			return
 		}
+		setRateHeaders(w, d)
 		next.ServeHTTP(w, r)
 	})
+}
+
+func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision) {
+	h := w.Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+}
+
+// refuse answers 429 with the headers of the exhausted budget.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) {
+	setRateHeaders(w, d)
+	retryAfter := max(1, int(math.Ceil(d.RetryAfter.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+	s.writeError(w, r, sandbox.Errorf(sandbox.ErrRateLimitExceeded,
+		"rate limit of %d requests exceeded; retry in %d seconds", d.Limit, retryAfter))
 }

@@ -37,6 +37,6 @@ func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error)
 
 // pageRequest reads the limit and cursor query parameters.
 func pageRequest(r *http.Request) (sandbox.PageRequest, error) {
-	q := r.URL.Query()
+	q := queryOf(r)
 	return sandbox.ParsePageRequest(q.Get("limit"), q.Get("cursor"))
 }

@@ -4,9 +4,38 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"os"
 
 	"github.com/testcampaign/kit/sandbox"
 )
+
+// codeStatuses is the one place that ties an error code to its HTTP status, so
+// error.status and the response status can never disagree.
+var codeStatuses = map[string]int{
+	sandbox.ErrInvalidAPIKey:           http.StatusUnauthorized,
+	sandbox.ErrValidation:              http.StatusBadRequest,
+	sandbox.ErrInvalidJSON:             http.StatusBadRequest,
+	sandbox.ErrInvalidParameter:        http.StatusBadRequest,
+	sandbox.ErrNotFound:                http.StatusNotFound,
+	sandbox.ErrMethodNotAllowed:        http.StatusMethodNotAllowed,
+	sandbox.ErrRequestTimeout:          http.StatusRequestTimeout,
+	sandbox.ErrInvalidStatusTransition: http.StatusConflict,
+	sandbox.ErrConflict:                http.StatusConflict,
+	sandbox.ErrLimitReached:            http.StatusConflict,
+	sandbox.ErrPayloadTooLarge:         http.StatusRequestEntityTooLarge,
+	sandbox.ErrURITooLong:              http.StatusRequestURITooLong,
+	sandbox.ErrUnsupportedMediaType:    http.StatusUnsupportedMediaType,
+	sandbox.ErrRateLimitExceeded:       http.StatusTooManyRequests,
+	sandbox.ErrInternal:                http.StatusInternalServerError,
+}
+
+// statusOf is the HTTP status that goes with an error code.
+func statusOf(code string) int {
+	if status, ok := codeStatuses[code]; ok {
+		return status
+	}
+	return http.StatusInternalServerError
+}
 
 type successEnvelope struct {
 	Success bool `json:"success"`
@@ -25,34 +54,53 @@ type errorBody struct {
 	Details []sandbox.FieldError `json:"details,omitempty"`
 }
 
+// internalErrorBody is written when even an envelope cannot be encoded.
+var internalErrorBody = []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR","message":"internal error","status":500}}` + "\n")
+
 // writeJSON is the only place a response body is written, so every response,
-// success or error, is an envelope with a JSON content type.
-func writeJSON(w http.ResponseWriter, status int, body any) {
+// success or error, is an envelope with a JSON content type. The body is
+// encoded before the status is written, so that a body that cannot be
+// encoded still gets a 500 envelope rather than a 200 and half a body.
+func writeJSON(w http.ResponseWriter, status int, body any) error {
+	encoded, err := json.Marshal(body)
+	if err != nil {
+		status, encoded = http.StatusInternalServerError, internalErrorBody
+	} else {
+		encoded = append(encoded, '\n')
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
 	// The header is gone; a failed write means the client left.
-	_ = enc.Encode(body)
+	_, _ = w.Write(encoded)
+	return err
 }
 
-func writeData(w http.ResponseWriter, data any) {
-	writeJSON(w, http.StatusOK, successEnvelope{Success: true, Data: data})
+func (s *Server) writeData(w http.ResponseWriter, r *http.Request, data any) {
+	if err := writeJSON(w, http.StatusOK, successEnvelope{Success: true, Data: data}); err != nil {
+		s.logger.ErrorContext(r.Context(), "encode response", "path", r.URL.Path, "error", err)
+	}
 }
 
 // writeError writes err as an error envelope whose error.status is the HTTP
 // status. Errors that are not *sandbox.Error become INTERNAL_ERROR, and their
-// text, which may describe internals, stays in the log.
-func writeError(w http.ResponseWriter, err error) {
+// text, which may describe internals, goes only to the log: the one place a
+// request is logged at ERROR, since every other error is the client's.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	apiErr := sandbox.AsError(err)
 	var maxBytes *http.MaxBytesError
-	if errors.As(err, &maxBytes) {
+	switch {
+	case errors.As(err, &maxBytes):
 		apiErr = sandbox.Errorf(sandbox.ErrPayloadTooLarge, "request body is larger than %d bytes", maxBytes.Limit)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		apiErr = sandbox.Errorf(sandbox.ErrRequestTimeout, "the request body did not arrive in time")
+	case apiErr.Code == sandbox.ErrInternal:
+		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	}
 	if apiErr.Code == sandbox.ErrInvalidAPIKey {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="svc"`)
 	}
-	writeJSON(w, apiErr.Status(), errorEnvelope{Error: errorBody{
-		Code: apiErr.Code, Message: apiErr.Message, Status: apiErr.Status(), Details: apiErr.Details,
+	status := statusOf(apiErr.Code)
+	_ = writeJSON(w, status, errorEnvelope{Error: errorBody{
+		Code: apiErr.Code, Message: apiErr.Message, Status: status, Details: apiErr.Details,
 	}})
 }

@@ -10,29 +10,20 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/testcampaign/kit/sandbox"
-	"github.com/testcampaign/kit/sandbox/ratelimit"
+	"github.com/testcampaign/kit/sandbox/accounts"
 )
 
 // Options are what a Server is built from.
 type Options struct {
-	Store   sandbox.Store
-	Clock   sandbox.Clock
-	Limiter *ratelimit.Limiter
-	Logger  *slog.Logger
-	// FrozenClock, when the sandbox runs on one, lets tests move it through
-	// POST /_sandbox/clock.
-	FrozenClock *sandbox.FrozenClock
+	Accounts *accounts.Registry
+	// Logger receives one line per request; it discards them if nil.
+	Logger *slog.Logger
 }
 
 // Server is the sandbox's HTTP interface.
 type Server struct {
-	store       sandbox.Store
-	clock       sandbox.Clock
-	limiter     *ratelimit.Limiter
-	logger      *slog.Logger
-	frozenClock *sandbox.FrozenClock
-	faults      *faultPlans
-	requestLog  *requestLogs
+	accounts *accounts.Registry
+	logger   *slog.Logger
 
 	router  *mux.Router
 	handler http.Handler
@@ -40,15 +31,14 @@ type Server struct {
 
 // NewServer returns a server with every route and middleware in place.
 func NewServer(opts Options) *Server {
-	s := &Server{
-		store: opts.Store, clock: opts.Clock, limiter: opts.Limiter, logger: opts.Logger,
-		frozenClock: opts.FrozenClock, faults: newFaultPlans(), requestLog: newRequestLogs(),
-		router: mux.NewRouter(),
+	s := &Server{accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter()}
+	if s.logger == nil {
+		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.routes()
 	// Wrapped outside the router, not added with Router.Use, so that unknown
 	// routes and wrong methods are logged, authenticated and limited too.
-	s.handler = s.logRequests(s.recoverPanics(s.authenticate(s.limitRate(s.injectFaults(s.limitBody(s.router))))))
+	s.handler = s.logRequests(s.recoverPanics(s.checkRequestLine(s.authenticate(s.injectFaults(s.limitRate(s.limitBody(s.router)))))))
 	return s
 }
 
@@ -70,7 +60,6 @@ func (s *Server) routes() {
 	s.router.SkipClean(true)
 	s.router.NotFoundHandler = http.HandlerFunc(s.notFound)
 	s.router.MethodNotAllowedHandler = http.HandlerFunc(s.methodNotAllowed)
-	s.router.Handle("/healthz", s.handle(s.health)).Methods(http.MethodGet)
 
 	// Full paths on the root router, not subrouters: a subrouter's method
 	// mismatch reaches the root as a 404 instead of a 405.
@@ -78,6 +67,8 @@ func (s *Server) routes() {
 		method, path string
 		handler      handlerFunc
 	}{
+		{http.MethodGet, "/healthz", s.health},
+
 		{http.MethodGet, "/v1/campaigns", s.listCampaigns},
 		{http.MethodPost, "/v1/campaigns", s.createCampaign},
 		{http.MethodGet, "/v1/campaigns/{id}", s.getCampaign},
@@ -96,7 +87,13 @@ func (s *Server) routes() {
 		{http.MethodPost, "/_sandbox/clock", s.moveClock},
 	}
 	for _, route := range routes {
-		s.router.Handle(route.path, s.handle(route.handler)).Methods(route.method)
+		methods := []string{route.method}
+		// net/http clients expect HEAD wherever GET is; the server
+		// drops the body.
+		if route.method == http.MethodGet {
+			methods = append(methods, http.MethodHead)
+		}
+		s.router.Handle(route.path, s.handle(route.handler)).Methods(methods...)
 	}
 }
 
@@ -108,23 +105,21 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, err := h(r)
 		if err != nil {
-			if sandbox.AsError(err).Code == sandbox.ErrInternal {
-				s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
-			}
-			writeError(w, err)
+			s.writeError(w, r, err)
 			return
 		}
-		writeData(w, data)
+		s.writeData(w, r, data)
 	})
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, sandbox.Errorf(sandbox.ErrNotFound, "no route for %s %s", r.Method, r.URL.Path))
+	path, _ := accounts.Prefix(r.URL.Path, accounts.MaxLoggedText)
+	s.writeError(w, r, sandbox.Errorf(sandbox.ErrNotFound, "no route for %s %s", r.Method, path))
 }
 
 // allowMethods are the methods the API could route; Allow lists those the
 // router matches for the request's path.
-var allowMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+var allowMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	var allowed []string
@@ -139,7 +134,8 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	writeError(w, sandbox.Errorf(sandbox.ErrMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, r.URL.Path, strings.Join(allowed, ", ")))
+	path, _ := accounts.Prefix(r.URL.Path, accounts.MaxLoggedText)
+	s.writeError(w, r, sandbox.Errorf(sandbox.ErrMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, path, strings.Join(allowed, ", ")))
 }
 
 func (s *Server) health(*http.Request) (any, error) {

@@ -1,8 +1,11 @@
-// Package ratelimit counts requests per API key in fixed windows aligned to
-// the UTC minute, hour and day, as the Test-Campaign Service does.
+// Package ratelimit counts one key's requests in fixed windows aligned to the
+// UTC minute, hour and day, as the Test-Campaign Service does. Each account
+// holds its own Limiter, so keys never share a lock and a reset or an
+// eviction drops the counts with the account.
 package ratelimit
 
 import (
+	"cmp"
 	"sync"
 	"time"
 )
@@ -14,6 +17,11 @@ type Limits struct {
 
 // DefaultLimits are the published limits of the service.
 var DefaultLimits = Limits{Minute: 1000, Hour: 10000, Day: 100000}
+
+// DefaultControlLimits are the sandbox controls' own budget: generous, but
+// enough to stop a script that floods them (each control can emit webhook
+// events).
+var DefaultControlLimits = Limits{Minute: 600, Hour: 36000, Day: 864000}
 
 // Decision is the outcome of one request, with the figures of the window that
 // has the fewest requests left (the shortest one on a tie).
@@ -39,38 +47,35 @@ type counter struct {
 	used  int
 }
 
-// Limiter holds the counts of every key. It is safe for concurrent use.
+// Limiter holds one key's counts. It is safe for concurrent use.
 type Limiter struct {
 	windows [3]window
 	mu      sync.Mutex
-	counts  map[string]*[3]counter
-	// sweptDay is the day whose start last dropped stale keys.
-	sweptDay time.Time
+	counts  [3]counter
 }
 
 // New returns a limiter enforcing limits.
 func New(limits Limits) *Limiter {
-	return &Limiter{
-		windows: [3]window{{time.Minute, limits.Minute}, {time.Hour, limits.Hour}, {24 * time.Hour, limits.Day}},
-		counts:  map[string]*[3]counter{},
-	}
+	return &Limiter{windows: [3]window{{time.Minute, limits.Minute}, {time.Hour, limits.Hour}, {24 * time.Hour, limits.Day}}}
 }
 
-// Take counts one request of key at now, unless a window is exhausted: a
-// refused request uses nothing, so a client backing off as told recovers.
-func (l *Limiter) Take(key string, now time.Time) Decision {
+// Take counts one request at now, unless a window is exhausted: a refused
+// request uses nothing, so a client backing off as told recovers.
+func (l *Limiter) Take(now time.Time) Decision {
+	return l.decide(now, true)
+}
+
+// Peek reports what Take would, without counting a request: for responses
+// that the limits must describe but not be spent on, such as injected faults.
+func (l *Limiter) Peek(now time.Time) Decision {
+	return l.decide(now, false)
+}
+
+func (l *Limiter) decide(now time.Time, take bool) Decision {
 	now = now.UTC()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if day := now.Truncate(24 * time.Hour); !day.Equal(l.sweptDay) {
-		l.dropKeysIdleBefore(day)
-		l.sweptDay = day
-	}
-	counts := l.counts[key]
-	if counts == nil {
-		counts = &[3]counter{}
-		l.counts[key] = counts
-	}
+	counts := &l.counts
 	allowed := true
 	var retryAt time.Time
 	for i, w := range l.windows {
@@ -88,12 +93,12 @@ func (l *Limiter) Take(key string, now time.Time) Decision {
 		}
 	}
 	d := Decision{Allowed: allowed}
-	if allowed {
+	if !allowed {
+		d.RetryAfter = retryAt.Sub(now)
+	} else if take {
 		for i := range counts {
 			counts[i].used++
 		}
-	} else {
-		d.RetryAfter = retryAt.Sub(now)
 	}
 	best := -1
 	for i, w := range l.windows {
@@ -104,19 +109,7 @@ func (l *Limiter) Take(key string, now time.Time) Decision {
 	return d
 }
 
-// Forget drops key's counts, as if it had made no request.
-func (l *Limiter) Forget(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.counts, key)
-}
-
-// dropKeysIdleBefore forgets keys not seen since day began, so that a sandbox
-// used with a fresh key per test keeps its memory flat across days.
-func (l *Limiter) dropKeysIdleBefore(day time.Time) {
-	for key, counts := range l.counts {
-		if counts[2].start.Before(day) {
-			delete(l.counts, key)
-		}
-	}
+// Or returns l with each zero limit taken from def.
+func (l Limits) Or(def Limits) Limits {
+	return Limits{Minute: cmp.Or(l.Minute, def.Minute), Hour: cmp.Or(l.Hour, def.Hour), Day: cmp.Or(l.Day, def.Day)}
 }

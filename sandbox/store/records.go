@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -9,108 +10,98 @@ import (
 )
 
 // CreateCampaign stores a new draft campaign and emits campaign.created.
-func (s *Store) CreateCampaign(accountID string, in sandbox.CampaignInput) (sandbox.Campaign, error) {
-	c := sandbox.Campaign{
-		Name: in.Name, Platform: in.Platform, TestersRequired: in.TestersRequired, RewardPerBug: in.RewardPerBug,
-		Status: sandbox.CampaignDraft, AccountID: accountID,
-	}
-	err := s.write(func(txn *memdb.Txn) error {
-		var err error
-		if c.Seq, c.ID, err = newID(txn, accountID, kindCampaign); err != nil {
+func (d *DB) CreateCampaign(in sandbox.CampaignInput) (sandbox.Campaign, error) {
+	var c sandbox.Campaign
+	err := d.write(func(txn *memdb.Txn) error {
+		seq, id, err := newID(txn, campaigns, d.limits.Records)
+		if err != nil {
 			return err
 		}
-		c.CreatedAt = s.now()
-		if err := txn.Insert(tableCampaigns, &c); err != nil {
+		c = sandbox.Campaign{
+			ID: id, Name: in.Name, Platform: in.Platform, TestersRequired: in.TestersRequired, RewardPerBug: in.RewardPerBug,
+			Status: sandbox.CampaignDraft, CreatedAt: d.now() + d.origin, Seq: seq,
+		}
+		if err := txn.Insert(campaigns.name, stored(d, campaigns, c)); err != nil {
 			return fmt.Errorf("insert campaign: %w", err)
 		}
-		return s.emit(txn, accountID, sandbox.EventCampaignCreated, c)
+		return d.emit(txn, sandbox.EventCampaignCreated, c)
 	})
 	return c, err
 }
 
 // Campaign returns one campaign of the account.
-func (s *Store) Campaign(accountID, id string) (sandbox.Campaign, error) {
-	return get[sandbox.Campaign](s, tableCampaigns, "campaign", accountID, id)
+func (d *DB) Campaign(id string) (sandbox.Campaign, error) {
+	c, err := get(d, d.db.Txn(false), campaigns, "campaign", id)
+	if err != nil {
+		return sandbox.Campaign{}, err
+	}
+	return resolved(d, campaigns, c), nil
 }
 
 // Campaigns lists the account's campaigns, newest first.
-func (s *Store) Campaigns(accountID string, f sandbox.CampaignFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Campaign], error) {
-	index, prefix := indexSeq, []any{accountID}
-	switch {
-	case f.Status != "":
-		index, prefix = indexStatus, []any{accountID, f.Status}
-	case f.Platform != "":
-		index, prefix = indexPlatform, []any{accountID, f.Platform}
-	}
-	return list(s, tableCampaigns, index, prefix, page, campaignSeq, func(c *sandbox.Campaign) bool {
-		return matches(f.Status, c.Status) && matches(f.Platform, c.Platform)
-	})
-}
-
-func campaignSeq(c *sandbox.Campaign) uint64 { return c.Seq }
-
-// matches reports whether a record value passes a filter value; an empty filter
-// passes everything.
-func matches(filter, value string) bool {
-	return filter == "" || filter == value
+func (d *DB) Campaigns(f sandbox.CampaignFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Campaign], error) {
+	return list(d, campaigns, f, page)
 }
 
 // FileBug stores a bug reported by a tester and emits bug.created.
-func (s *Store) FileBug(accountID string, in sandbox.BugInput) (sandbox.Bug, error) {
-	b := sandbox.Bug{
-		CampaignID: in.CampaignID, TesterID: in.TesterID, Title: in.Title, Description: in.Description,
-		Severity: in.Severity, Status: sandbox.BugNew, AccountID: accountID,
-	}
-	err := s.write(func(txn *memdb.Txn) error {
-		campaign, err := txn.First(tableCampaigns, indexID, accountID, in.CampaignID)
+func (d *DB) FileBug(in sandbox.BugInput) (sandbox.Bug, error) {
+	var b sandbox.Bug
+	err := d.write(func(txn *memdb.Txn) error {
+		campaign, err := get(d, txn, campaigns, "campaign", in.CampaignID)
 		if err != nil {
-			return fmt.Errorf("look up campaign: %w", err)
+			return fieldError(err, "campaignId", "campaignId names no campaign of this account")
 		}
-		if campaign == nil {
-			return &sandbox.Error{Code: sandbox.ErrValidation, Message: "campaignId names no campaign of this account",
-				Details: []sandbox.FieldError{{Field: "campaignId", Message: fmt.Sprintf("no campaign with id %q", in.CampaignID)}}}
-		}
-		if b.TesterID == "" {
-			if b.TesterID, err = pickTester(txn, accountID, campaign.(*sandbox.Campaign).Platform); err != nil {
+		testerID := in.TesterID
+		if testerID == "" {
+			if testerID, err = pickTester(txn, campaign.Platform); err != nil {
 				return err
 			}
-		} else if tester, err := txn.First(tableTesters, indexID, accountID, b.TesterID); err != nil || tester == nil {
-			return &sandbox.Error{Code: sandbox.ErrValidation, Message: "testerId names no tester of this account",
-				Details: []sandbox.FieldError{{Field: "testerId", Message: fmt.Sprintf("no tester with id %q", b.TesterID)}}}
+		} else if _, err := get(d, txn, testers, "tester", testerID); err != nil {
+			return fieldError(err, "testerId", "testerId names no tester of this account")
 		}
-		if b.Seq, b.ID, err = newID(txn, accountID, kindBug); err != nil {
+		seq, id, err := newID(txn, bugs, d.limits.Records)
+		if err != nil {
 			return err
 		}
-		b.CreatedAt = s.now()
-		b.UpdatedAt = b.CreatedAt
-		if err := txn.Insert(tableBugs, &b); err != nil {
+		now := d.now() + d.origin
+		b = sandbox.Bug{
+			ID: id, CampaignID: in.CampaignID, TesterID: testerID, Title: in.Title, Description: in.Description,
+			Severity: in.Severity, Status: sandbox.BugNew, CreatedAt: now, UpdatedAt: now, Seq: seq,
+		}
+		if err := txn.Insert(bugs.name, stored(d, bugs, b)); err != nil {
 			return fmt.Errorf("insert bug: %w", err)
 		}
-		return s.emit(txn, accountID, sandbox.EventBugCreated, b)
+		return d.emit(txn, sandbox.EventBugCreated, b)
 	})
 	return b, err
 }
 
+// fieldError turns the NOT_FOUND of a referenced record into the
+// VALIDATION_ERROR of the field that named it.
+func fieldError(err error, field, message string) error {
+	apiErr := sandbox.AsError(err)
+	if apiErr.Code != sandbox.ErrNotFound {
+		return err
+	}
+	return &sandbox.Error{Code: sandbox.ErrValidation, Message: message,
+		Details: []sandbox.FieldError{{Field: field, Message: apiErr.Message}}}
+}
+
 // pickTester chooses the oldest tester who tests the platform, or failing
 // that the oldest tester, so that the same requests pick the same tester.
-func pickTester(txn *memdb.Txn, accountID, platform string) (string, error) {
-	it, err := txn.LowerBound(tableTesters, indexSeq, accountID, uint64(0))
+func pickTester(txn *memdb.Txn, platform string) (string, error) {
+	it, err := txn.LowerBound(testers.name, indexID, uint64(0))
 	if err != nil {
 		return "", fmt.Errorf("scan testers: %w", err)
 	}
 	first := ""
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		t := raw.(*sandbox.Tester)
-		if t.AccountID != accountID {
-			break
-		}
 		if first == "" {
 			first = t.ID
 		}
-		for _, p := range t.Platforms {
-			if p == platform {
-				return t.ID, nil
-			}
+		if slices.Contains(t.Platforms, platform) {
+			return t.ID, nil
 		}
 	}
 	if first == "" {
@@ -120,63 +111,45 @@ func pickTester(txn *memdb.Txn, accountID, platform string) (string, error) {
 	return first, nil
 }
 
-// Bugs lists the account's bugs, newest first, through the index of the most
-// selective filter given.
-func (s *Store) Bugs(accountID string, f sandbox.BugFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Bug], error) {
-	index, prefix := indexSeq, []any{accountID}
-	switch {
-	case f.CampaignID != "":
-		index, prefix = indexCampaign, []any{accountID, f.CampaignID}
-	case f.TesterID != "":
-		index, prefix = indexTester, []any{accountID, f.TesterID}
-	case f.Status != "":
-		index, prefix = indexStatus, []any{accountID, f.Status}
-	case f.Severity != "":
-		index, prefix = indexSeverity, []any{accountID, f.Severity}
-	}
-	return list(s, tableBugs, index, prefix, page, bugSeq, func(b *sandbox.Bug) bool {
-		return matches(f.CampaignID, b.CampaignID) && matches(f.TesterID, b.TesterID) &&
-			matches(f.Status, b.Status) && matches(f.Severity, b.Severity)
-	})
+// Bugs lists the account's bugs, newest first.
+func (d *DB) Bugs(f sandbox.BugFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Bug], error) {
+	return list(d, bugs, f, page)
 }
 
-func bugSeq(b *sandbox.Bug) uint64 { return b.Seq }
-
 // UpdateBug applies a patch to one bug and emits bug.updated if it changed.
-func (s *Store) UpdateBug(accountID, id string, p sandbox.BugPatch) (sandbox.Bug, error) {
+func (d *DB) UpdateBug(id string, p sandbox.BugPatch) (sandbox.Bug, error) {
 	var updated sandbox.Bug
-	err := s.write(func(txn *memdb.Txn) error {
-		raw, err := txn.First(tableBugs, indexID, accountID, id)
+	err := d.write(func(txn *memdb.Txn) error {
+		current, err := get(d, txn, bugs, "bug", id)
 		if err != nil {
-			return fmt.Errorf("look up bug: %w", err)
+			return err
 		}
-		if raw == nil {
-			return sandbox.Errorf(sandbox.ErrNotFound, "no bug with id %q", id)
-		}
-		next, changed, err := raw.(*sandbox.Bug).Apply(p, s.now())
+		next, changed, err := resolved(d, bugs, current).Apply(p, d.now()+d.origin)
 		updated = next
 		if err != nil || !changed {
 			return err
 		}
-		if err := txn.Insert(tableBugs, &next); err != nil {
+		if err := txn.Insert(bugs.name, stored(d, bugs, next)); err != nil {
 			return fmt.Errorf("update bug: %w", err)
 		}
-		return s.emit(txn, accountID, sandbox.EventBugUpdated, next)
+		return d.emit(txn, sandbox.EventBugUpdated, next)
 	})
 	return updated, err
 }
 
 // CreateWebhook registers a webhook with a new signing secret.
-func (s *Store) CreateWebhook(accountID string, in sandbox.WebhookInput) (sandbox.Webhook, error) {
-	w := sandbox.Webhook{URL: in.URL, Events: in.Events, Status: sandbox.WebhookActive, AccountID: accountID}
-	err := s.write(func(txn *memdb.Txn) error {
-		var err error
-		if w.Seq, w.ID, err = newID(txn, accountID, kindWebhook); err != nil {
+func (d *DB) CreateWebhook(in sandbox.WebhookInput) (sandbox.Webhook, error) {
+	var w sandbox.Webhook
+	err := d.write(func(txn *memdb.Txn) error {
+		seq, id, err := newID(txn, webhooks, d.limits.Webhooks)
+		if err != nil {
 			return err
 		}
-		w.Secret = webhookSecret(accountID, w.ID)
-		w.CreatedAt = s.now()
-		if err := txn.Insert(tableWebhooks, &w); err != nil {
+		w = sandbox.Webhook{
+			ID: id, URL: in.URL, Events: in.Events, Status: sandbox.WebhookActive,
+			Secret: webhookSecret(d.accountID, id), CreatedAt: d.now() + d.origin, Seq: seq,
+		}
+		if err := txn.Insert(webhooks.name, stored(d, webhooks, w)); err != nil {
 			return fmt.Errorf("insert webhook: %w", err)
 		}
 		return nil
@@ -184,96 +157,58 @@ func (s *Store) CreateWebhook(accountID string, in sandbox.WebhookInput) (sandbo
 	return w, err
 }
 
-// Testers lists the account's testers, newest first.
-func (s *Store) Testers(accountID string, f sandbox.TesterFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
-	return list(s, tableTesters, indexSeq, []any{accountID}, page, testerSeq, func(t *sandbox.Tester) bool {
-		if f.Platform == "" {
-			return true
-		}
-		for _, p := range t.Platforms {
-			if p == f.Platform {
-				return true
-			}
-		}
-		return false
-	})
-}
-
-func testerSeq(t *sandbox.Tester) uint64 { return t.Seq }
-
-// Events lists the events the account's writes emitted, newest first.
-func (s *Store) Events(accountID string, page sandbox.PageRequest) (sandbox.Page[sandbox.Event], error) {
-	return list(s, tableEvents, indexSeq, []any{accountID}, page, eventSeq, nil)
-}
-
-func eventSeq(e *sandbox.Event) uint64 { return e.Seq }
-
-// Analytics counts the bugs of the account, or of one of its campaigns, from
-// one snapshot so the counts agree with each other.
-func (s *Store) Analytics(accountID, campaignID string) (sandbox.Analytics, error) {
-	txn := s.db.Txn(false)
-	result := sandbox.Analytics{Bugs: sandbox.NewBugStats()}
-	bugIndex, bugArgs := indexID+"_prefix", []any{accountID}
-	if campaignID != "" {
-		raw, err := txn.First(tableCampaigns, indexID, accountID, campaignID)
-		if err != nil {
-			return result, fmt.Errorf("look up campaign: %w", err)
-		}
-		if raw == nil {
-			return result, sandbox.Errorf(sandbox.ErrNotFound, "no campaign with id %q", campaignID)
-		}
-		result.CampaignID, result.Campaigns = &campaignID, 1
-		bugIndex, bugArgs = indexCampaign+"_prefix", []any{accountID, campaignID}
-	} else {
-		campaigns, err := txn.Get(tableCampaigns, indexID+"_prefix", accountID)
-		if err != nil {
-			return result, fmt.Errorf("scan campaigns: %w", err)
-		}
-		for raw := campaigns.Next(); raw != nil; raw = campaigns.Next() {
-			result.Campaigns++
-		}
-	}
-	bugs, err := txn.Get(tableBugs, bugIndex, bugArgs...)
-	if err != nil {
-		return result, fmt.Errorf("scan bugs: %w", err)
-	}
-	for raw := bugs.Next(); raw != nil; raw = bugs.Next() {
-		result.Bugs.Count(*raw.(*sandbox.Bug))
-	}
-	return result, nil
-}
-
 // Webhooks returns all the account's webhooks, oldest first.
-func (s *Store) Webhooks(accountID string) ([]sandbox.Webhook, error) {
-	it, err := s.db.Txn(false).Get(tableWebhooks, indexSeq+"_prefix", accountID)
+func (d *DB) Webhooks() ([]sandbox.Webhook, error) {
+	it, err := d.db.Txn(false).Get(webhooks.name, indexID+"_prefix")
 	if err != nil {
 		return nil, fmt.Errorf("scan webhooks: %w", err)
 	}
 	var hooks []sandbox.Webhook
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		hooks = append(hooks, *raw.(*sandbox.Webhook))
+		hooks = append(hooks, resolved(d, webhooks, raw.(*sandbox.Webhook)))
 	}
 	return hooks, nil
 }
 
-// RecordDelivery stores one delivery attempt.
-func (s *Store) RecordDelivery(accountID string, d sandbox.Delivery) error {
-	return s.write(func(txn *memdb.Txn) error {
-		var err error
-		if d.Seq, d.ID, err = newID(txn, accountID, kindDelivery); err != nil {
-			return err
-		}
-		d.AccountID = accountID
-		if err := txn.Insert(tableDeliveries, &d); err != nil {
-			return fmt.Errorf("insert delivery: %w", err)
-		}
-		return nil
-	})
+// Testers lists the account's testers, newest first.
+func (d *DB) Testers(f sandbox.TesterFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
+	return list(d, testers, f, page)
 }
 
-// Deliveries lists the account's delivery attempts, newest first.
-func (s *Store) Deliveries(accountID string, page sandbox.PageRequest) (sandbox.Page[sandbox.Delivery], error) {
-	return list(s, tableDeliveries, indexSeq, []any{accountID}, page, deliverySeq, nil)
+// Events lists the account's most recent events, newest first.
+func (d *DB) Events(page sandbox.PageRequest) (sandbox.Page[sandbox.Event], error) {
+	return list(d, events, struct{}{}, page)
 }
 
-func deliverySeq(d *sandbox.Delivery) uint64 { return d.Seq }
+// Analytics counts the bugs of the account, or of one of its campaigns, from
+// one snapshot so the counts agree with each other.
+func (d *DB) Analytics(campaignID string) (sandbox.Analytics, error) {
+	txn := d.db.Txn(false)
+	result := sandbox.Analytics{Bugs: sandbox.NewBugStats()}
+	var (
+		bugIt memdb.ResultIterator
+		err   error
+	)
+	if campaignID != "" {
+		if _, err := get(d, txn, campaigns, "campaign", campaignID); err != nil {
+			return result, err
+		}
+		result.CampaignID, result.Campaigns = &campaignID, 1
+		bugIt, err = txn.Get(bugs.name, "campaign_prefix", campaignID)
+	} else {
+		if last, err := txn.Last(campaigns.name, indexID); err != nil {
+			return result, fmt.Errorf("read last campaign: %w", err)
+		} else if last != nil {
+			// Campaigns are never deleted, so the last seq is the count.
+			result.Campaigns = int(last.(*sandbox.Campaign).Seq)
+		}
+		bugIt, err = txn.Get(bugs.name, indexID+"_prefix")
+	}
+	if err != nil {
+		return result, fmt.Errorf("scan bugs: %w", err)
+	}
+	for raw := bugIt.Next(); raw != nil; raw = bugIt.Next() {
+		result.Bugs.Count(raw.(*sandbox.Bug))
+	}
+	return result, nil
+}

@@ -1,62 +1,100 @@
-// Package store keeps the sandbox's records in go-memdb. Every write is one
-// transaction, so a request either changes everything it should or nothing.
+// Package store keeps the sandbox's records in go-memdb, one database per
+// account. Every account starts as a snapshot of one seeded template, so a new
+// account costs only what it then writes, and every write is one transaction,
+// so a request either changes everything it should or nothing.
 package store
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
-	"time"
+	"strconv"
+	"strings"
 
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-// Store is the in-memory sandbox.Store. It is safe for concurrent use: reads
-// see a snapshot, writes are serialized by memdb.
-type Store struct {
+// Limits bound what one account may hold.
+type Limits struct {
+	// Records caps the campaigns, and separately the bugs, of an account.
+	Records int
+	// Webhooks caps the webhooks of an account.
+	Webhooks int
+	// Events is how many of the most recent events an account keeps.
+	Events int
+}
+
+// DefaultLimits are the limits of a sandbox started without flags.
+var DefaultLimits = Limits{Records: 1_000_000, Webhooks: 16, Events: 10_000}
+
+// Or returns l with each zero limit taken from def.
+func (l Limits) Or(def Limits) Limits {
+	return Limits{Records: cmp.Or(l.Records, def.Records), Webhooks: cmp.Or(l.Webhooks, def.Webhooks), Events: cmp.Or(l.Events, def.Events)}
+}
+
+// Template is the seeded database every account starts from. It is written
+// once, by NewTemplate, and only read after that.
+type Template struct {
 	db     *memdb.MemDB
-	schema *memdb.DBSchema
-	clock  sandbox.Clock
-	seed   sandbox.Seed
-	// onEvent, if set, hears every event after the write that produced it
-	// has committed; webhook delivery hangs off it.
-	onEvent func(sandbox.Event)
+	limits Limits
 }
 
-var _ sandbox.Store = (*Store)(nil)
-
-// Option configures a Store.
-type Option func(*Store)
-
-// WithEventListener calls fn with every event once its write has committed.
-// fn runs on the writer's goroutine and must not block.
-func WithEventListener(fn func(sandbox.Event)) Option {
-	return func(s *Store) { s.onEvent = fn }
-}
-
-// New returns an empty store whose accounts are seeded with seed.
-func New(clock sandbox.Clock, seed sandbox.Seed, opts ...Option) (*Store, error) {
-	s := &Store{schema: schema(), clock: clock, seed: seed}
-	db, err := memdb.NewMemDB(s.schema)
+// NewTemplate seeds a database with seed. Seeded times are stored as minus
+// their age: relative to an origin of zero, which each account sets to the
+// moment it was opened.
+func NewTemplate(seed sandbox.Seed, limits Limits) (*Template, error) {
+	db, err := memdb.NewMemDB(schema())
 	if err != nil {
 		return nil, fmt.Errorf("build memdb schema: %w", err)
 	}
-	s.db = db
-	for _, opt := range opts {
-		opt(s)
+	t := &Template{db: db, limits: limits}
+	txn := db.Txn(true)
+	defer txn.Abort()
+	if err := seedTemplate(txn, seed); err != nil {
+		return nil, err
 	}
-	return s, nil
+	txn.Commit()
+	return t, nil
+}
+
+// DB is one account's database. It is safe for concurrent use: reads see a
+// snapshot, writes are serialized by memdb, and no two accounts share a lock.
+//
+// Records hold their times relative to origin, the account's clock reading
+// when it was opened; they are resolved on the way out. That is what lets a
+// new account share the template's records and still see them as recent:
+// "seeded three days ago" stays three days before the account began.
+type DB struct {
+	accountID string
+	db        *memdb.MemDB
+	clock     sandbox.Clock
+	origin    sandbox.Time
+	limits    Limits
+	// onEvent hears every event once the write that produced it has
+	// committed.
+	onEvent func(sandbox.Event)
+}
+
+var _ sandbox.Store = (*DB)(nil)
+
+// Open returns the database of a new account: a snapshot of the template, O(1),
+// whose origin is clock's now. onEvent, if not nil, is called with every
+// event after its write commits, on the writer's goroutine; a panic in it is
+// the caller's to contain.
+func (t *Template) Open(accountID string, clock sandbox.Clock, onEvent func(sandbox.Event)) *DB {
+	return &DB{accountID: accountID, db: t.db.Snapshot(), clock: clock, origin: sandbox.At(clock.Now()), limits: t.limits, onEvent: onEvent}
 }
 
 // write runs fn in one write transaction and commits only if fn succeeds. It
 // is the one way the store changes, so no write can be left half done.
-func (s *Store) write(fn func(txn *memdb.Txn) error) error {
-	txn := s.db.Txn(true)
+func (d *DB) write(fn func(txn *memdb.Txn) error) error {
+	txn := d.db.Txn(true)
 	defer txn.Abort()
 	if err := fn(txn); err != nil {
 		return err
@@ -65,140 +103,164 @@ func (s *Store) write(fn func(txn *memdb.Txn) error) error {
 	return nil
 }
 
-// sequence is a per-account, per-kind counter.
-type sequence struct {
-	AccountID string
-	Kind      string
-	Value     uint64
+// now is the account's clock reading, relative to its origin, as records
+// store it.
+func (d *DB) now() sandbox.Time {
+	return sandbox.At(d.clock.Now()) - d.origin
 }
 
-// nextSeq returns the next number of the account's counter for kind.
-func nextSeq(txn *memdb.Txn, accountID, kind string) (uint64, error) {
-	next := sequence{AccountID: accountID, Kind: kind, Value: 1}
-	raw, err := txn.First(tableSequences, indexID, accountID, kind)
+// nextSeq returns the sequence number after the table's last: IDs depend only
+// on the order of writes within an account, and no counter is stored.
+func nextSeq[T, F any](txn *memdb.Txn, t table[T, F]) (uint64, error) {
+	raw, err := txn.Last(t.name, indexID)
 	if err != nil {
-		return 0, fmt.Errorf("read %s sequence: %w", kind, err)
+		return 0, fmt.Errorf("read last %s: %w", t.name, err)
 	}
-	if raw != nil {
-		next.Value = raw.(*sequence).Value + 1
+	if raw == nil {
+		return 1, nil
 	}
-	if err := txn.Insert(tableSequences, &next); err != nil {
-		return 0, fmt.Errorf("advance %s sequence: %w", kind, err)
-	}
-	return next.Value, nil
+	return t.seq(raw.(*T)) + 1, nil
 }
 
-// ID prefixes, one per record kind.
-const (
-	kindCampaign = "cmp"
-	kindBug      = "bug"
-	kindTester   = "tst"
-	kindWebhook  = "whk"
-	kindEvent    = "evt"
-	kindDelivery = "dlv"
-)
-
-// newID returns the next sequence number and ID of a kind of record.
-func newID(txn *memdb.Txn, accountID, kind string) (uint64, string, error) {
-	seq, err := nextSeq(txn, accountID, kind)
+// newID returns the next sequence number and ID of the table, or
+// LIMIT_REACHED once the table holds max records.
+func newID[T, F any](txn *memdb.Txn, t table[T, F], max int) (uint64, string, error) {
+	seq, err := nextSeq(txn, t)
 	if err != nil {
 		return 0, "", err
 	}
-	return seq, fmt.Sprintf("%s_%06d", kind, seq), nil
+	if max > 0 && seq > uint64(max) {
+		return 0, "", sandbox.Errorf(sandbox.ErrLimitReached, "the account already holds %d %s, as many as it may", max, t.name)
+	}
+	return seq, formatID(t.kind, seq), nil
+}
+
+func formatID(kind string, seq uint64) string {
+	return fmt.Sprintf("%s_%06d", kind, seq)
+}
+
+// parseID returns the sequence number an ID of the table carries, or false
+// for anything that is not such an ID.
+func parseID[T, F any](t table[T, F], id string) (uint64, bool) {
+	digits, ok := strings.CutPrefix(id, t.kind+"_")
+	if !ok {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(digits, 10, 64)
+	// Only the canonical spelling names the record: cmp_1 is not cmp_000001.
+	return seq, err == nil && seq > 0 && formatID(t.kind, seq) == id
 }
 
 // emit records an event in the same transaction as the change it reports and
-// hands it to the listener only after that transaction commits. Every event
-// goes through here.
-func (s *Store) emit(txn *memdb.Txn, accountID, eventType string, record any) error {
-	data, err := json.Marshal(record)
-	if err != nil {
-		return fmt.Errorf("encode %s event: %w", eventType, err)
-	}
-	seq, id, err := newID(txn, accountID, kindEvent)
+// hands it to the listener only after that transaction commits. record must
+// carry absolute times: the event is encoded once, here.
+func (d *DB) emit(txn *memdb.Txn, eventType string, record any) error {
+	seq, id, err := newID(txn, events, 0)
 	if err != nil {
 		return err
 	}
-	event := &sandbox.Event{
-		ID: id, Type: eventType, CreatedAt: s.now(), Data: data,
-		AccountID: accountID, Seq: seq,
+	createdAt := d.now() + d.origin
+	encoded, err := json.Marshal(struct {
+		ID        string       `json:"id"`
+		Type      string       `json:"type"`
+		CreatedAt sandbox.Time `json:"createdAt"`
+		Data      any          `json:"data"`
+	}{id, eventType, createdAt, record})
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", eventType, err)
 	}
-	if err := txn.Insert(tableEvents, event); err != nil {
+	event := &sandbox.Event{ID: id, Type: eventType, CreatedAt: createdAt, JSON: encoded, Seq: seq}
+	if err := txn.Insert(events.name, event); err != nil {
 		return fmt.Errorf("insert %s event: %w", eventType, err)
 	}
-	if s.onEvent != nil {
-		txn.Defer(func() { s.onEvent(*event) })
+	if keep := uint64(d.limits.Events); keep > 0 && seq > keep {
+		if _, err := txn.DeleteAll(events.name, indexID, seq-keep); err != nil {
+			return fmt.Errorf("drop old event: %w", err)
+		}
+	}
+	if d.onEvent != nil {
+		txn.Defer(func() { d.onEvent(*event) })
 	}
 	return nil
 }
 
-func (s *Store) now() time.Time {
-	return sandbox.Timestamp(s.clock.Now())
+// resolved returns a copy of rec with absolute times.
+func resolved[T, F any](d *DB, t table[T, F], rec *T) T {
+	out := *rec
+	t.shift(&out, d.origin)
+	return out
 }
 
-// get returns a copy of the account's record with the given ID, or NOT_FOUND.
-func get[T any](s *Store, table, noun, accountID, id string) (T, error) {
-	var zero T
-	raw, err := s.db.Txn(false).First(table, indexID, accountID, id)
+// stored returns a copy of rec with times relative to the origin, as the
+// table holds it.
+func stored[T, F any](d *DB, t table[T, F], rec T) *T {
+	t.shift(&rec, -d.origin)
+	return &rec
+}
+
+// get returns the record with the given ID, or NOT_FOUND.
+func get[T, F any](d *DB, txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
+	seq, ok := parseID(t, id)
+	if !ok {
+		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
+	}
+	raw, err := txn.First(t.name, indexID, seq)
 	if err != nil {
-		return zero, fmt.Errorf("look up %s %q: %w", noun, id, err)
+		return nil, fmt.Errorf("look up %s %q: %w", noun, id, err)
 	}
 	if raw == nil {
-		return zero, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
+		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
 	}
-	return *raw.(*T), nil
+	return raw.(*T), nil
 }
 
-// list returns one page of the records whose index key starts with prefix,
-// newest first. The page starts at the cursor's position in the index, so a
-// page costs its own length plus the records that keep rejects, never a walk
-// of the whole table.
-func list[T any](s *Store, table, index string, prefix []any, page sandbox.PageRequest, seqOf func(*T) uint64, keep func(*T) bool) (sandbox.Page[T], error) {
-	indexer := s.schema.Tables[table].Indexes[index].Indexer.(*memdb.CompoundIndex)
-	prefixKey, err := indexer.PrefixFromArgs(prefix...)
-	if err != nil {
-		return sandbox.Page[T]{}, fmt.Errorf("build %s.%s prefix: %w", table, index, err)
-	}
-	// memdb appends the primary key to the keys of non-unique indexes, so a
-	// bound at the cursor's own seq sorts above records with that seq: start
-	// there and skip what is not below the cursor.
+// list returns one page of the table's records that pass f, newest first.
+// It walks the first index that f's values select, or the primary index,
+// from the cursor down, so a page costs its own length plus the records the
+// other filters reject, never a walk of the whole table.
+func list[T, F any](d *DB, t table[T, F], f F, page sandbox.PageRequest) (sandbox.Page[T], error) {
 	bound := uint64(math.MaxUint64)
 	if page.Before > 0 {
-		bound = page.Before
+		bound = page.Before - 1
 	}
-	it, err := s.db.Txn(false).ReverseLowerBound(table, index, append(prefix, bound)...)
+	index, args, prefix := indexID, []any{bound}, []byte(nil)
+	for _, ix := range t.indexes {
+		if value := ix.filter(f); value != "" {
+			index, args = ix.name, []any{value, bound}
+			prefix = append([]byte(value), 0)
+			break
+		}
+	}
+	it, err := d.db.Txn(false).ReverseLowerBound(t.name, index, args...)
 	if err != nil {
-		return sandbox.Page[T]{}, fmt.Errorf("scan %s.%s: %w", table, index, err)
+		return sandbox.Page[T]{}, fmt.Errorf("scan %s.%s: %w", t.name, index, err)
 	}
+	indexer, _ := d.db.DBSchema().Tables[t.name].Indexes[index].Indexer.(memdb.SingleIndexer)
 	var (
 		items   []T
 		hasMore bool
 		lastSeq uint64
 	)
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		if !keyHasPrefix(indexer, raw, prefixKey) {
-			break
-		}
 		rec := raw.(*T)
-		if page.Before > 0 && seqOf(rec) >= page.Before || keep != nil && !keep(rec) {
+		// The reverse walk runs on past the index value's range, into
+		// the previous value; this is where it stops.
+		if prefix != nil {
+			if _, key, _ := indexer.FromObject(rec); !bytes.HasPrefix(key, prefix) {
+				break
+			}
+		}
+		if t.match != nil && !t.match(f, rec) {
 			continue
 		}
 		if len(items) == page.Limit {
 			hasMore = true
 			break
 		}
-		items = append(items, *rec)
-		lastSeq = seqOf(rec)
+		items = append(items, resolved(d, t, rec))
+		lastSeq = t.seq(rec)
 	}
 	return sandbox.NewPage(items, hasMore, lastSeq), nil
-}
-
-// keyHasPrefix reports whether raw's key in the index starts with prefix: the
-// reverse iterator runs on past the prefix, into the previous account or
-// filter value, and this is where it stops.
-func keyHasPrefix(indexer memdb.SingleIndexer, raw any, prefix []byte) bool {
-	ok, key, err := indexer.FromObject(raw)
-	return err == nil && ok && bytes.HasPrefix(key, prefix)
 }
 
 // webhookSecret derives a webhook's signing secret from its account and ID, so

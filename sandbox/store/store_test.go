@@ -1,12 +1,14 @@
 package store
 
 import (
+	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/testcampaign/kit/fixtures"
@@ -22,49 +24,53 @@ func TestSchemaIsValid(t *testing.T) {
 	}
 }
 
-func newStore(t *testing.T, opts ...Option) *Store {
+var origin = time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+
+func newTemplate(t testing.TB, limits Limits) (*Template, sandbox.Seed) {
 	t.Helper()
 	seed, err := fixtures.Load(fixtures.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(sandbox.NewFrozenClock(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)), seed, opts...)
+	tmpl, err := NewTemplate(seed, limits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return tmpl, seed
 }
 
-var account = sandbox.Account{ID: "acct-1", KeyHint: "svc_test_…"}
+func openDB(t testing.TB, onEvent func(sandbox.Event)) *DB {
+	t.Helper()
+	tmpl, _ := newTemplate(t, DefaultLimits)
+	return tmpl.Open("acct-1", sandbox.NewFrozenClock(origin), onEvent)
+}
 
 func TestEventsAreAnnouncedOnlyAfterCommit(t *testing.T) {
 	var mu sync.Mutex
 	var heard []sandbox.Event
-	var s *Store
-	s = newStore(t, WithEventListener(func(e sandbox.Event) {
+	var db *DB
+	db = openDB(t, func(e sandbox.Event) {
 		// The event's write must be visible when the listener hears it.
-		if _, err := s.Events(e.AccountID, sandbox.PageRequest{Limit: 1}); err != nil {
-			t.Error(err)
+		page, err := db.Events(sandbox.PageRequest{Limit: 1})
+		if err != nil || len(page.Items) != 1 || page.Items[0].ID != e.ID {
+			t.Errorf("listener heard %s before it was readable: %v, %v", e.ID, page.Items, err)
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		heard = append(heard, e)
-	}))
-	if err := s.EnsureAccount(account); err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.CreateCampaign(account.ID, sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
+	})
+	c, err := db.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resolved := "fixed"
-	if _, err := s.UpdateBug(account.ID, "bug_000009", sandbox.BugPatch{Resolution: &resolved}); err == nil {
+	if _, err := db.UpdateBug("bug_000009", sandbox.BugPatch{Resolution: &resolved}); err == nil {
 		t.Fatal("a resolution on a new bug was accepted")
 	}
-	if _, err := s.UpdateBug(account.ID, "bug_999999", sandbox.BugPatch{Resolution: &resolved}); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+	if _, err := db.UpdateBug("bug_999999", sandbox.BugPatch{Resolution: &resolved}); sandbox.AsError(err).Code != sandbox.ErrNotFound {
 		t.Fatalf("unknown bug: %v", err)
 	}
-	page, err := s.Events(account.ID, sandbox.PageRequest{Limit: 10})
+	page, err := db.Events(sandbox.PageRequest{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,105 +82,196 @@ func TestEventsAreAnnouncedOnlyAfterCommit(t *testing.T) {
 	if diff := cmp.Diff(page.Items[0], heard[0]); diff != "" {
 		t.Errorf("announced event differs from stored (-stored +heard):\n%s", diff)
 	}
-	if want := `"id":"` + c.ID + `"`; !strings.Contains(string(heard[0].Data), want) {
-		t.Errorf("event data %s lacks %s", heard[0].Data, want)
+	want := `{"id":"evt_000001","type":"campaign.created","createdAt":"2026-02-03T04:05:06.000Z","data":{"id":"` + c.ID + `",`
+	if !strings.HasPrefix(string(heard[0].JSON), want) {
+		t.Errorf("event JSON %s does not start with %s", heard[0].JSON, want)
 	}
 }
 
 func TestRefusedWriteChangesNothing(t *testing.T) {
-	s := newStore(t)
-	if err := s.EnsureAccount(account); err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, nil)
 	snapshot := func() any {
-		bugs, _ := s.Bugs(account.ID, sandbox.BugFilter{}, sandbox.PageRequest{Limit: 100})
-		events, _ := s.Events(account.ID, sandbox.PageRequest{Limit: 100})
+		bugs, _ := db.Bugs(sandbox.BugFilter{}, sandbox.PageRequest{Limit: 100})
+		events, _ := db.Events(sandbox.PageRequest{Limit: 100})
 		return []any{bugs, events}
 	}
 	before := snapshot()
 	closed := "closed"
-	if _, err := s.UpdateBug(account.ID, "bug_000009", sandbox.BugPatch{Status: &closed}); err == nil {
+	if _, err := db.UpdateBug("bug_000009", sandbox.BugPatch{Status: &closed}); err == nil {
 		t.Fatal("closing without a resolution was accepted")
 	}
-	if _, err := s.FileBug(account.ID, sandbox.BugInput{CampaignID: "cmp_999999", Title: "t", Severity: "low"}); err == nil {
-		t.Fatal("a bug on an unknown campaign was accepted")
+	if _, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_999999", Title: "t", Severity: "low"}); sandbox.AsError(err).Code != sandbox.ErrValidation {
+		t.Fatalf("a bug on an unknown campaign: %v, want VALIDATION_ERROR", err)
+	}
+	if _, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_000001", TesterID: "tst_999", Title: "t", Severity: "low"}); sandbox.AsError(err).Code != sandbox.ErrValidation {
+		t.Fatalf("a bug by an unknown tester: %v, want VALIDATION_ERROR", err)
 	}
 	if diff := cmp.Diff(before, snapshot()); diff != "" {
 		t.Errorf("refused writes changed the store:\n%s", diff)
 	}
 	// A refused write must not use up an ID either, or IDs would depend on
 	// failed requests.
-	b, err := s.FileBug(account.ID, sandbox.BugInput{CampaignID: "cmp_000001", Title: "t", Severity: "low"})
+	b, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_000001", Title: "t", Severity: "low"})
 	if err != nil || b.ID != "bug_000010" {
 		t.Errorf("next bug = %s, %v; want bug_000010", b.ID, err)
 	}
 }
 
-func TestConcurrentFirstUseSeedsOnce(t *testing.T) {
-	s := newStore(t)
-	var wg sync.WaitGroup
-	for range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.EnsureAccount(account); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
-	testers, err := s.Testers(account.ID, sandbox.TesterFilter{}, sandbox.PageRequest{Limit: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(testers.Items) != len(s.seed.Testers) {
-		t.Errorf("%d testers after 50 concurrent first uses, want %d", len(testers.Items), len(s.seed.Testers))
-	}
-}
-
-func TestSeedIsCopiedNotShared(t *testing.T) {
-	s := newStore(t)
-	other := sandbox.Account{ID: "acct-2"}
-	for _, a := range []sandbox.Account{account, other} {
-		if err := s.EnsureAccount(a); err != nil {
-			t.Fatal(err)
-		}
-	}
+func TestAccountsShareTheTemplateButNotTheirWrites(t *testing.T) {
+	tmpl, seed := newTemplate(t, DefaultLimits)
+	clock := sandbox.NewFrozenClock(origin)
+	one, other := tmpl.Open("acct-1", clock, nil), tmpl.Open("acct-2", clock, nil)
 	confirmed := "confirmed"
-	if _, err := s.UpdateBug(account.ID, "bug_000009", sandbox.BugPatch{Status: &confirmed}); err != nil {
+	if _, err := one.UpdateBug("bug_000009", sandbox.BugPatch{Status: &confirmed}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.Bugs(other.ID, sandbox.BugFilter{Status: "new"}, sandbox.PageRequest{Limit: 1})
+	if _, err := one.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := other.Bugs(sandbox.BugFilter{Status: "new"}, sandbox.PageRequest{Limit: 1})
 	if err != nil || len(b.Items) != 1 || b.Items[0].ID != "bug_000009" {
 		t.Errorf("the other account's bug changed: %+v, %v", b.Items, err)
 	}
-	if s.seed.Bugs[8].Status != "new" {
-		t.Errorf("the seed itself changed to %s", s.seed.Bugs[8].Status)
+	if _, err := other.Campaign("cmp_000006"); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+		t.Errorf("the other account sees a campaign it did not create: %v", err)
+	}
+	if fresh := tmpl.Open("acct-3", clock, nil); mustCount(t, fresh) != len(seed.Campaigns) {
+		t.Errorf("a new account does not start from the seed alone")
+	}
+	if seed.Bugs[8].Status != "new" {
+		t.Errorf("the seed itself changed to %s", seed.Bugs[8].Status)
+	}
+}
+
+func mustCount(t *testing.T, db *DB) int {
+	t.Helper()
+	page, err := db.Campaigns(sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(page.Items)
+}
+
+func TestSeededTimesFollowTheAccountsOrigin(t *testing.T) {
+	tmpl, seed := newTemplate(t, DefaultLimits)
+	for _, at := range []time.Time{origin, origin.Add(72 * time.Hour)} {
+		db := tmpl.Open("acct", sandbox.NewFrozenClock(at), nil)
+		c, err := db.Campaign("cmp_000001")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := sandbox.At(at.Add(-seed.Campaigns[0].Age)); c.CreatedAt != want {
+			t.Errorf("opened at %v: seeded campaign created %v, want %v", at, c.CreatedAt, want)
+		}
+	}
+	clock := sandbox.NewFrozenClock(origin)
+	db := tmpl.Open("acct", clock, nil)
+	clock.Advance(90 * time.Second)
+	confirmed := "confirmed"
+	b, err := db.UpdateBug("bug_000009", sandbox.BugPatch{Status: &confirmed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sandbox.At(origin.Add(-seed.Bugs[8].Age)); b.CreatedAt != want {
+		t.Errorf("updated seeded bug created %v, want %v", b.CreatedAt, want)
+	}
+	if got, _ := db.Bugs(sandbox.BugFilter{Status: "confirmed"}, sandbox.PageRequest{Limit: 100}); !containsBug(got.Items, b) {
+		t.Errorf("the list does not show the update as returned: %+v", got.Items)
+	}
+	if want := sandbox.At(origin.Add(90 * time.Second)); b.UpdatedAt != want {
+		t.Errorf("updatedAt %v, want %v", b.UpdatedAt, want)
+	}
+}
+
+func containsBug(bugs []sandbox.Bug, b sandbox.Bug) bool {
+	for _, got := range bugs {
+		if cmp.Equal(got, b) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLimits(t *testing.T) {
+	seed := seed0(t)
+	limits := Limits{Records: len(seed.Bugs) + 1, Webhooks: 2, Events: 3}
+	tmpl, err := NewTemplate(seed, limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := tmpl.Open("acct", sandbox.NewFrozenClock(origin), nil)
+	in := sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}
+	created := 0
+	for ; created <= limits.Records; created++ {
+		if _, err := db.CreateCampaign(in); err != nil {
+			if sandbox.AsError(err).Code != sandbox.ErrLimitReached {
+				t.Fatalf("campaign past the cap: %v, want LIMIT_REACHED", err)
+			}
+			break
+		}
+	}
+	if want := limits.Records - len(seed.Campaigns); created != want {
+		t.Errorf("created %d campaigns before LIMIT_REACHED, want %d", created, want)
+	}
+	hook := sandbox.WebhookInput{URL: "http://127.0.0.1:1/h", Events: []string{"*"}}
+	for i := range 3 {
+		_, err := db.CreateWebhook(hook)
+		if got, want := err != nil, i == 2; got != want {
+			t.Errorf("webhook %d: %v", i+1, err)
+		}
+	}
+	page, err := db.Events(sandbox.PageRequest{Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range page.Items {
+		ids = append(ids, e.ID)
+	}
+	want := []string{formatID("evt", uint64(created)), formatID("evt", uint64(created-1)), formatID("evt", uint64(created-2))}
+	if !cmp.Equal(ids, want) {
+		t.Errorf("events kept %v, want the last 3 %v", ids, want)
+	}
+}
+
+func seed0(t *testing.T) sandbox.Seed {
+	t.Helper()
+	seed, err := fixtures.Load(fixtures.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return seed
+}
+
+func TestIDsAreCanonical(t *testing.T) {
+	db := openDB(t, nil)
+	for _, id := range []string{"cmp_1", "cmp_0000001", "cmp_000000", "bug_000001", "cmp_-00001", "cmp_", ""} {
+		if _, err := db.Campaign(id); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+			t.Errorf("Campaign(%q) = %v, want NOT_FOUND", id, err)
+		}
 	}
 }
 
 func TestFilteredPagesCoverEveryMatchOnce(t *testing.T) {
-	s := newStore(t)
-	if err := s.EnsureAccount(account); err != nil {
-		t.Fatal(err)
-	}
+	db := openDB(t, nil)
 	for i := range 9 {
 		severity := []string{"low", "high", "critical"}[i%3]
-		if _, err := s.FileBug(account.ID, sandbox.BugInput{CampaignID: "cmp_000002", Title: "t", Severity: severity}); err != nil {
+		if _, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_000002", Title: "t", Severity: severity}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, f := range []sandbox.BugFilter{
-		{}, {Severity: "high"}, {CampaignID: "cmp_000002"}, {CampaignID: "cmp_000002", Severity: "critical"}, {Status: "new"}, {TesterID: "tst_000001"},
+		{}, {Severity: "high"}, {CampaignID: "cmp_000002"}, {CampaignID: "cmp_000002", Severity: "critical"},
+		{Status: "new"}, {TesterID: "tst_000001"}, {CampaignID: "cmp_000099"},
 	} {
-		all, err := s.Bugs(account.ID, f, sandbox.PageRequest{Limit: 100})
+		all, err := db.Bugs(f, sandbox.PageRequest{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var walked []sandbox.Bug
 		req := sandbox.PageRequest{Limit: 2}
 		for {
-			page, err := s.Bugs(account.ID, f, req)
+			page, err := db.Bugs(f, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,8 +281,28 @@ func TestFilteredPagesCoverEveryMatchOnce(t *testing.T) {
 			}
 			req.Before = page.Items[len(page.Items)-1].Seq
 		}
-		if diff := cmp.Diff(all.Items, walked); diff != "" {
+		if diff := cmp.Diff(all.Items, walked, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("filter %+v: pages of 2 differ from one page (-one +pages):\n%s", f, diff)
 		}
+		for _, b := range all.Items {
+			if !f.Match(&b) {
+				t.Errorf("filter %+v returned %+v", f, b)
+			}
+		}
+	}
+}
+
+func TestEventJSONIsValid(t *testing.T) {
+	db := openDB(t, nil)
+	if _, err := db.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1.50"}); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := db.Events(sandbox.PageRequest{Limit: 1})
+	var decoded map[string]any
+	if err := json.Unmarshal(page.Items[0].JSON, &decoded); err != nil {
+		t.Fatalf("event JSON %s: %v", page.Items[0].JSON, err)
+	}
+	if !strings.Contains(string(page.Items[0].JSON), `"rewardPerBug":1.50`) {
+		t.Errorf("event JSON %s does not keep 1.50", page.Items[0].JSON)
 	}
 }

@@ -1,0 +1,104 @@
+// Package app builds a whole sandbox from its configuration: the one place
+// where the store, the accounts, webhook delivery and the HTTP layer are
+// wired together, for cmd/sandbox and for tests alike.
+package app
+
+import (
+	"cmp"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/testcampaign/kit/fixtures"
+	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/accounts"
+	"github.com/testcampaign/kit/sandbox/httpapi"
+	"github.com/testcampaign/kit/sandbox/ratelimit"
+	"github.com/testcampaign/kit/sandbox/store"
+)
+
+// Config is everything a sandbox is built from. Zero values take the
+// defaults of a sandbox started without flags.
+type Config struct {
+	// Fixtures seeds every account; the embedded fixtures if nil.
+	Fixtures fs.FS
+	// FrozenAt, if not zero, freezes every account's clock there.
+	FrozenAt time.Time
+	// Limits are the /v1 rate limits per key.
+	Limits ratelimit.Limits
+	// ControlLimits are the /_sandbox rate limits per key.
+	ControlLimits ratelimit.Limits
+	// StoreLimits bound what one account holds.
+	StoreLimits store.Limits
+	// AccountTTL drops accounts idle for longer.
+	AccountTTL time.Duration
+	// MaxAccounts caps the accounts held; the least recently used go first.
+	MaxAccounts int
+	// Webhooks configures delivery; see the webhook package.
+	Webhooks WebhookConfig
+	Logger   *slog.Logger
+	// WrapStore, if set, stands between each account and its database.
+	WrapStore func(sandbox.Store) sandbox.Store
+}
+
+// Defaults of a sandbox started without flags.
+const (
+	DefaultAccountTTL = 24 * time.Hour
+	// DefaultMaxAccounts fits in about 1 GB with each account holding a
+	// few hundred records of its own.
+	DefaultMaxAccounts = 10_000
+)
+
+// App is a built sandbox.
+type App struct {
+	Handler  http.Handler
+	Accounts *accounts.Registry
+	close    func()
+}
+
+// New builds a sandbox. Close releases it.
+func New(cfg Config) (*App, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	fixtureFS := cfg.Fixtures
+	if fixtureFS == nil {
+		fixtureFS = fixtures.Default()
+	}
+	seed, err := fixtures.Load(fixtureFS)
+	if err != nil {
+		return nil, err
+	}
+	template, err := store.NewTemplate(seed, cfg.StoreLimits.Or(store.DefaultLimits))
+	if err != nil {
+		return nil, err
+	}
+	outboxes, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
+	registry, err := accounts.New(accounts.Config{
+		Template:      template,
+		Limits:        cfg.Limits.Or(ratelimit.DefaultLimits),
+		ControlLimits: cfg.ControlLimits.Or(ratelimit.DefaultControlLimits),
+		FrozenAt:      cfg.FrozenAt,
+		TTL:           cmp.Or(cfg.AccountTTL, DefaultAccountTTL),
+		Max:           cmp.Or(cfg.MaxAccounts, DefaultMaxAccounts),
+		NewOutbox:     outboxes,
+		WrapStore:     cfg.WrapStore,
+		Logger:        cfg.Logger,
+	})
+	if err != nil {
+		closeWebhooks()
+		return nil, fmt.Errorf("accounts: %w", err)
+	}
+	handler := httpapi.NewServer(httpapi.Options{Accounts: registry, Logger: cfg.Logger})
+	return &App{Handler: handler, Accounts: registry, close: func() {
+		registry.Close()
+		closeWebhooks()
+	}}, nil
+}
+
+// Close cancels every pending webhook delivery and drops every account.
+func (a *App) Close() {
+	a.close()
+}
