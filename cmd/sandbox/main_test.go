@@ -136,3 +136,19 @@ func TestRunRejectsBadFixturesDir(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestOversizedHeadersAreRefusedBeforeAnyHandler(t *testing.T) {
+	base, stop := startRun(t, config{})
+	defer stop()
+	req, _ := http.NewRequest("GET", base+"/v1/campaigns", nil)
+	req.Header.Set("Authorization", "Bearer svc_test_header_flood_user")
+	req.Header.Set("X-Filler", strings.Repeat("x", 2*maxHeaderBytes))
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a %d-byte header got %d, want 431", 2*maxHeaderBytes, res.StatusCode)
+	}
+}

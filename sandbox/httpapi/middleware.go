@@ -17,11 +17,10 @@ import (
 
 // Bounds of a request line.
 const (
-	// MaxURLBytes is the longest request target served; longer ones get 414.
+	// MaxURLBytes is the longest request target served; longer ones get
+	// 414. It also keeps a query under net/url's 10,000 parameters, past
+	// which it parses none of them.
 	MaxURLBytes = 8 << 10
-	// MaxQueryParameters is where net/url stops parsing a query and, without
-	// this check, a filter would be silently ignored.
-	MaxQueryParameters = 10_000
 )
 
 // requestState is filled in as a request passes the middleware, and read by

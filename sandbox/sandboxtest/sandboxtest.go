@@ -22,6 +22,8 @@ type Options struct {
 	// MinuteLimit, HourLimit and DayLimit replace the default rate limits
 	// where they are not zero.
 	MinuteLimit, HourLimit, DayLimit int
+	// ControlMinuteLimit replaces the controls' per-minute budget.
+	ControlMinuteLimit int
 	// Now, if not zero, freezes every account's clock there.
 	Now time.Time
 	// WebhookRetry, if not zero, replaces the 1s wait before a webhook
@@ -57,14 +59,15 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 func New(tb testing.TB, opts Options) *Sandbox {
 	tb.Helper()
 	built, err := app.New(app.Config{
-		Fixtures:    opts.Fixtures,
-		FrozenAt:    opts.Now,
-		Limits:      ratelimit.Limits{Minute: opts.MinuteLimit, Hour: opts.HourLimit, Day: opts.DayLimit},
-		AccountTTL:  opts.AccountTTL,
-		MaxAccounts: opts.MaxAccounts,
-		Webhooks:    app.WebhookConfig{FirstRetry: opts.WebhookRetry},
-		Logger:      opts.Logger,
-		WrapStore:   opts.WrapStore,
+		Fixtures:      opts.Fixtures,
+		FrozenAt:      opts.Now,
+		Limits:        ratelimit.Limits{Minute: opts.MinuteLimit, Hour: opts.HourLimit, Day: opts.DayLimit},
+		ControlLimits: ratelimit.Limits{Minute: opts.ControlMinuteLimit},
+		AccountTTL:    opts.AccountTTL,
+		MaxAccounts:   opts.MaxAccounts,
+		Webhooks:      app.WebhookConfig{FirstRetry: opts.WebhookRetry},
+		Logger:        opts.Logger,
+		WrapStore:     opts.WrapStore,
 	})
 	if err != nil {
 		tb.Fatalf("build sandbox: %v", err)
