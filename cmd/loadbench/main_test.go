@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary serve as loadbench's child servers, as the
+// real binary does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == serveCommand {
+		if err := serve(os.Args[2:]); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func TestThroughputReportsEveryWorkloadAgainstTheBaseline(t *testing.T) {
+	var out bytes.Buffer
+	err := runThroughput(options{duration: 100 * time.Millisecond, rounds: 1, connections: 2, workloads: "get,list,create,mix"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"get", "list", "create", "mix"} {
+		row := rowOf(out.String(), name)
+		if row == nil || row[len(row)-1] != "0" {
+			t.Errorf("workload %s: row %q, want one with no errors in:\n%s", name, row, out.String())
+		}
+	}
+}
+
+func TestMemoryReportsEachScenario(t *testing.T) {
+	var out bytes.Buffer
+	if err := runMemory(options{connections: 2, creates: 200, freshKeys: 50}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "200 creates, one key") || !strings.Contains(out.String(), "50 fresh keys") {
+		t.Errorf("output lacks a scenario:\n%s", out.String())
+	}
+}
+
+func rowOf(table, name string) []string {
+	for _, line := range strings.Split(table, "\n") {
+		if fields := strings.Fields(line); len(fields) > 0 && fields[0] == name {
+			return fields
+		}
+	}
+	return nil
+}
