@@ -177,7 +177,12 @@ func (d *DB) Testers(f sandbox.TesterFilter, page sandbox.PageRequest) (sandbox.
 
 // Events lists the account's most recent events, newest first.
 func (d *DB) Events(page sandbox.PageRequest) (sandbox.Page[sandbox.Event], error) {
-	return list(d, events, struct{}{}, page)
+	last, err := d.db.Txn(false).Last(events.name, indexID)
+	if err != nil || last == nil {
+		return sandbox.NewPage[sandbox.Event](nil, false, 0), err
+	}
+	newest := last.(*sandbox.Event).Seq
+	return list(d, events, eventsAfter(newest-min(newest, uint64(d.limits.Events))), page)
 }
 
 // Analytics counts the bugs of the account, or of one of its campaigns, from

@@ -81,12 +81,17 @@ var (
 	}
 	// events hold their JSON with absolute times, encoded when they
 	// happened, so there is nothing to shift.
-	events = table[sandbox.Event, struct{}]{
+	events = table[sandbox.Event, eventsAfter]{
 		name: "events", kind: "evt",
 		seq:   func(e *sandbox.Event) uint64 { return e.Seq },
 		shift: func(*sandbox.Event, sandbox.Time) {},
+		match: func(after eventsAfter, e *sandbox.Event) bool { return e.Seq > uint64(after) },
 	}
 )
+
+// eventsAfter hides the events that are past the account's limit but not yet
+// pruned.
+type eventsAfter uint64
 
 func schema() *memdb.DBSchema {
 	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{

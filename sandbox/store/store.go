@@ -173,13 +173,40 @@ func (d *DB) emit(txn *memdb.Txn, eventType string, record any) error {
 	if err := txn.Insert(events.name, event); err != nil {
 		return fmt.Errorf("insert %s event: %w", eventType, err)
 	}
-	if keep := uint64(d.limits.Events); keep > 0 && seq > keep {
-		if _, err := txn.DeleteAll(events.name, indexID, seq-keep); err != nil {
-			return fmt.Errorf("drop old event: %w", err)
-		}
+	if err := d.pruneEvents(txn, seq); err != nil {
+		return err
 	}
 	if d.onEvent != nil {
 		txn.Defer(func() { d.onEvent(*event) })
+	}
+	return nil
+}
+
+// eventPruneBatch is how many old events go at once. Deleting one per insert
+// would copy the oldest path of the tree on every write; a batch shares those
+// copies, at the cost of keeping up to this many events past the limit,
+// which Events hides.
+const eventPruneBatch = 1024
+
+// pruneEvents drops, every eventPruneBatch events, those older than the
+// account keeps.
+func (d *DB) pruneEvents(txn *memdb.Txn, newest uint64) error {
+	keep := uint64(d.limits.Events)
+	if newest <= keep || (newest-keep)%eventPruneBatch != 0 {
+		return nil
+	}
+	it, err := txn.LowerBound(events.name, indexID, uint64(0))
+	if err != nil {
+		return fmt.Errorf("scan old events: %w", err)
+	}
+	var old []any
+	for raw := it.Next(); raw != nil && raw.(*sandbox.Event).Seq <= newest-keep; raw = it.Next() {
+		old = append(old, raw)
+	}
+	for _, raw := range old {
+		if err := txn.Delete(events.name, raw); err != nil {
+			return fmt.Errorf("drop old event: %w", err)
+		}
 	}
 	return nil
 }

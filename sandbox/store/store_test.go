@@ -306,3 +306,31 @@ func TestEventJSONIsValid(t *testing.T) {
 		t.Errorf("event JSON %s does not keep 1.50", page.Items[0].JSON)
 	}
 }
+
+func TestOldEventsArePruned(t *testing.T) {
+	tmpl, err := NewTemplate(seed0(t), Limits{Events: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := tmpl.Open("acct", sandbox.NewFrozenClock(origin), nil)
+	for range 2 + eventPruneBatch + 10 {
+		if _, err := db.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := db.db.Txn(false).Get(events.name, indexID+"_prefix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := 0
+	for raw := it.Next(); raw != nil; raw = it.Next() {
+		held++
+	}
+	if held > 2+eventPruneBatch {
+		t.Errorf("%d events held, want at most %d", held, 2+eventPruneBatch)
+	}
+	page, _ := db.Events(sandbox.PageRequest{Limit: 100})
+	if len(page.Items) != 2 || page.Items[0].ID != formatID("evt", 2+eventPruneBatch+10) {
+		t.Errorf("events listed: %d, newest %v", len(page.Items), page.Items)
+	}
+}
