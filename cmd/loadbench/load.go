@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -52,13 +53,13 @@ type server struct {
 	base string
 }
 
-func startServer(env []string, args ...string) (*server, error) {
+// startBaseline re-executes this binary as the baseline server.
+func startBaseline(replay string) (*server, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, append([]string{serveCommand}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
+	cmd := exec.Command(self, serveCommand, "baseline", "-replay", replay)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -70,9 +71,55 @@ func startServer(env []string, args ...string) (*server, error) {
 	port, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		_ = cmd.Process.Kill()
-		return nil, fmt.Errorf("%s did not say its port: %w", args[0], err)
+		return nil, fmt.Errorf("the baseline did not say its port: %w", err)
 	}
 	return &server{cmd: cmd, base: "http://127.0.0.1:" + strings.TrimSpace(port)}, nil
+}
+
+// buildSandbox builds cmd/sandbox into dir, so that what is measured is the
+// real binary with its real server settings.
+func buildSandbox(dir string) (string, error) {
+	bin := filepath.Join(dir, "sandbox")
+	build := exec.Command("go", "build", "-o", bin, "github.com/testcampaign/kit/cmd/sandbox")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("build the sandbox: %w", err)
+	}
+	return bin, nil
+}
+
+// unlimited are rate limits no load here reaches: the benchmark measures
+// serving, not refusing.
+var unlimited = []string{
+	"-rate-limit-minute", "2000000000", "-rate-limit-hour", "2000000000", "-rate-limit-day", "2000000000",
+	"-control-limit-minute", "2000000000",
+}
+
+var listeningURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
+
+// startSandbox runs the sandbox binary on a free loopback port.
+func startSandbox(bin string, env []string, flags ...string) (*server, error) {
+	args := append([]string{"-addr", "127.0.0.1:0"}, append(unlimited, flags...)...)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	lines := bufio.NewScanner(logs)
+	for lines.Scan() {
+		if m := listeningURL.FindStringSubmatch(lines.Text()); m != nil {
+			// The request log goes on; nobody reads it.
+			go func() { _, _ = io.Copy(io.Discard, logs) }()
+			return &server{cmd: cmd, base: m[1]}, nil
+		}
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	return nil, fmt.Errorf("the sandbox did not say where it listens")
 }
 
 func (s *server) stop() {
@@ -195,8 +242,16 @@ func median(results []result) result {
 }
 
 func runThroughput(opts options, out io.Writer) error {
-	sandboxEnv := memLimitEnv(opts)
-	sb, err := startServer(sandboxEnv, "sandbox")
+	dir, err := os.MkdirTemp("", "loadbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := buildSandbox(dir)
+	if err != nil {
+		return err
+	}
+	sb, err := startSandbox(bin, memLimitEnv(opts), "-log-format", "text")
 	if err != nil {
 		return err
 	}
@@ -205,7 +260,7 @@ func runThroughput(opts options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	replay := filepath.Join(os.TempDir(), fmt.Sprintf("loadbench-%d.json", os.Getpid()))
+	replay := filepath.Join(dir, "replay.json")
 	raw, err := json.Marshal(responses)
 	if err != nil {
 		return err
@@ -213,8 +268,7 @@ func runThroughput(opts options, out io.Writer) error {
 	if err := os.WriteFile(replay, raw, 0o600); err != nil {
 		return err
 	}
-	defer os.Remove(replay)
-	bl, err := startServer(nil, "baseline", "-replay", replay)
+	bl, err := startBaseline(replay)
 	if err != nil {
 		return err
 	}
@@ -286,8 +340,17 @@ func runMemory(opts options, out io.Writer) error {
 			})
 		}},
 	}
+	dir, err := os.MkdirTemp("", "loadbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := buildSandbox(dir)
+	if err != nil {
+		return err
+	}
 	for _, step := range steps {
-		sb, err := startServer(memLimitEnv(opts), "sandbox")
+		sb, err := startSandbox(bin, memLimitEnv(opts))
 		if err != nil {
 			return err
 		}

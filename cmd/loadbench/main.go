@@ -1,8 +1,9 @@
 // Command loadbench measures the sandbox against a bare net/http server that
-// writes the same bytes, over loopback, with the same load for both. Each
-// server runs in its own process (this binary, re-executed), the rounds
-// alternate between them so that a noisy machine hurts both alike, and the
-// figures it prints are ratios with their latency percentiles.
+// writes the same bytes, over loopback, with the same load for both. The
+// sandbox is the real cmd/sandbox binary, built for the run; the baseline is
+// this binary re-executed; the rounds alternate between them so that a noisy
+// machine hurts both alike, and the figures it prints are ratios with their
+// latency percentiles.
 //
 //	go run ./cmd/loadbench                   # throughput: get, list, create, mix
 //	go run ./cmd/loadbench -memory           # RSS: 200,000 creates, 20,000 fresh keys

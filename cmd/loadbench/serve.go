@@ -5,14 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
-
-	"github.com/testcampaign/kit/sandbox/app"
-	"github.com/testcampaign/kit/sandbox/ratelimit"
 )
 
 // serveCommand is how loadbench re-executes itself as one of the servers.
@@ -24,42 +19,31 @@ type recorded struct {
 	Body   []byte      `json:"body"`
 }
 
-// serve runs "sandbox" or "baseline FILE" on a free loopback port and prints
-// the port on stdout, then serves until killed.
+// serve runs the baseline on a free loopback port and prints the port on
+// stdout, then serves until killed.
 func serve(args []string) error {
 	fset := flag.NewFlagSet(serveCommand, flag.ContinueOnError)
-	replay := fset.String("replay", "", "baseline: JSON file of responses by request line")
+	replay := fset.String("replay", "", "JSON file of responses by request line")
+	if len(args) == 0 || args[0] != "baseline" {
+		return fmt.Errorf("usage: %s baseline -replay FILE", serveCommand)
+	}
 	if err := fset.Parse(args[1:]); err != nil {
 		return err
 	}
-	var handler http.Handler
-	switch args[0] {
-	case "sandbox":
-		unlimited := ratelimit.Limits{Minute: math.MaxInt32, Hour: math.MaxInt32, Day: math.MaxInt32}
-		built, err := app.New(app.Config{Limits: unlimited, ControlLimits: unlimited, Logger: slog.New(slog.DiscardHandler)})
-		if err != nil {
-			return err
-		}
-		handler = built.Handler
-	case "baseline":
-		raw, err := os.ReadFile(*replay)
-		if err != nil {
-			return err
-		}
-		var responses map[string]recorded
-		if err := json.Unmarshal(raw, &responses); err != nil {
-			return err
-		}
-		handler = baseline(responses)
-	default:
-		return fmt.Errorf("unknown server %q", args[0])
+	raw, err := os.ReadFile(*replay)
+	if err != nil {
+		return err
+	}
+	var responses map[string]recorded
+	if err := json.Unmarshal(raw, &responses); err != nil {
+		return err
 	}
 	listener, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	fmt.Println(listener.Addr().(*net.TCPAddr).Port)
-	return http.Serve(listener, handler)
+	return http.Serve(listener, baseline(responses))
 }
 
 // baseline does what any handler must and nothing more: read the body, then

@@ -5,6 +5,7 @@ package httpapi
 import (
 	"log/slog"
 	"net/http"
+	"runtime"
 	"strings"
 
 	"github.com/gorilla/mux"
@@ -138,6 +139,14 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	s.writeError(w, r, sandbox.Errorf(sandbox.ErrMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, path, strings.Join(allowed, ", ")))
 }
 
+// health also tells an operator of a shared sandbox what it is holding, the
+// figures that must stay flat over days.
 func (s *Server) health(*http.Request) (any, error) {
-	return map[string]string{"status": "ok"}, nil
+	return health{Status: "ok", Accounts: s.accounts.Len(), Goroutines: runtime.NumGoroutine()}, nil
+}
+
+type health struct {
+	Status     string `json:"status"`
+	Accounts   int    `json:"accounts"`
+	Goroutines int    `json:"goroutines"`
 }
