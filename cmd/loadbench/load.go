@@ -154,7 +154,7 @@ func send(client *http.Client, base, key string, r request) (*http.Response, []b
 	defer res.Body.Close()
 	raw, err := io.ReadAll(res.Body)
 	if err == nil && res.StatusCode != http.StatusOK {
-		err = fmt.Errorf("%s: status %d: %s", r.line(), res.StatusCode, raw)
+		err = fmt.Errorf("%.200s: status %d: %.200s", r.line(), res.StatusCode, raw)
 	}
 	return res, raw, err
 }

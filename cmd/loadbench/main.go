@@ -7,6 +7,7 @@
 //
 //	go run ./cmd/loadbench                   # throughput: get, list, create, mix
 //	go run ./cmd/loadbench -memory           # RSS: 200,000 creates, 20,000 fresh keys
+//	go run ./cmd/loadbench -soak 10m         # RSS, goroutines and accounts over a long mixed run
 //
 // It only ever talks to 127.0.0.1, and every run is bounded by its flags.
 package main
@@ -27,6 +28,8 @@ type options struct {
 	creates     int
 	freshKeys   int
 	gomemlimit  string
+	soak        time.Duration
+	soakEvery   time.Duration
 }
 
 func main() {
@@ -45,10 +48,15 @@ func main() {
 	flag.BoolVar(&opts.memory, "memory", false, "measure the sandbox's RSS instead of its throughput")
 	flag.IntVar(&opts.creates, "creates", 200_000, "with -memory: creates in one account")
 	flag.IntVar(&opts.freshKeys, "fresh-keys", 20_000, "with -memory: fresh keys, each making one read")
+	flag.DurationVar(&opts.soak, "soak", 0, "run a soak of this length instead: fresh keys, webhooks to hanging, failing and redirecting receivers, oversized inputs")
+	flag.DurationVar(&opts.soakEvery, "soak-every", 10*time.Second, "with -soak: how often to print RSS, goroutines and accounts")
 	flag.StringVar(&opts.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")
 	flag.Parse()
 	run := runThroughput
-	if opts.memory {
+	switch {
+	case opts.soak > 0:
+		run = runSoak
+	case opts.memory:
 		run = runMemory
 	}
 	if err := run(opts, os.Stdout); err != nil {

@@ -52,3 +52,13 @@ func rowOf(table, name string) []string {
 	}
 	return nil
 }
+
+func TestSoakSamplesUntilTheEnd(t *testing.T) {
+	var out bytes.Buffer
+	if err := runSoak(options{connections: 2, soak: 1500 * time.Millisecond, soakEvery: 500 * time.Millisecond}, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), "from the middle of the run to its end") || strings.Count(out.String(), "MiB") < 3 {
+		t.Errorf("soak output lacks samples or the verdict:\n%s", out.String())
+	}
+}
