@@ -334,6 +334,14 @@ func runMemory(opts options, out io.Writer) error {
 				return benchKey, request{"POST", "/v1/campaigns", createBody}
 			})
 		}},
+		{fmt.Sprintf("%d campaigns and %d bugs, one key", opts.records, opts.records), 2 * opts.records, func(base string) error {
+			return drive(base, opts.connections, 2*opts.records, func(i int) (string, request) {
+				if i%2 == 0 {
+					return benchKey, request{"POST", "/v1/campaigns", createBody}
+				}
+				return benchKey, request{"POST", "/_sandbox/bugs", `{"campaignId":"cmp_000001","title":"Crash on login","description":"Tap login twice quickly.","severity":"high"}`}
+			})
+		}},
 		{fmt.Sprintf("%d fresh keys, one read each", opts.freshKeys), opts.freshKeys, func(base string) error {
 			return drive(base, opts.connections, opts.freshKeys, func(i int) (string, request) {
 				return fmt.Sprintf("svc_test_fresh_%08d", i), request{"GET", "/v1/campaigns/cmp_000001", ""}
@@ -350,6 +358,9 @@ func runMemory(opts options, out io.Writer) error {
 		return err
 	}
 	for _, step := range steps {
+		if step.items == 0 {
+			continue
+		}
 		sb, err := startSandbox(bin, memLimitEnv(opts))
 		if err != nil {
 			return err

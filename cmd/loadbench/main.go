@@ -27,6 +27,7 @@ type options struct {
 	memory      bool
 	creates     int
 	freshKeys   int
+	records     int
 	gomemlimit  string
 	soak        time.Duration
 	soakEvery   time.Duration
@@ -48,6 +49,7 @@ func main() {
 	flag.BoolVar(&opts.memory, "memory", false, "measure the sandbox's RSS instead of its throughput")
 	flag.IntVar(&opts.creates, "creates", 200_000, "with -memory: creates in one account")
 	flag.IntVar(&opts.freshKeys, "fresh-keys", 20_000, "with -memory: fresh keys, each making one read")
+	flag.IntVar(&opts.records, "records", 0, "with -memory: also this many campaigns and as many bugs in one account (1000000 takes minutes)")
 	flag.DurationVar(&opts.soak, "soak", 0, "run a soak of this length instead: fresh keys, webhooks to hanging, failing and redirecting receivers, oversized inputs")
 	flag.DurationVar(&opts.soakEvery, "soak-every", 10*time.Second, "with -soak: how often to print RSS, goroutines and accounts")
 	flag.StringVar(&opts.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")

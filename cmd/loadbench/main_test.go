@@ -36,10 +36,11 @@ func TestThroughputReportsEveryWorkloadAgainstTheBaseline(t *testing.T) {
 
 func TestMemoryReportsEachScenario(t *testing.T) {
 	var out bytes.Buffer
-	if err := runMemory(options{connections: 2, creates: 200, freshKeys: 50}, &out); err != nil {
+	if err := runMemory(options{connections: 2, creates: 200, freshKeys: 50, records: 30}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "200 creates, one key") || !strings.Contains(out.String(), "50 fresh keys") {
+	if !strings.Contains(out.String(), "200 creates, one key") || !strings.Contains(out.String(), "50 fresh keys") ||
+		!strings.Contains(out.String(), "30 campaigns and 30 bugs") {
 		t.Errorf("output lacks a scenario:\n%s", out.String())
 	}
 }
