@@ -65,6 +65,7 @@ type Account struct {
 	// Outbox is nil when the sandbox delivers no webhooks.
 	Outbox Outbox
 
+	key      sandbox.AccountKey
 	lastUsed time.Time
 }
 
@@ -93,19 +94,19 @@ func New(cfg Config) (*Registry, error) {
 // Get returns the account of a valid test key, opening a freshly seeded one
 // the first time the key is seen or after its account was dropped.
 func (r *Registry) Get(key string) *Account {
-	id := sandbox.AccountForKey(key)
+	id := sandbox.KeyOf(key)
 	now := r.cfg.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.expire(now)
-	if v, ok := r.lru.Get(id.ID); ok {
+	if v, ok := r.lru.Get(id); ok {
 		a := v.(*Account)
 		a.lastUsed = now
 		return a
 	}
-	a := r.open(id, nil)
-	a.lastUsed = now
-	r.lru.Add(id.ID, a)
+	a := r.open(sandbox.AccountForKey(key), nil)
+	a.key, a.lastUsed = id, now
+	r.lru.Add(id, a)
 	return a
 }
 
@@ -116,10 +117,10 @@ func (r *Registry) Reset(old *Account) *Account {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	a := r.open(old.Account, old.Controls)
-	a.lastUsed = r.cfg.Now()
+	a.key, a.lastUsed = old.key, r.cfg.Now()
 	// Add on a present key replaces the value without calling the evict
 	// callback, so the old account's deliveries are cancelled here.
-	r.lru.Add(a.ID, a)
+	r.lru.Add(a.key, a)
 	old.close()
 	return a
 }

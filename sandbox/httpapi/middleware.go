@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/url"
@@ -72,17 +73,23 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, state)))
 		elapsed := time.Since(started)
-		attrs := []any{"method", r.Method, "path", loggedPath(r), "status", rec.status, "duration", elapsed}
-		if a := state.account; a != nil {
-			attrs = append(attrs, "key", a.KeyHint)
-			if !strings.HasPrefix(r.URL.Path, controlPrefix) {
-				a.Requests.Add(accounts.LoggedRequest{
-					Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: rec.status,
-					At: sandbox.At(a.Clock.Now()), DurationMS: elapsed.Milliseconds(),
-				})
-			}
+		a := state.account
+		if a != nil && !strings.HasPrefix(r.URL.Path, controlPrefix) {
+			a.Requests.Add(accounts.LoggedRequest{
+				Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: rec.status,
+				At: sandbox.At(a.Clock.Now()), DurationMS: elapsed.Milliseconds(),
+			})
 		}
-		s.logger.InfoContext(r.Context(), "request", attrs...)
+		// Checked first, so that a sandbox logging nothing builds no line.
+		if !s.logger.Enabled(r.Context(), slog.LevelInfo) {
+			return
+		}
+		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", loggedPath(r)),
+			slog.Int("status", rec.status), slog.Duration("duration", elapsed)}
+		if a != nil {
+			attrs = append(attrs, slog.String("key", a.KeyHint))
+		}
+		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})
 }
 
