@@ -5,7 +5,6 @@
 package store
 
 import (
-	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -250,11 +249,14 @@ func list[T, F any](d *DB, t table[T, F], f F, page sandbox.PageRequest) (sandbo
 	if page.Before > 0 {
 		bound = page.Before - 1
 	}
-	index, args, prefix := indexID, []any{bound}, []byte(nil)
+	index, args := indexID, []any{bound}
+	// inRange tells when the reverse walk of a filter index has run past
+	// its value's range, into the previous value.
+	inRange := func(*T) bool { return true }
 	for _, ix := range t.indexes {
 		if value := ix.filter(f); value != "" {
 			index, args = ix.name, []any{value, bound}
-			prefix = append([]byte(value), 0)
+			inRange = func(rec *T) bool { return ix.field(rec) == value }
 			break
 		}
 	}
@@ -262,7 +264,6 @@ func list[T, F any](d *DB, t table[T, F], f F, page sandbox.PageRequest) (sandbo
 	if err != nil {
 		return sandbox.Page[T]{}, fmt.Errorf("scan %s.%s: %w", t.name, index, err)
 	}
-	indexer, _ := d.db.DBSchema().Tables[t.name].Indexes[index].Indexer.(memdb.SingleIndexer)
 	var (
 		items   []T
 		hasMore bool
@@ -270,12 +271,8 @@ func list[T, F any](d *DB, t table[T, F], f F, page sandbox.PageRequest) (sandbo
 	)
 	for raw := it.Next(); raw != nil; raw = it.Next() {
 		rec := raw.(*T)
-		// The reverse walk runs on past the index value's range, into
-		// the previous value; this is where it stops.
-		if prefix != nil {
-			if _, key, _ := indexer.FromObject(rec); !bytes.HasPrefix(key, prefix) {
-				break
-			}
+		if !inRange(rec) {
+			break
 		}
 		if t.match != nil && !t.match(f, rec) {
 			continue
