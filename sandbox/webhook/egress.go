@@ -1,0 +1,55 @@
+package webhook
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"syscall"
+	"time"
+)
+
+// errEgressDenied marks a connection the egress policy refused, so that the
+// record can say so without naming the address.
+var errEgressDenied = errors.New("destination not allowed by the sandbox's egress policy")
+
+// sharedAddressSpace is RFC 6598's carrier-grade NAT range: not "private" to
+// netip, but just as internal to the networks that use it.
+var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
+
+// allowed reports whether the policy lets deliveries connect to addr.
+// Link-local addresses hold cloud metadata services and, like multicast and
+// unspecified addresses (which Linux connects to the local host), are never a
+// webhook receiver; they are always refused. denyPrivate also refuses the
+// loopback and private ranges, for a sandbox reachable by people who must not
+// reach the network it runs in.
+func allowed(addr netip.Addr, denyPrivate bool) bool {
+	addr = addr.Unmap()
+	switch {
+	case !addr.IsValid(), addr.IsUnspecified(), addr.IsLinkLocalUnicast(), addr.IsMulticast():
+		return false
+	case denyPrivate:
+		return !addr.IsLoopback() && !addr.IsPrivate() && !sharedAddressSpace.Contains(addr)
+	}
+	return true
+}
+
+// newDialer returns a dialer that applies the egress policy. Control runs on
+// every address a name resolves to, after resolution and before connect, so
+// neither DNS tricks nor redirects can reach a refused address and a refused
+// one sees no packet.
+func newDialer(timeout time.Duration, denyPrivate bool) *net.Dialer {
+	return &net.Dialer{
+		Timeout: timeout,
+		Control: func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil {
+				return fmt.Errorf("%w: unparsable address", errEgressDenied)
+			}
+			if !allowed(ap.Addr(), denyPrivate) {
+				return errEgressDenied
+			}
+			return nil
+		},
+	}
+}
