@@ -1,6 +1,7 @@
 package sandbox
 
-// Delivery is one attempt to POST an event to a webhook.
+// Delivery is one attempt to POST an event to a webhook, or a delivery the
+// sandbox dropped without trying.
 type Delivery struct {
 	ID        string `json:"id"`
 	WebhookID string `json:"webhookId"`
@@ -16,5 +17,6 @@ type Delivery struct {
 	// NextAttemptAt is when the next try is due, nil when there is none.
 	NextAttemptAt *Time `json:"nextAttemptAt"`
 
+	// Seq orders an account's deliveries and is the cursor of their pages.
 	Seq uint64 `json:"-"`
 }

@@ -1,237 +1,252 @@
 // Package webhook delivers the sandbox's events to registered webhooks: a
 // signed POST per event and webhook, retried with exponential back-off, every
-// attempt recorded so tests can inspect it.
+// attempt recorded so that tests can inspect it.
+//
+// One Dispatcher serves the whole sandbox with a fixed pool of workers; each
+// account has an Outbox with its own queue, retries and records. Workers take
+// one job at a time from the accounts with work, in turn, and never more than
+// PerAccount of one account's or PerHost of one host's at once, so that an
+// account whose receiver is slow or dead holds a few workers at most and
+// never delays or drops another account's deliveries.
 package webhook
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
+	"slices"
 	"sync"
 	"time"
-
-	"github.com/testcampaign/kit/sandbox"
 )
-
-// Store is what delivery needs of the sandbox's store.
-type Store interface {
-	Webhooks(accountID string) ([]sandbox.Webhook, error)
-	RecordDelivery(accountID string, d sandbox.Delivery) error
-}
 
 // Options configure a Dispatcher; zero values take the defaults.
 type Options struct {
-	Store  Store
-	Clock  sandbox.Clock
+	// Logger receives dropped and failed deliveries (default: discarded).
 	Logger *slog.Logger
-	Client *http.Client
 	// MaxAttempts bounds the tries per event and webhook (default 5).
 	MaxAttempts int
 	// FirstRetry is the wait before the second try; each later wait doubles
-	// (default 1s: tries at 0, 1, 3, 7 and 15 seconds).
+	// (default 1s: tries at 0, 1, 3, 7 and 15 seconds). Waits are real time,
+	// whatever the account's clock says.
 	FirstRetry time.Duration
-	// Workers is how many deliveries run at once (default 4).
+	// Workers is how many deliveries are in flight across the whole sandbox
+	// (default 32).
 	Workers int
-	// QueueSize is how many deliveries may wait; beyond it new ones are
-	// dropped and recorded as failed rather than slowing the API (default 1024).
-	QueueSize int
+	// PerAccount is how many of one account's deliveries are in flight at
+	// once (default 4), so that it takes Workers/PerAccount accounts with
+	// hanging receivers to keep every worker busy.
+	PerAccount int
+	// PerHost is how many deliveries are in flight to one host and port
+	// (default 4), across all accounts.
+	PerHost int
+	// Pending bounds an account's deliveries waiting to be tried or retried
+	// (default 256); beyond it a new delivery is dropped and recorded as such.
+	Pending int
+	// Records is how many delivery records each account keeps, the newest
+	// (default 1000).
+	Records int
+	// AttemptTimeout bounds one attempt, from connecting to reading the
+	// answer (default 10s).
+	AttemptTimeout time.Duration
+	// DenyPrivate refuses loopback and private destinations as well as those
+	// always refused (link-local, multicast, unspecified).
+	DenyPrivate bool
 }
 
-// Dispatcher delivers events in the background. Notify never blocks, so a
-// slow or dead receiver never slows an API request.
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	defaults := []struct {
+		value *int
+		def   int
+	}{{&o.MaxAttempts, 5}, {&o.Workers, 32}, {&o.PerAccount, 4}, {&o.PerHost, 4}, {&o.Pending, 256}, {&o.Records, 1000}}
+	for _, d := range defaults {
+		if *d.value <= 0 {
+			*d.value = d.def
+		}
+	}
+	if o.FirstRetry <= 0 {
+		o.FirstRetry = time.Second
+	}
+	if o.AttemptTimeout <= 0 {
+		o.AttemptTimeout = 10 * time.Second
+	}
+	return o
+}
+
+// Dispatcher runs the workers that deliver every account's events.
 type Dispatcher struct {
-	opts    Options
-	queue   chan job
-	ctx     context.Context
-	cancel  context.CancelFunc
-	workers sync.WaitGroup
-	retries sync.WaitGroup
+	opts   Options
+	client *http.Client
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 
-	// mu guards closed, so that nothing is sent on the queue, and no retry
-	// is scheduled, once Close has begun.
+	// mu guards everything below and every Outbox's queue, timers,
+	// in-flight count and closed flag: scheduling is one decision across
+	// accounts and hosts.
 	mu     sync.Mutex
+	wake   *sync.Cond
 	closed bool
-}
-
-type job struct {
-	accountID string
-	webhook   sandbox.Webhook
-	event     sandbox.Event
-	attempt   int
-}
-
-// Payload is the body POSTed to a webhook.
-type Payload struct {
-	ID        string          `json:"id"`
-	Type      string          `json:"type"`
-	CreatedAt time.Time       `json:"createdAt"`
-	Data      json.RawMessage `json:"data"`
-}
-
-// Signature is the Webhook-Signature value for a body sent at timestamp: the
-// hex HMAC-SHA256 of "<timestamp>.<body>", keyed with the whole secret.
-func Signature(secret string, timestamp int64, body []byte) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(mac, "%d.", timestamp)
-	mac.Write(body)
-	return "v1=" + hex.EncodeToString(mac.Sum(nil))
+	// ready holds the outboxes with queued jobs, in the order workers
+	// serve them.
+	ready    []*Outbox
+	hosts    map[string]int
+	outboxes map[*Outbox]struct{}
 }
 
 // Start returns a running dispatcher; Close stops it.
 func Start(opts Options) *Dispatcher {
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 5
+	opts = opts.withDefaults()
+	d := &Dispatcher{
+		opts:     opts,
+		client:   newClient(opts),
+		hosts:    make(map[string]int),
+		outboxes: make(map[*Outbox]struct{}),
 	}
-	if opts.FirstRetry <= 0 {
-		opts.FirstRetry = time.Second
-	}
-	if opts.Workers <= 0 {
-		opts.Workers = 4
-	}
-	if opts.QueueSize <= 0 {
-		opts.QueueSize = 1024
-	}
-	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 10 * time.Second}
-	}
-	d := &Dispatcher{opts: opts, queue: make(chan job, opts.QueueSize)}
+	d.wake = sync.NewCond(&d.mu)
 	d.ctx, d.cancel = context.WithCancel(context.Background())
 	for range opts.Workers {
-		d.workers.Add(1)
+		d.wg.Add(1)
 		go d.work()
 	}
 	return d
 }
 
-// Close stops delivering: attempts in flight are cancelled, pending retries
-// dropped.
+// Close closes every outbox, cancelling attempts in flight and pending
+// retries, and returns once the workers have stopped.
 func (d *Dispatcher) Close() {
 	d.mu.Lock()
 	d.closed = true
+	outboxes := make([]*Outbox, 0, len(d.outboxes))
+	for o := range d.outboxes {
+		outboxes = append(outboxes, o)
+	}
+	d.wake.Broadcast()
 	d.mu.Unlock()
+	for _, o := range outboxes {
+		o.Close()
+	}
 	d.cancel()
-	d.retries.Wait()
-	close(d.queue)
-	d.workers.Wait()
-}
-
-// Notify queues the event for every webhook of its account that wants it.
-func (d *Dispatcher) Notify(e sandbox.Event) {
-	hooks, err := d.opts.Store.Webhooks(e.AccountID)
-	if err != nil {
-		d.opts.Logger.Error("webhook lookup failed", "event", e.ID, "error", err)
-		return
-	}
-	for _, hook := range hooks {
-		if hook.Wants(e.Type) {
-			d.enqueue(job{accountID: e.AccountID, webhook: hook, event: e, attempt: 1})
-		}
-	}
-}
-
-func (d *Dispatcher) enqueue(j job) {
-	if !d.offer(j) {
-		// Recorded outside the lock, so a store write never holds up the
-		// other writers that are notifying.
-		d.record(j, 0, "dropped: the delivery queue is full", nil)
-	}
-}
-
-// offer queues j unless the queue is full; after Close it drops j silently.
-func (d *Dispatcher) offer(j job) bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return true
-	}
-	select {
-	case d.queue <- j:
-		return true
-	default:
-		return false
-	}
+	d.wg.Wait()
+	d.client.CloseIdleConnections()
 }
 
 func (d *Dispatcher) work() {
-	defer d.workers.Done()
-	for j := range d.queue {
-		d.deliver(j)
+	defer d.wg.Done()
+	for {
+		o, j, ok := d.take()
+		if !ok {
+			return
+		}
+		result := d.attempt(o, j)
+		d.finish(o, j, result)
 	}
 }
 
-func (d *Dispatcher) deliver(j job) {
-	body, err := json.Marshal(Payload{ID: j.event.ID, Type: j.event.Type, CreatedAt: j.event.CreatedAt, Data: j.event.Data})
-	if err != nil {
-		d.record(j, 0, fmt.Sprintf("encode payload: %v", err), nil)
-		return
-	}
-	status, failure := d.post(j, body)
-	if failure == "" || j.attempt >= d.opts.MaxAttempts {
-		d.record(j, status, failure, nil)
-		return
-	}
-	wait := d.opts.FirstRetry << (j.attempt - 1)
-	next := sandbox.Timestamp(d.opts.Clock.Now().Add(wait))
-	d.record(j, status, failure, &next)
-	retry := j
-	retry.attempt++
+// take waits for a job that may run now and claims it; it returns false once
+// the dispatcher is closed.
+func (d *Dispatcher) take() (*Outbox, job, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
+	for !d.closed {
+		if o, j, ok := d.next(); ok {
+			return o, j, true
+		}
+		d.wake.Wait()
+	}
+	return nil, job{}, false
+}
+
+// next claims the first job, in turn across the ready outboxes, that neither
+// its account's nor its host's limit holds back. An outbox served moves to
+// the back of the turn. Blocked jobs stay queued rather than hold a worker, so
+// that a hanging host or account never ties up the rest.
+func (d *Dispatcher) next() (*Outbox, job, bool) {
+	for i := 0; i < len(d.ready); {
+		o := d.ready[i]
+		if o.closed || len(o.queue) == 0 {
+			o.ready = false
+			d.ready = slices.Delete(d.ready, i, i+1)
+			continue
+		}
+		if o.inFlight >= d.opts.PerAccount {
+			i++
+			continue
+		}
+		k := slices.IndexFunc(o.queue, func(j job) bool { return d.hosts[j.host] < d.opts.PerHost })
+		if k < 0 {
+			i++
+			continue
+		}
+		j := o.queue[k]
+		o.queue = slices.Delete(o.queue, k, k+1)
+		d.ready = slices.Delete(d.ready, i, i+1)
+		if len(o.queue) > 0 {
+			d.ready = append(d.ready, o)
+		} else {
+			o.ready = false
+		}
+		o.inFlight++
+		o.attempts.Add(1)
+		d.hosts[j.host]++
+		return o, j, true
+	}
+	return nil, job{}, false
+}
+
+// finish releases the job's slots and, unless its outbox has been closed
+// meanwhile, records the attempt and schedules the retry.
+func (d *Dispatcher) finish(o *Outbox, j job, r result) {
+	defer o.attempts.Done()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	o.inFlight--
+	if d.hosts[j.host]--; d.hosts[j.host] == 0 {
+		delete(d.hosts, j.host)
+	}
+	// A freed slot may unblock a job any waiting worker could take.
+	d.wake.Broadcast()
+	if o.closed {
 		return
 	}
-	d.retries.Add(1)
-	go func() {
-		defer d.retries.Done()
-		select {
-		case <-time.After(wait):
-			d.enqueue(retry)
-		case <-d.ctx.Done():
+	if r.failure == "" || !r.retry || j.attempt >= d.opts.MaxAttempts {
+		o.record(j, r.status, r.failure, nil)
+	} else {
+		wait := backoff(d.opts.FirstRetry, j.attempt)
+		o.record(j, r.status, r.failure, &wait)
+		o.retryAfter(wait, j)
+	}
+	if r.failure != "" {
+		d.opts.Logger.Debug("webhook delivery failed", "account", o.accountID, "event", j.event.ID,
+			"webhook", j.hook.ID, "attempt", j.attempt, "error", r.failure)
+	}
+}
+
+// maxRetryWait caps the doubling, so that a large MaxAttempts neither
+// overflows nor waits for days.
+const maxRetryWait = time.Hour
+
+// backoff is the wait after the given failed attempt: FirstRetry, doubled
+// for each attempt after the first.
+func backoff(first time.Duration, attempt int) time.Duration {
+	wait := first
+	for range attempt - 1 {
+		if wait >= maxRetryWait {
+			break
 		}
-	}()
+		wait *= 2
+	}
+	return min(wait, maxRetryWait)
 }
 
-// post sends one attempt and returns the receiver's status and, if the
-// attempt failed, why.
-func (d *Dispatcher) post(j job, body []byte) (int, string) {
-	timestamp := d.opts.Clock.Now().Unix()
-	req, err := http.NewRequestWithContext(d.ctx, http.MethodPost, j.webhook.URL, bytes.NewReader(body))
-	if err != nil {
-		return 0, err.Error()
+// enqueue adds j to o's queue and o to the turn; the caller holds d.mu.
+func (d *Dispatcher) enqueue(o *Outbox, j job) {
+	o.queue = append(o.queue, j)
+	if !o.ready {
+		o.ready = true
+		d.ready = append(d.ready, o)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "svc-sandbox-webhooks/1")
-	req.Header.Set("Webhook-Id", j.event.ID)
-	req.Header.Set("Webhook-Timestamp", strconv.FormatInt(timestamp, 10))
-	req.Header.Set("Webhook-Signature", Signature(j.webhook.Secret, timestamp, body))
-	res, err := d.opts.Client.Do(req)
-	if err != nil {
-		return 0, err.Error()
-	}
-	defer res.Body.Close()
-	// Drain a little so the connection can be reused, but never read an
-	// endless body.
-	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 64<<10))
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		return res.StatusCode, fmt.Sprintf("receiver answered %d", res.StatusCode)
-	}
-	return res.StatusCode, ""
-}
-
-func (d *Dispatcher) record(j job, status int, failure string, next *time.Time) {
-	err := d.opts.Store.RecordDelivery(j.accountID, sandbox.Delivery{
-		WebhookID: j.webhook.ID, EventID: j.event.ID, EventType: j.event.Type, URL: j.webhook.URL,
-		Attempt: j.attempt, At: sandbox.Timestamp(d.opts.Clock.Now()), StatusCode: status, Error: failure, NextAttemptAt: next,
-	})
-	if err != nil {
-		d.opts.Logger.Error("record webhook delivery", "event", j.event.ID, "webhook", j.webhook.ID, "error", err)
-	}
+	d.wake.Signal()
 }

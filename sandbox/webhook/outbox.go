@@ -1,0 +1,193 @@
+package webhook
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/testcampaign/kit/sandbox"
+)
+
+// Outbox is one account's deliveries: its queue, its scheduled retries and
+// its last Records delivery records. Its methods are safe for concurrent use.
+type Outbox struct {
+	d         *Dispatcher
+	accountID string
+	clock     sandbox.Clock
+	// ctx is cancelled by Close, which cancels the attempts in flight.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// attempts counts the attempts in flight, so that Close can wait for
+	// them; Add happens under d.mu and only while the outbox is open.
+	attempts sync.WaitGroup
+
+	// Guarded by d.mu.
+	closed   bool
+	ready    bool
+	queue    []job
+	timers   map[*time.Timer]struct{}
+	inFlight int
+
+	// mu guards the records, apart from d.mu so that reading them never
+	// waits for scheduling.
+	mu      sync.Mutex
+	records []sandbox.Delivery
+	seq     uint64
+}
+
+// job is one attempt to deliver one event to one webhook.
+type job struct {
+	event   sandbox.Event
+	hook    sandbox.Webhook
+	host    string
+	attempt int
+}
+
+// NewOutbox returns the outbox of an account whose records and
+// Webhook-Timestamp headers follow clock. An outbox made after Close of the
+// dispatcher is closed.
+func (d *Dispatcher) NewOutbox(accountID string, clock sandbox.Clock) *Outbox {
+	o := &Outbox{d: d, accountID: accountID, clock: clock, timers: make(map[*time.Timer]struct{})}
+	o.ctx, o.cancel = context.WithCancel(d.ctx)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		o.closed = true
+		o.cancel()
+	} else {
+		d.outboxes[o] = struct{}{}
+	}
+	return o
+}
+
+// Send queues a delivery of e to each of hooks; the caller passes only the
+// webhooks that want e. It never blocks on delivery: when the account
+// already has Pending deliveries waiting, the new ones are dropped and
+// recorded as such. Send keeps e.JSON, which must not change afterwards.
+// After Close it does nothing.
+func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook) {
+	if o == nil || len(hooks) == 0 {
+		return
+	}
+	d := o.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if o.closed {
+		return
+	}
+	for _, hook := range hooks {
+		j := job{event: e, hook: hook, host: hostOf(hook.URL), attempt: 1}
+		if len(o.queue)+len(o.timers) >= d.opts.Pending {
+			o.record(j, 0, "dropped: the account has too many deliveries waiting", nil)
+			d.opts.Logger.Warn("webhook delivery dropped", "account", o.accountID, "event", e.ID, "webhook", hook.ID)
+			continue
+		}
+		d.enqueue(o, j)
+	}
+}
+
+// Close cancels every queued delivery and scheduled retry of the account and
+// the attempts in flight, and returns once those have stopped, so that the
+// account's receivers get nothing more. Later Sends do nothing. The records
+// stay readable.
+func (o *Outbox) Close() {
+	d := o.d
+	d.mu.Lock()
+	if !o.closed {
+		o.closed = true
+		o.queue = nil
+		for t := range o.timers {
+			t.Stop()
+		}
+		o.timers = nil
+		delete(d.outboxes, o)
+	}
+	d.mu.Unlock()
+	o.cancel()
+	o.attempts.Wait()
+}
+
+// retryAfter queues j's next attempt after wait; the caller holds d.mu. A
+// timer rather than a goroutine waits, so that pending retries cost little
+// and Close can cancel them.
+func (o *Outbox) retryAfter(wait time.Duration, j job) {
+	j.attempt++
+	var t *time.Timer
+	t = time.AfterFunc(wait, func() {
+		o.d.mu.Lock()
+		defer o.d.mu.Unlock()
+		if o.closed {
+			return
+		}
+		delete(o.timers, t)
+		o.d.enqueue(o, j)
+	})
+	o.timers[t] = struct{}{}
+}
+
+// record keeps one delivery record, forgetting the oldest beyond Records.
+// next is the wait before the next attempt, nil when there is none.
+func (o *Outbox) record(j job, status int, failure string, next *time.Duration) {
+	now := sandbox.At(o.clock.Now())
+	rec := sandbox.Delivery{
+		WebhookID: j.hook.ID, EventID: j.event.ID, EventType: j.event.Type, URL: j.hook.URL,
+		Attempt: j.attempt, At: now, StatusCode: status, Error: failure,
+	}
+	if next != nil {
+		at := now.Add(*next)
+		rec.NextAttemptAt = &at
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.seq++
+	rec.Seq = o.seq
+	rec.ID = fmt.Sprintf("dlv_%06d", o.seq)
+	if len(o.records) < o.d.opts.Records {
+		o.records = append(o.records, rec)
+	} else {
+		o.records[(o.seq-1)%uint64(len(o.records))] = rec
+	}
+}
+
+// Deliveries returns one page of the records kept, newest first.
+func (o *Outbox) Deliveries(page sandbox.PageRequest) sandbox.Page[sandbox.Delivery] {
+	limit := page.Limit
+	if limit <= 0 {
+		limit = sandbox.DefaultPageSize
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	oldest := o.seq - uint64(len(o.records)) + 1
+	start := o.seq
+	if page.Before != 0 && page.Before-1 < start {
+		start = page.Before - 1
+	}
+	var items []sandbox.Delivery
+	seq := start
+	for ; seq >= oldest && seq > 0 && len(items) < limit; seq-- {
+		items = append(items, o.records[(seq-1)%uint64(len(o.records))])
+	}
+	hasMore := seq >= oldest && seq > 0
+	var last uint64
+	if len(items) > 0 {
+		last = items[len(items)-1].Seq
+	}
+	return sandbox.NewPage(items, hasMore, last)
+}
+
+// hostOf is what the per-host limit counts: the URL's host and port, the
+// port made explicit so that one host is counted once however it is written.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
+	}
+	return strings.ToLower(u.Hostname()) + ":" + port
+}

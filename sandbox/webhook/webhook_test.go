@@ -1,0 +1,516 @@
+package webhook_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/webhook"
+)
+
+var frozen = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+
+// start returns a running dispatcher that the test closes.
+func start(t *testing.T, opts webhook.Options) *webhook.Dispatcher {
+	t.Helper()
+	d := webhook.Start(opts)
+	t.Cleanup(d.Close)
+	return d
+}
+
+func event(n int) sandbox.Event {
+	id := fmt.Sprintf("evt_%06d", n)
+	at := sandbox.At(frozen)
+	body := fmt.Sprintf(`{"id":%q,"type":"campaign.created","createdAt":"%s","data":{"id":"cmp_%06d","rewardPerBug":3.10}}`, id, at, n)
+	return sandbox.Event{ID: id, Type: sandbox.EventCampaignCreated, CreatedAt: at, JSON: []byte(body)}
+}
+
+func hook(id, url string) sandbox.Webhook {
+	return sandbox.Webhook{ID: id, URL: url, Events: []string{"*"}, Secret: "whsec_" + id, Status: sandbox.WebhookActive}
+}
+
+type post struct {
+	header http.Header
+	body   []byte
+}
+
+// receiver records every POST it gets and answers with status(n), n counting
+// from 1.
+type receiver struct {
+	*httptest.Server
+	mu    sync.Mutex
+	posts []post
+}
+
+func newReceiver(t *testing.T, status func(n int) int) *receiver {
+	t.Helper()
+	r := &receiver{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.posts = append(r.posts, post{req.Header.Clone(), body})
+		n := len(r.posts)
+		r.mu.Unlock()
+		w.WriteHeader(status(n))
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func always(status int) func(int) int { return func(int) int { return status } }
+
+func (r *receiver) received() []post {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]post(nil), r.posts...)
+}
+
+// hangingReceiver answers nothing until the test ends or the request is
+// cancelled; started tells of each request it got.
+func hangingReceiver(t *testing.T) (*httptest.Server, chan struct{}) {
+	t.Helper()
+	release := make(chan struct{})
+	started := make(chan struct{}, 100)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	// Registered after srv.Close, so it runs before it.
+	t.Cleanup(func() { close(release) })
+	return srv, started
+}
+
+func waitFor(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !done() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func records(o *webhook.Outbox) []sandbox.Delivery {
+	return o.Deliveries(sandbox.PageRequest{Limit: sandbox.MaxPageSize}).Items
+}
+
+func recordCount(o *webhook.Outbox, n int) func() bool {
+	return func() bool { return len(records(o)) >= n }
+}
+
+func TestDeliversSignedEventsAndRetriesFailures(t *testing.T) {
+	rcv := newReceiver(t, func(n int) int {
+		if n == 1 {
+			return http.StatusServiceUnavailable
+		}
+		return http.StatusNoContent
+	})
+	d := start(t, webhook.Options{FirstRetry: 10 * time.Millisecond})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	h, e := hook("whk_000001", rcv.URL), event(1)
+	o.Send(e, []sandbox.Webhook{h})
+	waitFor(t, "a retried delivery", recordCount(o, 2))
+
+	got := rcv.received()
+	if len(got) != 2 {
+		t.Fatalf("receiver got %d posts, want 2 (one failure, one retry)", len(got))
+	}
+	wantID := webhook.MessageID("acct", e.ID)
+	for i, p := range got {
+		header := map[string]string{}
+		for _, name := range []string{"Content-Type", "Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"} {
+			header[name] = p.header.Get(name)
+		}
+		wantHeader := map[string]string{
+			"Content-Type":      "application/json",
+			"Webhook-Id":        wantID,
+			"Webhook-Timestamp": strconv.FormatInt(frozen.Unix(), 10),
+			"Webhook-Signature": webhook.Signature(h.Secret, frozen.Unix(), e.JSON),
+		}
+		if diff := cmp.Diff(wantHeader, header); diff != "" {
+			t.Errorf("post %d headers (-want +got):\n%s", i+1, diff)
+		}
+		if string(p.body) != string(e.JSON) {
+			t.Errorf("post %d body %s, want the event's JSON %s", i+1, p.body, e.JSON)
+		}
+	}
+
+	next := sandbox.At(frozen.Add(10 * time.Millisecond))
+	want := []sandbox.Delivery{
+		{ID: "dlv_000002", WebhookID: h.ID, EventID: e.ID, EventType: e.Type, URL: rcv.URL, Attempt: 2,
+			At: sandbox.At(frozen), StatusCode: 204, Seq: 2},
+		{ID: "dlv_000001", WebhookID: h.ID, EventID: e.ID, EventType: e.Type, URL: rcv.URL, Attempt: 1,
+			At: sandbox.At(frozen), StatusCode: 503, Error: "receiver answered 503", NextAttemptAt: &next, Seq: 1},
+	}
+	if diff := cmp.Diff(want, records(o)); diff != "" {
+		t.Errorf("records, newest first (-want +got):\n%s", diff)
+	}
+	encoded, err := json.Marshal(records(o)[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantJSON := `{"id":"dlv_000001","webhookId":"whk_000001","eventId":"evt_000001","eventType":"campaign.created","url":"` + rcv.URL +
+		`","attempt":1,"at":"2026-07-01T12:00:00.000Z","statusCode":503,"error":"receiver answered 503","nextAttemptAt":"2026-07-01T12:00:00.010Z"}`
+	if string(encoded) != wantJSON {
+		t.Errorf("record as JSON:\n got %s\nwant %s", encoded, wantJSON)
+	}
+}
+
+func TestMessageID(t *testing.T) {
+	tests := []struct {
+		name       string
+		a, b       [2]string
+		wantEquals bool
+	}{
+		{"same account and event", [2]string{"acct1", "evt_000001"}, [2]string{"acct1", "evt_000001"}, true},
+		{"same event id in another account", [2]string{"acct1", "evt_000001"}, [2]string{"acct2", "evt_000001"}, false},
+		{"another event", [2]string{"acct1", "evt_000001"}, [2]string{"acct1", "evt_000002"}, false},
+		{"boundary between the parts", [2]string{"acct1e", "vt_000001"}, [2]string{"acct1", "evt_000001"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := webhook.MessageID(tt.a[0], tt.a[1]), webhook.MessageID(tt.b[0], tt.b[1])
+			if got := a == b; got != tt.wantEquals {
+				t.Errorf("MessageID%v = %s, MessageID%v = %s; equal %v, want %v", tt.a, a, tt.b, b, got, tt.wantEquals)
+			}
+			if !strings.HasPrefix(a, "msg_") || len(a) != len("msg_")+32 {
+				t.Errorf("MessageID%v = %q, want msg_ and 32 hex digits", tt.a, a)
+			}
+		})
+	}
+}
+
+func TestGivesUpAfterMaxAttempts(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusInternalServerError))
+	d := start(t, webhook.Options{FirstRetry: time.Millisecond, MaxAttempts: 3})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	waitFor(t, "three attempts", recordCount(o, 3))
+	time.Sleep(50 * time.Millisecond)
+
+	var attempts []int
+	for _, r := range records(o) {
+		attempts = append(attempts, r.Attempt)
+	}
+	if diff := cmp.Diff([]int{3, 2, 1}, attempts); diff != "" {
+		t.Errorf("recorded attempts (-want +got):\n%s", diff)
+	}
+	if last := records(o)[0]; last.NextAttemptAt != nil {
+		t.Errorf("last attempt announces another at %s", last.NextAttemptAt)
+	}
+	if got := len(rcv.received()); got != 3 {
+		t.Errorf("receiver got %d posts, want 3", got)
+	}
+}
+
+func TestRedirectIsAFailedAttempt(t *testing.T) {
+	target := newReceiver(t, always(http.StatusOK))
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, target.URL, status)
+			}))
+			defer redirector.Close()
+			d := start(t, webhook.Options{MaxAttempts: 1})
+			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", redirector.URL)})
+			waitFor(t, "the attempt", recordCount(o, 1))
+
+			got := records(o)[0]
+			want := fmt.Sprintf("receiver answered %d; redirects are not followed", status)
+			if got.StatusCode != status || got.Error != want {
+				t.Errorf("recorded %d %q, want %d %q", got.StatusCode, got.Error, status, want)
+			}
+		})
+	}
+	if n := len(target.received()); n != 0 {
+		t.Errorf("the redirect target got %d posts, want none", n)
+	}
+}
+
+func TestEgressPolicyRefusals(t *testing.T) {
+	const reason = "destination not allowed by the sandbox's egress policy"
+	rcv := newReceiver(t, always(http.StatusOK))
+	tests := []struct {
+		name        string
+		denyPrivate bool
+		url         string
+	}{
+		{"loopback with -webhook-deny-private", true, rcv.URL},
+		{"localhost by name with -webhook-deny-private", true, strings.Replace(rcv.URL, "127.0.0.1", "localhost", 1)},
+		{"link-local metadata address", false, "http://169.254.169.254/latest/meta-data/"},
+		{"unspecified address", false, "http://0.0.0.0:" + rcv.URL[strings.LastIndex(rcv.URL, ":")+1:] + "/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := start(t, webhook.Options{DenyPrivate: tt.denyPrivate})
+			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)})
+			waitFor(t, "the refusal", recordCount(o, 1))
+			// A refusal is final: retrying cannot change the policy.
+			time.Sleep(20 * time.Millisecond)
+			got := records(o)
+			if len(got) != 1 || got[0].Error != reason || got[0].StatusCode != 0 || got[0].NextAttemptAt != nil {
+				t.Errorf("records %+v, want one final attempt refused with %q", got, reason)
+			}
+		})
+	}
+	if n := len(rcv.received()); n != 0 {
+		t.Errorf("the refused receiver got %d posts, want none", n)
+	}
+}
+
+func TestLoopbackAllowedByDefault(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusOK))
+	d := start(t, webhook.Options{})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	waitFor(t, "the delivery", recordCount(o, 1))
+	if got := records(o)[0]; got.StatusCode != http.StatusOK || got.Error != "" {
+		t.Errorf("recorded %d %q, want 200 and no error", got.StatusCode, got.Error)
+	}
+}
+
+func TestFailuresRecordGenericReasons(t *testing.T) {
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL
+	refused.Close()
+	slow, _ := hangingReceiver(t)
+	tests := []struct {
+		name, url, want string
+	}{
+		{"nothing listening", refusedURL, "connection refused"},
+		{"no answer in time", slow.URL, "timeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := start(t, webhook.Options{MaxAttempts: 1, AttemptTimeout: 200 * time.Millisecond})
+			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)})
+			waitFor(t, "the failed attempt", recordCount(o, 1))
+			if got := records(o)[0]; got.Error != tt.want || got.StatusCode != 0 {
+				t.Errorf("recorded %d %q, want 0 %q", got.StatusCode, got.Error, tt.want)
+			}
+		})
+	}
+}
+
+func TestCloseStopsRetries(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusInternalServerError))
+	d := start(t, webhook.Options{FirstRetry: 100 * time.Millisecond})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	waitFor(t, "the first attempt", recordCount(o, 1))
+	o.Close()
+	o.Send(event(2), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	time.Sleep(300 * time.Millisecond)
+	if n := len(rcv.received()); n != 1 {
+		t.Errorf("receiver got %d posts, want only the one before Close", n)
+	}
+	if n := len(records(o)); n != 1 {
+		t.Errorf("%d records, want only the one before Close", n)
+	}
+}
+
+func TestCloseCancelsAttemptsInFlight(t *testing.T) {
+	srv, started := hangingReceiver(t)
+	d := start(t, webhook.Options{AttemptTimeout: time.Minute})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", srv.URL)})
+	<-started
+	closed := make(chan struct{})
+	go func() {
+		o.Close()
+		close(closed)
+	}()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close still waits for an attempt to a hanging receiver")
+	}
+	if n := len(records(o)); n != 0 {
+		t.Errorf("%d records of the cancelled attempt, want none", n)
+	}
+}
+
+func TestHangingReceiverDoesNotDelayOtherAccounts(t *testing.T) {
+	hanging1, _ := hangingReceiver(t)
+	hanging2, _ := hangingReceiver(t)
+	fast := newReceiver(t, always(http.StatusOK))
+	// Each case leaves one of three workers free only if the limit it names
+	// holds: without it the stuck accounts' jobs would take all three.
+	tests := []struct {
+		name  string
+		stuck map[string][]string
+	}{
+		{"per host: two accounts with one hanging receiver", map[string][]string{
+			"stuck1": {hanging1.URL, hanging1.URL + "/other"},
+			"stuck2": {hanging1.URL},
+		}},
+		{"per account: one account with two hanging receivers", map[string][]string{
+			"stuck1": {hanging1.URL, hanging2.URL},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := start(t, webhook.Options{Workers: 3, PerAccount: 2, PerHost: 2, AttemptTimeout: time.Minute})
+			clock := sandbox.NewFrozenClock(frozen)
+			for account, urls := range tt.stuck {
+				o := d.NewOutbox(account, clock)
+				var hooks []sandbox.Webhook
+				for i, u := range urls {
+					hooks = append(hooks, hook(fmt.Sprintf("whk_%06d", i+1), u))
+				}
+				for n := range 50 {
+					o.Send(event(n+1), hooks)
+				}
+			}
+			// Let the stuck accounts' attempts take the workers first.
+			time.Sleep(50 * time.Millisecond)
+			o := d.NewOutbox("healthy", clock)
+			begin := time.Now()
+			for n := range 5 {
+				o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", fast.URL)})
+			}
+			waitFor(t, "the healthy account's deliveries", recordCount(o, 5))
+			if elapsed := time.Since(begin); elapsed > 2*time.Second {
+				t.Errorf("the healthy account's deliveries took %v behind hanging receivers", elapsed)
+			}
+		})
+	}
+}
+
+func TestDropsAreRecordedWithoutBlockingSend(t *testing.T) {
+	srv, started := hangingReceiver(t)
+	d := start(t, webhook.Options{Workers: 1, Pending: 2, AttemptTimeout: time.Minute})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	h := hook("whk_000001", srv.URL)
+	o.Send(event(1), []sandbox.Webhook{h})
+	<-started
+
+	begin := time.Now()
+	for n := 2; n <= 21; n++ {
+		o.Send(event(n), []sandbox.Webhook{h})
+	}
+	if elapsed := time.Since(begin); elapsed > time.Second {
+		t.Errorf("20 sends took %v behind a hanging receiver", elapsed)
+	}
+	var dropped []string
+	for _, r := range records(o) {
+		if r.Error != "dropped: the account has too many deliveries waiting" || r.StatusCode != 0 || r.NextAttemptAt != nil {
+			t.Errorf("record %+v, want a drop", r)
+		}
+		dropped = append(dropped, r.EventID)
+	}
+	// Events 2 and 3 wait in the queue; the rest are dropped.
+	var want []string
+	for n := 21; n >= 4; n-- {
+		want = append(want, event(n).ID)
+	}
+	if diff := cmp.Diff(want, dropped); diff != "" {
+		t.Errorf("dropped events, newest first (-want +got):\n%s", diff)
+	}
+}
+
+func TestKeepsTheLastRecordsInPages(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusOK))
+	d := start(t, webhook.Options{Records: 5})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	for n := range 12 {
+		o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	}
+	waitFor(t, "twelve deliveries", func() bool {
+		items := o.Deliveries(sandbox.PageRequest{Limit: 1}).Items
+		return len(items) == 1 && items[0].ID == "dlv_000012"
+	})
+
+	var pages [][]string
+	var more []bool
+	req := sandbox.PageRequest{Limit: 2}
+	for {
+		page := o.Deliveries(req)
+		var ids []string
+		for _, r := range page.Items {
+			ids = append(ids, r.ID)
+		}
+		pages, more = append(pages, ids), append(more, page.HasMore)
+		if !page.HasMore {
+			break
+		}
+		req.Before = page.Items[len(page.Items)-1].Seq
+	}
+	want := [][]string{{"dlv_000012", "dlv_000011"}, {"dlv_000010", "dlv_000009"}, {"dlv_000008"}}
+	if diff := cmp.Diff(want, pages); diff != "" {
+		t.Errorf("pages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]bool{true, true, false}, more); diff != "" {
+		t.Errorf("hasMore per page (-want +got):\n%s", diff)
+	}
+}
+
+// TestManyAccountsAllDelivered is a small soak: many accounts at once, each
+// event delivered exactly once, with a Webhook-Id of its own.
+func TestManyAccountsAllDelivered(t *testing.T) {
+	const accounts, events = 20, 10
+	rcv := newReceiver(t, always(http.StatusOK))
+	d := start(t, webhook.Options{})
+	outboxes := make([]*webhook.Outbox, accounts)
+	var wg sync.WaitGroup
+	for a := range accounts {
+		outboxes[a] = d.NewOutbox(fmt.Sprintf("acct%02d", a), sandbox.NewFrozenClock(frozen))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range events {
+				outboxes[a].Send(event(n+1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+			}
+		}()
+	}
+	wg.Wait()
+	for _, o := range outboxes {
+		waitFor(t, "every delivery", recordCount(o, events))
+	}
+	ids := map[string]int{}
+	for _, p := range rcv.received() {
+		ids[p.header.Get("Webhook-Id")]++
+	}
+	if len(ids) != accounts*events {
+		t.Errorf("%d distinct Webhook-Ids, want %d", len(ids), accounts*events)
+	}
+	for id, n := range ids {
+		if n != 1 {
+			t.Errorf("Webhook-Id %s delivered %d times, want once", id, n)
+		}
+	}
+}
+
+func TestClosedDispatcherRefusesWork(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusOK))
+	d := webhook.Start(webhook.Options{})
+	d.Close()
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	o.Close()
+	time.Sleep(20 * time.Millisecond)
+	if n := len(rcv.received()); n != 0 {
+		t.Errorf("receiver got %d posts after Close, want none", n)
+	}
+}
