@@ -159,6 +159,13 @@ func (d *Dispatcher) take() (*Outbox, job, bool) {
 	return nil, job{}, false
 }
 
+// lookahead is how far into an account's queue next looks for a job whose
+// host is not at its limit. It bounds the work done under the lock when many
+// accounts queue for one hanging host; the price is that an account's jobs
+// for other hosts wait behind more than lookahead jobs for a host at its
+// limit, which delays that account only.
+const lookahead = 16
+
 // next claims the first job, in turn across the ready outboxes, that neither
 // its account's nor its host's limit holds back. An outbox served moves to
 // the back of the turn. Blocked jobs stay queued rather than hold a worker, so
@@ -175,13 +182,20 @@ func (d *Dispatcher) next() (*Outbox, job, bool) {
 			i++
 			continue
 		}
-		k := slices.IndexFunc(o.queue, func(j job) bool { return d.hosts[j.host] < d.opts.PerHost })
+		k := slices.IndexFunc(o.queue[:min(len(o.queue), lookahead)], func(j job) bool { return d.hosts[j.host] < d.opts.PerHost })
 		if k < 0 {
 			i++
 			continue
 		}
 		j := o.queue[k]
-		o.queue = slices.Delete(o.queue, k, k+1)
+		if k == 0 {
+			// Reslicing rather than copying keeps taking from the
+			// front of a long queue cheap.
+			o.queue[0] = job{}
+			o.queue = o.queue[1:]
+		} else {
+			o.queue = slices.Delete(o.queue, k, k+1)
+		}
 		d.ready = slices.Delete(d.ready, i, i+1)
 		if len(o.queue) > 0 {
 			d.ready = append(d.ready, o)
@@ -206,8 +220,9 @@ func (d *Dispatcher) finish(o *Outbox, j job, r result) {
 	if d.hosts[j.host]--; d.hosts[j.host] == 0 {
 		delete(d.hosts, j.host)
 	}
-	// A freed slot may unblock a job any waiting worker could take.
-	d.wake.Broadcast()
+	// The freed account and host slots let at most two more jobs run: this
+	// worker takes one when it comes back for work, a woken one the other.
+	d.wake.Signal()
 	if o.closed {
 		return
 	}
