@@ -20,9 +20,6 @@ type Outbox struct {
 	// ctx is cancelled by Close, which cancels the attempts in flight.
 	ctx    context.Context
 	cancel context.CancelFunc
-	// attempts counts the attempts in flight, so that Close can wait for
-	// them; Add happens under d.mu and only while the outbox is open.
-	attempts sync.WaitGroup
 
 	// Guarded by d.mu.
 	closed   bool
@@ -47,8 +44,10 @@ type job struct {
 }
 
 // NewOutbox returns the outbox of an account whose records and
-// Webhook-Timestamp headers follow clock. An outbox made after Close of the
-// dispatcher is closed.
+// Webhook-Timestamp headers follow clock. The dispatcher holds it until its
+// Close; an outbox made after the dispatcher's Close is closed. The clock is
+// never read with the dispatcher's lock held, so it may take the account's
+// own locks.
 func (d *Dispatcher) NewOutbox(accountID string, clock sandbox.Clock) *Outbox {
 	o := &Outbox{d: d, accountID: accountID, clock: clock, timers: make(map[*time.Timer]struct{})}
 	o.ctx, o.cancel = context.WithCancel(d.ctx)
@@ -72,6 +71,7 @@ func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook) {
 	if o == nil || len(hooks) == 0 {
 		return
 	}
+	now := sandbox.At(o.clock.Now())
 	d := o.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -81,7 +81,7 @@ func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook) {
 	for _, hook := range hooks {
 		j := job{event: e, hook: hook, host: hostOf(hook.URL), attempt: 1}
 		if len(o.queue)+len(o.timers) >= d.opts.Pending {
-			o.record(j, 0, "dropped: the account has too many deliveries waiting", nil)
+			o.record(j, now, 0, "dropped: the account has too many deliveries waiting", nil)
 			d.opts.Logger.Warn("webhook delivery dropped", "account", o.accountID, "event", e.ID, "webhook", hook.ID)
 			continue
 		}
@@ -90,9 +90,9 @@ func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook) {
 }
 
 // Close cancels every queued delivery and scheduled retry of the account and
-// the attempts in flight, and returns once those have stopped, so that the
-// account's receivers get nothing more. Later Sends do nothing. The records
-// stay readable.
+// the attempts in flight: once it returns no attempt starts, and none
+// finishing is recorded or retried. Later Sends do nothing. The records stay
+// readable. It does not wait for the attempts in flight to return.
 func (o *Outbox) Close() {
 	d := o.d
 	d.mu.Lock()
@@ -107,7 +107,6 @@ func (o *Outbox) Close() {
 	}
 	d.mu.Unlock()
 	o.cancel()
-	o.attempts.Wait()
 }
 
 // retryAfter queues j's next attempt after wait; the caller holds d.mu. A
@@ -128,10 +127,9 @@ func (o *Outbox) retryAfter(wait time.Duration, j job) {
 	o.timers[t] = struct{}{}
 }
 
-// record keeps one delivery record, forgetting the oldest beyond Records.
-// next is the wait before the next attempt, nil when there is none.
-func (o *Outbox) record(j job, status int, failure string, next *time.Duration) {
-	now := sandbox.At(o.clock.Now())
+// record keeps one delivery record made at now, forgetting the oldest beyond
+// Records. next is the wait before the next attempt, nil when there is none.
+func (o *Outbox) record(j job, now sandbox.Time, status int, failure string, next *time.Duration) {
 	rec := sandbox.Delivery{
 		WebhookID: j.hook.ID, EventID: j.event.ID, EventType: j.event.Type, URL: j.hook.URL,
 		Attempt: j.attempt, At: now, StatusCode: status, Error: failure,

@@ -17,6 +17,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/testcampaign/kit/sandbox"
 )
 
 // Options configure a Dispatcher; zero values take the defaults.
@@ -203,7 +205,6 @@ func (d *Dispatcher) next() (*Outbox, job, bool) {
 			o.ready = false
 		}
 		o.inFlight++
-		o.attempts.Add(1)
 		d.hosts[j.host]++
 		return o, j, true
 	}
@@ -213,7 +214,7 @@ func (d *Dispatcher) next() (*Outbox, job, bool) {
 // finish releases the job's slots and, unless its outbox has been closed
 // meanwhile, records the attempt and schedules the retry.
 func (d *Dispatcher) finish(o *Outbox, j job, r result) {
-	defer o.attempts.Done()
+	now := sandbox.At(o.clock.Now())
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	o.inFlight--
@@ -227,10 +228,10 @@ func (d *Dispatcher) finish(o *Outbox, j job, r result) {
 		return
 	}
 	if r.failure == "" || !r.retry || j.attempt >= d.opts.MaxAttempts {
-		o.record(j, r.status, r.failure, nil)
+		o.record(j, now, r.status, r.failure, nil)
 	} else {
 		wait := backoff(d.opts.FirstRetry, j.attempt)
-		o.record(j, r.status, r.failure, &wait)
+		o.record(j, now, r.status, r.failure, &wait)
 		o.retryAfter(wait, j)
 	}
 	if r.failure != "" {
