@@ -3,6 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"sync"
@@ -31,7 +32,7 @@ type Outbox struct {
 	// mu guards the records, apart from d.mu so that reading them never
 	// waits for scheduling.
 	mu      sync.Mutex
-	records []sandbox.Delivery
+	records []entry
 	seq     uint64
 }
 
@@ -82,7 +83,7 @@ func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook) {
 		j := job{event: e, hook: hook, host: hostOf(hook.URL), attempt: 1}
 		if len(o.queue)+len(o.timers) >= d.opts.Pending {
 			o.record(j, now, 0, "dropped: the account has too many deliveries waiting", nil)
-			d.opts.Logger.Warn("webhook delivery dropped", "account", o.accountID, "event", e.ID, "webhook", hook.ID)
+			d.opts.Logger.Debug("webhook delivery dropped", "account", o.accountID, "event", e.ID, "webhook", hook.ID)
 			continue
 		}
 		d.enqueue(o, j)
@@ -127,26 +128,46 @@ func (o *Outbox) retryAfter(wait time.Duration, j job) {
 	o.timers[t] = struct{}{}
 }
 
+// entry is a delivery record as an outbox keeps it: a Delivery without the
+// ID and the pointer, which are made when the record is read. An account
+// keeps up to Records of them, so their size is the sandbox's memory.
+type entry struct {
+	webhookID, eventID, eventType, url, failure string
+	attempt, status                             int32
+	at, next                                    sandbox.Time
+	seq                                         uint64
+}
+
+func (e entry) delivery() sandbox.Delivery {
+	d := sandbox.Delivery{
+		ID: fmt.Sprintf("dlv_%06d", e.seq), WebhookID: e.webhookID, EventID: e.eventID, EventType: e.eventType,
+		URL: e.url, Attempt: int(e.attempt), At: e.at, StatusCode: int(e.status), Error: e.failure, Seq: e.seq,
+	}
+	if e.next != 0 {
+		next := e.next
+		d.NextAttemptAt = &next
+	}
+	return d
+}
+
 // record keeps one delivery record made at now, forgetting the oldest beyond
 // Records. next is the wait before the next attempt, nil when there is none.
 func (o *Outbox) record(j job, now sandbox.Time, status int, failure string, next *time.Duration) {
-	rec := sandbox.Delivery{
-		WebhookID: j.hook.ID, EventID: j.event.ID, EventType: j.event.Type, URL: j.hook.URL,
-		Attempt: j.attempt, At: now, StatusCode: status, Error: failure,
+	e := entry{
+		webhookID: j.hook.ID, eventID: j.event.ID, eventType: j.event.Type, url: j.hook.URL, failure: failure,
+		attempt: int32(j.attempt), status: int32(status), at: now,
 	}
 	if next != nil {
-		at := now.Add(*next)
-		rec.NextAttemptAt = &at
+		e.next = now.Add(*next)
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.seq++
-	rec.Seq = o.seq
-	rec.ID = fmt.Sprintf("dlv_%06d", o.seq)
+	e.seq = o.seq
 	if len(o.records) < o.d.opts.Records {
-		o.records = append(o.records, rec)
+		o.records = append(o.records, e)
 	} else {
-		o.records[(o.seq-1)%uint64(len(o.records))] = rec
+		o.records[(o.seq-1)%uint64(len(o.records))] = e
 	}
 }
 
@@ -166,7 +187,7 @@ func (o *Outbox) Deliveries(page sandbox.PageRequest) sandbox.Page[sandbox.Deliv
 	var items []sandbox.Delivery
 	seq := start
 	for ; seq >= oldest && seq > 0 && len(items) < limit; seq-- {
-		items = append(items, o.records[(seq-1)%uint64(len(o.records))])
+		items = append(items, o.records[(seq-1)%uint64(len(o.records))].delivery())
 	}
 	hasMore := seq >= oldest && seq > 0
 	var last uint64
@@ -187,5 +208,5 @@ func hostOf(raw string) string {
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
 	}
-	return strings.ToLower(u.Hostname()) + ":" + port
+	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }

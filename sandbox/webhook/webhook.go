@@ -23,7 +23,9 @@ import (
 
 // Options configure a Dispatcher; zero values take the defaults.
 type Options struct {
-	// Logger receives dropped and failed deliveries (default: discarded).
+	// Logger receives dropped and failed deliveries at debug level, since
+	// they are the receivers' business and recorded for them (default:
+	// discarded).
 	Logger *slog.Logger
 	// MaxAttempts bounds the tries per event and webhook (default 5).
 	MaxAttempts int
