@@ -316,13 +316,15 @@ func TestFailuresRecordGenericReasons(t *testing.T) {
 
 func TestCloseStopsRetries(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusInternalServerError))
-	d := start(t, webhook.Options{FirstRetry: 100 * time.Millisecond})
+	// The retry is due long enough after the first attempt that a busy
+	// machine still closes the outbox before it.
+	d := start(t, webhook.Options{FirstRetry: 500 * time.Millisecond})
 	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
 	waitFor(t, "the first attempt", recordCount(o, 1))
 	o.Close()
 	o.Send(event(2), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
-	time.Sleep(300 * time.Millisecond)
+	time.Sleep(700 * time.Millisecond)
 	if n := len(rcv.received()); n != 1 {
 		t.Errorf("receiver got %d posts, want only the one before Close", n)
 	}
