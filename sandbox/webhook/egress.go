@@ -17,14 +17,23 @@ var errEgressDenied = errors.New("destination not allowed by the sandbox's egres
 // netip, but just as internal to the networks that use it.
 var sharedAddressSpace = netip.MustParsePrefix("100.64.0.0/10")
 
+// nat64 is the well-known NAT64 prefix (RFC 6052): on a network with a NAT64
+// gateway, an address in it reaches the IPv4 address in its last four bytes.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
 // allowed reports whether the policy lets deliveries connect to addr.
 // Link-local addresses hold cloud metadata services and, like multicast and
 // unspecified addresses (which Linux connects to the local host), are never a
 // webhook receiver; they are always refused. denyPrivate also refuses the
 // loopback and private ranges, for a sandbox reachable by people who must not
-// reach the network it runs in.
+// reach the network it runs in. An IPv4 address reached through NAT64 is
+// judged as itself.
 func allowed(addr netip.Addr, denyPrivate bool) bool {
 	addr = addr.Unmap()
+	if nat64.Contains(addr) {
+		b := addr.As16()
+		addr = netip.AddrFrom4([4]byte(b[12:]))
+	}
 	switch {
 	case !addr.IsValid(), addr.IsUnspecified(), addr.IsLinkLocalUnicast(), addr.IsMulticast():
 		return false

@@ -30,6 +30,9 @@ func TestEgressPolicy(t *testing.T) {
 		{"ff02::1", false, false},
 		{"0.0.0.0", false, false},
 		{"::", false, false},
+		{"64:ff9b::5db8:d70e", true, true},
+		{"64:ff9b::a00:1", true, false},
+		{"64:ff9b::a9fe:a9fe", false, false},
 	}
 	for _, tt := range tests {
 		addr := netip.MustParseAddr(tt.addr)
