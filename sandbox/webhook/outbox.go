@@ -48,8 +48,11 @@ type job struct {
 // Webhook-Timestamp headers follow clock. The dispatcher holds it until its
 // Close; an outbox made after the dispatcher's Close is closed. The clock is
 // never read with the dispatcher's lock held, so it may take the account's
-// own locks.
+// own locks. A nil clock is the system clock.
 func (d *Dispatcher) NewOutbox(accountID string, clock sandbox.Clock) *Outbox {
+	if clock == nil {
+		clock = sandbox.SystemClock{}
+	}
 	o := &Outbox{d: d, accountID: accountID, clock: clock, timers: make(map[*time.Timer]struct{})}
 	o.ctx, o.cancel = context.WithCancel(d.ctx)
 	d.mu.Lock()

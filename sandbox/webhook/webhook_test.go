@@ -512,6 +512,19 @@ func TestManyAccountsAllDelivered(t *testing.T) {
 	}
 }
 
+func TestNilClockIsTheSystemClock(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusOK))
+	d := start(t, webhook.Options{})
+	o := d.NewOutbox("acct", nil)
+	before := time.Now().Unix()
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	waitFor(t, "the delivery", recordCount(o, 1))
+	ts, err := strconv.ParseInt(rcv.received()[0].header.Get("Webhook-Timestamp"), 10, 64)
+	if err != nil || ts < before || ts > time.Now().Unix() {
+		t.Errorf("Webhook-Timestamp %d (%v), want the current time", ts, err)
+	}
+}
+
 func TestClosedDispatcherRefusesWork(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusOK))
 	d := webhook.Start(webhook.Options{})
