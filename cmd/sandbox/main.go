@@ -50,6 +50,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
 	fset.DurationVar(&a.Webhooks.FirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
 	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback and private networks too (link-local, multicast and unspecified ones always are)")
+	fset.BoolVar(&a.Webhooks.LoopbackOnly, "webhook-loopback-only", false, "deliver webhooks only to receivers on this machine (localhost and loopback addresses)")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -61,6 +62,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	}
 	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 {
 		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1 and -account-ttl positive")
+	}
+	if a.Webhooks.DenyPrivate && a.Webhooks.LoopbackOnly {
+		return cfg, errors.New("-webhook-deny-private and -webhook-loopback-only together would refuse every destination")
 	}
 	if a.Webhooks.Attempts < 1 || a.Webhooks.FirstRetry <= 0 {
 		return cfg, errors.New("-webhook-attempts must be at least 1 and -webhook-first-retry positive")

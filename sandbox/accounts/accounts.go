@@ -7,6 +7,7 @@ package accounts
 import (
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -65,7 +66,9 @@ type Account struct {
 	// Outbox is nil when the sandbox delivers no webhooks.
 	Outbox Outbox
 
-	key      sandbox.AccountKey
+	key sandbox.AccountKey
+	// resets counts the account's resets since the key was first seen.
+	resets   int
 	lastUsed time.Time
 }
 
@@ -104,7 +107,7 @@ func (r *Registry) Get(key string) *Account {
 		a.lastUsed = now
 		return a
 	}
-	a := r.open(sandbox.AccountForKey(key), nil)
+	a := r.open(sandbox.AccountForKey(key), nil, 0)
 	a.key, a.lastUsed = id, now
 	r.lru.Add(id, a)
 	return a
@@ -116,7 +119,7 @@ func (r *Registry) Get(key string) *Account {
 func (r *Registry) Reset(old *Account) *Account {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a := r.open(old.Account, old.Controls)
+	a := r.open(old.Account, old.Controls, old.resets+1)
 	a.key, a.lastUsed = old.key, r.cfg.Now()
 	// Add on a present key replaces the value without calling the evict
 	// callback, so the old account's deliveries are cancelled here.
@@ -154,8 +157,8 @@ func (r *Registry) expire(now time.Time) {
 	}
 }
 
-func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter) *Account {
-	a := &Account{Account: id, Limiter: ratelimit.New(r.cfg.Limits), Controls: controls}
+func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets int) *Account {
+	a := &Account{Account: id, Limiter: ratelimit.New(r.cfg.Limits), Controls: controls, resets: resets}
 	if a.Controls == nil {
 		a.Controls = ratelimit.New(r.cfg.ControlLimits)
 	}
@@ -166,7 +169,14 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter) *Accoun
 		a.Clock = a.Frozen
 	}
 	if r.cfg.NewOutbox != nil {
-		a.Outbox = r.cfg.NewOutbox(id.ID, a.Clock)
+		// A reset numbers events afresh; the outbox's ID changes with it,
+		// so that the Webhook-Ids derived from it do not repeat the
+		// previous events' and receivers that de-duplicate drop nothing.
+		outboxID := id.ID
+		if resets > 0 {
+			outboxID += "/" + strconv.Itoa(resets)
+		}
+		a.Outbox = r.cfg.NewOutbox(outboxID, a.Clock)
 	}
 	var db *store.DB
 	db = r.cfg.Template.Open(id.ID, a.Clock, func(e sandbox.Event) { r.announce(a, db, e) })

@@ -12,6 +12,7 @@ import (
 
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
+	"github.com/testcampaign/kit/sandbox/webhook"
 )
 
 // frozenAt is mid-minute, so a test knows how far the minute window is from
@@ -253,8 +254,8 @@ func TestWebhookDeliveriesAreVisibleThroughControls(t *testing.T) {
 	c.ok("PATCH", "/v1/bugs/bug_000009", `{"status":"confirmed"}`, nil)
 	select {
 	case id := <-posts:
-		if id != "evt_000002" {
-			t.Errorf("delivered %s, want the bug.updated event evt_000002 only", id)
+		if want := webhook.MessageID(sandbox.AccountForKey(testKey).ID, "evt_000002"); id != want {
+			t.Errorf("delivered %s, want %s, of the bug.updated event evt_000002 only", id, want)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no delivery")

@@ -29,6 +29,10 @@ type Options struct {
 	// WebhookRetry, if not zero, replaces the 1s wait before a webhook
 	// delivery's second attempt, so retries can be tested quickly.
 	WebhookRetry time.Duration
+	// WebhookDenyPrivate refuses loopback and private receivers, as
+	// -webhook-deny-private does. Without it a test sandbox delivers only to
+	// loopback receivers.
+	WebhookDenyPrivate bool
 	// Fixtures, if set, seeds accounts instead of the embedded fixtures, as
 	// the -fixtures flag does.
 	Fixtures fs.FS
@@ -65,9 +69,15 @@ func New(tb testing.TB, opts Options) *Sandbox {
 		ControlLimits: ratelimit.Limits{Minute: opts.ControlMinuteLimit},
 		AccountTTL:    opts.AccountTTL,
 		MaxAccounts:   opts.MaxAccounts,
-		Webhooks:      app.WebhookConfig{FirstRetry: opts.WebhookRetry},
-		Logger:        opts.Logger,
-		WrapStore:     opts.WrapStore,
+		// Whatever URLs a test registers, its deliveries never leave
+		// this machine: either only loopback is allowed, or nothing local,
+		// and then a test registers only loopback URLs.
+		Webhooks: app.WebhookConfig{
+			FirstRetry:  opts.WebhookRetry,
+			DenyPrivate: opts.WebhookDenyPrivate, LoopbackOnly: !opts.WebhookDenyPrivate,
+		},
+		Logger:    opts.Logger,
+		WrapStore: opts.WrapStore,
 	})
 	if err != nil {
 		tb.Fatalf("build sandbox: %v", err)

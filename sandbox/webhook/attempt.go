@@ -70,7 +70,7 @@ type result struct {
 // a delivery somewhere its URL does not say.
 func newClient(opts Options) *http.Client {
 	transport := &http.Transport{
-		DialContext:            newDialer(opts.AttemptTimeout, opts.DenyPrivate).DialContext,
+		DialContext:            newDialer(opts.AttemptTimeout, opts.DenyPrivate, opts.LoopbackOnly).DialContext,
 		ForceAttemptHTTP2:      true,
 		TLSHandshakeTimeout:    opts.AttemptTimeout,
 		MaxIdleConns:           100,
@@ -93,6 +93,11 @@ func (d *Dispatcher) attempt(o *Outbox, j job) result {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.hook.URL, bytes.NewReader(j.event.JSON))
 	if err != nil {
 		return result{failure: reasonBadURL}
+	}
+	// Checked before the client looks the name up: a loopback-only sandbox
+	// sends not even a DNS query anywhere else.
+	if d.opts.LoopbackOnly && !loopbackHost(req.URL.Hostname()) {
+		return result{failure: reasonEgress}
 	}
 	timestamp := o.clock.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")

@@ -47,7 +47,9 @@ func allowed(addr netip.Addr, denyPrivate bool) bool {
 // every address a name resolves to, after resolution and before connect, so
 // neither DNS tricks nor redirects can reach a refused address and a refused
 // one sees no packet.
-func newDialer(timeout time.Duration, denyPrivate bool) *net.Dialer {
+//
+// loopbackOnly refuses everything but loopback as well.
+func newDialer(timeout time.Duration, denyPrivate, loopbackOnly bool) *net.Dialer {
 	return &net.Dialer{
 		Timeout: timeout,
 		Control: func(network, address string, _ syscall.RawConn) error {
@@ -55,10 +57,20 @@ func newDialer(timeout time.Duration, denyPrivate bool) *net.Dialer {
 			if err != nil {
 				return fmt.Errorf("%w: unparsable address", errEgressDenied)
 			}
-			if !allowed(ap.Addr(), denyPrivate) {
+			if !allowed(ap.Addr(), denyPrivate) || loopbackOnly && !ap.Addr().Unmap().IsLoopback() {
 				return errEgressDenied
 			}
 			return nil
 		},
 	}
+}
+
+// loopbackHost reports whether a URL's host names this machine without a DNS
+// query: "localhost" or a loopback address.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	addr, err := netip.ParseAddr(host)
+	return err == nil && addr.Unmap().IsLoopback()
 }

@@ -49,11 +49,28 @@ func TestEgressPolicy(t *testing.T) {
 // refuses: the refusal must come from the policy, which runs before connect,
 // so nothing is sent to them.
 func TestDialerRefusesBeforeConnecting(t *testing.T) {
-	dialer := newDialer(time.Second, false)
+	dialer := newDialer(time.Second, false, false)
 	for _, address := range []string{"169.254.0.1:80", "169.254.169.254:80", "0.0.0.0:80", "224.0.0.1:80"} {
 		_, err := dialer.DialContext(context.Background(), "tcp", address)
 		if !errors.Is(err, errEgressDenied) {
 			t.Errorf("dial %s: %v, want the egress policy's refusal", address, err)
+		}
+	}
+}
+
+func TestLoopbackOnlyRefusesOtherHostsBeforeAnyLookup(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "127.0.0.1": true, "127.8.9.10": true, "::1": true, "::ffff:127.0.0.1": true,
+		"example.com": false, "localhost.example.com": false, "10.0.0.1": false, "192.168.1.1": false, "8.8.8.8": false, "": false,
+	} {
+		if got := loopbackHost(host); got != want {
+			t.Errorf("loopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+	dialer := newDialer(time.Second, false, true)
+	for _, address := range []string{"10.0.0.1:80", "192.0.2.1:80"} {
+		if _, err := dialer.DialContext(context.Background(), "tcp", address); !errors.Is(err, errEgressDenied) {
+			t.Errorf("loopback-only dial %s: %v, want the egress policy's refusal", address, err)
 		}
 	}
 }

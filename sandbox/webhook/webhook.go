@@ -55,6 +55,11 @@ type Options struct {
 	// DenyPrivate refuses loopback and private destinations as well as those
 	// always refused (link-local, multicast, unspecified).
 	DenyPrivate bool
+	// LoopbackOnly delivers only to receivers on this machine: any other
+	// host is refused before its name is looked up. For a sandbox on a
+	// developer's machine, and for tests, which must never send anything
+	// elsewhere whatever URL they register.
+	LoopbackOnly bool
 }
 
 func (o Options) withDefaults() Options {

@@ -537,3 +537,24 @@ func TestClosedDispatcherRefusesWork(t *testing.T) {
 		t.Errorf("receiver got %d posts after Close, want none", n)
 	}
 }
+
+func TestLoopbackOnlyDeliversLocallyAndRefusesTheRest(t *testing.T) {
+	recv := newReceiver(t, always(http.StatusOK))
+	d := start(t, webhook.Options{LoopbackOnly: true})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	t.Cleanup(o.Close)
+	// A name that does not resolve anywhere: were it looked up, the record
+	// would say "host name not found", not the policy's refusal.
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", recv.URL), hook("whk_000002", "http://receiver.invalid/hook")})
+	waitFor(t, "both attempts", recordCount(o, 2))
+	byHook := map[string]sandbox.Delivery{}
+	for _, r := range records(o) {
+		byHook[r.WebhookID] = r
+	}
+	if r := byHook["whk_000001"]; r.Error != "" || r.StatusCode != http.StatusOK {
+		t.Errorf("loopback receiver: %+v", r)
+	}
+	if r := byHook["whk_000002"]; r.Error != "destination not allowed by the sandbox's egress policy" || r.NextAttemptAt != nil {
+		t.Errorf("other host: %+v, want the policy's refusal and no retry", r)
+	}
+}

@@ -1,0 +1,160 @@
+package httpapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// hookReceiver records the Webhook-Id of every POST and answers status.
+type hookReceiver struct {
+	*httptest.Server
+	mu  sync.Mutex
+	ids []string
+}
+
+func newHookReceiver(t *testing.T, handler http.HandlerFunc) *hookReceiver {
+	t.Helper()
+	r := &hookReceiver{}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.mu.Lock()
+		r.ids = append(r.ids, req.Header.Get("Webhook-Id"))
+		r.mu.Unlock()
+		handler(w, req)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *hookReceiver) received() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.ids...)
+}
+
+func answer(status int) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }
+}
+
+type delivery struct {
+	WebhookID     string  `json:"webhookId"`
+	EventID       string  `json:"eventId"`
+	StatusCode    int     `json:"statusCode"`
+	Error         string  `json:"error"`
+	Attempt       int     `json:"attempt"`
+	At            string  `json:"at"`
+	NextAttemptAt *string `json:"nextAttemptAt"`
+}
+
+func (c *client) deliveries() []delivery {
+	c.t.Helper()
+	var got page[delivery]
+	c.ok("GET", "/_sandbox/deliveries?limit=100", "", &got)
+	return got.Items
+}
+
+func (c *client) waitDeliveries(n int) []delivery {
+	c.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := c.deliveries()
+		if len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("%d deliveries recorded, want %d: %+v", len(got), n, got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestSeventeenthWebhookIsRefused(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	for i := range 16 {
+		c.ok("POST", "/v1/webhooks", fmt.Sprintf(`{"url":"http://127.0.0.1:9/hook/%d","events":["*"]}`, i), nil)
+	}
+	res := c.fails("POST", "/v1/webhooks", `{"url":"http://127.0.0.1:9/hook/17","events":["*"]}`, http.StatusConflict, "LIMIT_REACHED")
+	if !strings.Contains(res.env.Error.Message, "16") {
+		t.Errorf("message %q does not name the cap", res.env.Error.Message)
+	}
+}
+
+func TestResetCancelsRetriesAndRenewsWebhookIds(t *testing.T) {
+	failing := newHookReceiver(t, answer(http.StatusInternalServerError))
+	c := newClient(t, sandboxtest.Options{WebhookRetry: 20 * time.Millisecond})
+	register := `{"url":"` + failing.URL + `","events":["campaign.created"]}`
+	c.ok("POST", "/v1/webhooks", register, nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	c.waitDeliveries(2)
+	c.ok("POST", "/_sandbox/reset", "", nil)
+	if got := c.deliveries(); len(got) != 0 {
+		t.Errorf("the reset account shows %d old deliveries", len(got))
+	}
+	before := len(failing.received())
+	// Retries were due every 20-160 ms; none may come after the reset.
+	time.Sleep(400 * time.Millisecond)
+	if after := len(failing.received()); after != before {
+		t.Errorf("%d attempts arrived after the reset", after-before)
+	}
+
+	ok := newHookReceiver(t, answer(http.StatusNoContent))
+	c.ok("POST", "/v1/webhooks", `{"url":"`+ok.URL+`","events":["campaign.created"]}`, nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	c.waitDeliveries(1)
+	first, again := failing.received()[0], ok.received()[0]
+	// Both are evt_000001 of the same key, before and after the reset.
+	if first == again {
+		t.Errorf("Webhook-Id %s repeats after a reset; receivers that de-duplicate would drop the new event", again)
+	}
+}
+
+func TestRedirectsAreNotFollowed(t *testing.T) {
+	target := newHookReceiver(t, answer(http.StatusOK))
+	redirecting := newHookReceiver(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
+	})
+	c := newClient(t, sandboxtest.Options{})
+	c.ok("POST", "/v1/webhooks", `{"url":"`+redirecting.URL+`","events":["*"]}`, nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	got := c.waitDeliveries(1)[0]
+	if got.StatusCode != http.StatusTemporaryRedirect || !strings.Contains(got.Error, "redirects are not followed") || got.NextAttemptAt == nil {
+		t.Errorf("redirected attempt recorded as %+v, want a failed 307 to retry", got)
+	}
+	if n := len(target.received()); n != 0 {
+		t.Errorf("the redirect's target got %d deliveries", n)
+	}
+}
+
+func TestDenyPrivateRefusesALoopbackReceiver(t *testing.T) {
+	recv := newHookReceiver(t, answer(http.StatusOK))
+	c := newClient(t, sandboxtest.Options{WebhookDenyPrivate: true})
+	c.ok("POST", "/v1/webhooks", `{"url":"`+recv.URL+`","events":["*"]}`, nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	got := c.waitDeliveries(1)[0]
+	if got.Error != "destination not allowed by the sandbox's egress policy" || got.NextAttemptAt != nil {
+		t.Errorf("loopback receiver under deny-private: %+v, want the policy's refusal, not retried", got)
+	}
+	if strings.Contains(got.Error, "127.0.0.1") {
+		t.Errorf("the refusal names the address: %q", got.Error)
+	}
+	if n := len(recv.received()); n != 0 {
+		t.Errorf("the refused receiver got %d deliveries", n)
+	}
+}
+
+func TestDeliveryTimesHaveThreeFractionalDigits(t *testing.T) {
+	recv := newHookReceiver(t, answer(http.StatusInternalServerError))
+	c := newClient(t, sandboxtest.Options{Now: frozenAt, WebhookRetry: time.Hour})
+	c.ok("POST", "/v1/webhooks", `{"url":"`+recv.URL+`","events":["*"]}`, nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	got := c.waitDeliveries(1)[0]
+	if got.At != "2026-03-14T15:09:26.000Z" || got.NextAttemptAt == nil || *got.NextAttemptAt != "2026-03-14T16:09:26.000Z" {
+		t.Errorf("delivery times %q and %v, want the account's frozen clock to the millisecond", got.At, got.NextAttemptAt)
+	}
+}
