@@ -119,12 +119,18 @@ func (r *Registry) Get(key string) *Account {
 func (r *Registry) Reset(old *Account) *Account {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	a := r.open(old.Account, old.Controls, old.resets+1)
-	a.key, a.lastUsed = old.key, r.cfg.Now()
+	// Another request may have reset or dropped the account since old was
+	// looked up: what is replaced, and closed, is what the key has now.
+	current := old
+	if v, ok := r.lru.Peek(old.key); ok {
+		current = v.(*Account)
+	}
+	a := r.open(current.Account, current.Controls, current.resets+1)
+	a.key, a.lastUsed = current.key, r.cfg.Now()
 	// Add on a present key replaces the value without calling the evict
-	// callback, so the old account's deliveries are cancelled here.
+	// callback, so the replaced account's deliveries are cancelled here.
 	r.lru.Add(a.key, a)
-	old.close()
+	current.close()
 	return a
 }
 

@@ -251,3 +251,34 @@ func heapInUse() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
 }
+
+func TestConcurrentResetsLeaveOneAccountAndCloseTheRest(t *testing.T) {
+	var mu sync.Mutex
+	var opened []*countingOutbox
+	r := newRegistry(t, Config{Max: 10, NewOutbox: func(string, sandbox.Clock) Outbox {
+		mu.Lock()
+		defer mu.Unlock()
+		o := &countingOutbox{}
+		opened = append(opened, o)
+		return o
+	}})
+	stale := r.Get(key(1))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.Reset(stale)
+		}()
+	}
+	wg.Wait()
+	open := 0
+	for _, o := range opened {
+		if !o.closed {
+			open++
+		}
+	}
+	if len(opened) != 9 || open != 1 {
+		t.Errorf("%d outboxes opened, %d still open; want 9 and only the current account's", len(opened), open)
+	}
+}
