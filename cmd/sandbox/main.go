@@ -91,6 +91,9 @@ func (cfg *config) resolve() error {
 }
 
 func main() {
+	if code, ran := subcommand(os.Args[1:], os.Stdout, os.Stderr); ran {
+		os.Exit(code)
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return
