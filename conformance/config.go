@@ -76,6 +76,10 @@ type Config struct {
 	// Exhaustive opts in to @exhaustive scenarios, which spend a whole
 	// rate-limit window of the key.
 	Exhaustive bool
+	// Version names the build of conform that runs the suite (cmd/conform
+	// sets it from the binary's build information), so that a report says
+	// which suite wrote it.
+	Version string
 }
 
 // IsLiveKey reports whether key acts on real data and billing (spec §5).

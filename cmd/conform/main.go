@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/internal/version"
 )
 
 // keyEnv is the only place the key is read from.
@@ -49,6 +50,10 @@ func (d *dirList) Set(v string) error {
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "steps" {
 		printSteps(stdout)
+		return conformance.ExitConformant
+	}
+	if len(args) > 0 && version.IsFlag(args[0]) {
+		fmt.Fprintln(stdout, "conform", version.Read())
 		return conformance.ExitConformant
 	}
 
@@ -88,6 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return conformance.ExitError
 	}
 	cfg.FeatureDirs = dirs
+	cfg.Version = version.Read().Short()
 	cfg.APIKey = strings.TrimSpace(getenv(keyEnv))
 	if cfg.APIKey == "" {
 		fmt.Fprintf(stderr, "conform: set the API key in the environment variable %s\n", keyEnv)
