@@ -4,6 +4,9 @@
 # say prints a progress line on stderr.
 say() { echo "$(basename "$0"): $*" >&2; }
 
+# A command that fails under set -e says where, instead of ending silently.
+trap 'say "FAIL: line $LINENO: $BASH_COMMAND"' ERR
+
 # die reports a failure and exits; the caller's trap cleans up.
 die() { say "FAIL: $*"; exit 1; }
 

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Runs a fleet on loopback and checks that it behaves as one sandbox:
+#   - installs nginx (nginx-light) from Debian's packages if it is missing;
+#   - starts as many sandbox replicas as deploy/nginx.conf names, each on a
+#     free 127.0.0.1 port, and nginx with that very file, changing only its
+#     `listen` port and its `server` lines;
+#   - runs conform --profile sandbox through nginx, which must pass;
+#   - sends requests with several more keys through nginx (with the scheme
+#     word in either case), then asks every
+#     replica directly for each key's request log (GET /_sandbox/requests):
+#     all of a key's requests must be on exactly one replica, and the keys
+#     must spread over more than one;
+#   - stops everything it started, also on failure.
+# Every request goes to 127.0.0.1 and every step is bounded in time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. deploy/testlib.sh
+
+need_package curl curl
+need_package nginx nginx-light
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  [ ${#pids[@]} -eq 0 ] || stop_pids "${pids[@]}"
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+say "building sandbox and conform"
+go build -o "$tmp/bin/" ./cmd/sandbox ./cmd/conform
+
+conf=deploy/nginx.conf
+replicas=$(grep -cE '^[[:space:]]*server[[:space:]]+sandbox-[0-9]+:8080;' "$conf") || true
+[ "$replicas" -ge 2 ] || die "$conf names $replicas replicas; a fleet needs at least 2"
+
+# Start the replicas on ports they pick themselves, and read the port back
+# from each one's start-up log line.
+ports=()
+for i in $(seq "$replicas"); do
+  "$tmp/bin/sandbox" -addr 127.0.0.1:0 2>"$tmp/sandbox-$i.log" &
+  pids+=($!)
+done
+for i in $(seq "$replicas"); do
+  port=
+  for _ in $(seq 50); do
+    port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$tmp/sandbox-$i.log" | head -n1)
+    [ -n "$port" ] && break
+    sleep 0.2
+  done
+  [ -n "$port" ] || { cat "$tmp/sandbox-$i.log" >&2; die "replica $i did not start"; }
+  ports+=("$port")
+done
+say "replicas on 127.0.0.1 ports ${ports[*]}"
+
+# nginx with the shipped configuration, on loopback.
+mkdir -p "$tmp/nginx"
+front=$(free_port)
+[ -n "$front" ] || exit 1
+servers=""
+for port in "${ports[@]}"; do servers+="        server 127.0.0.1:$port;\n"; done
+awk -v servers="$servers" -v listen="127.0.0.1:$front" '
+  /^[[:space:]]*server[[:space:]]+sandbox-[0-9]+:8080;/ { if (!done) { printf "%s", servers; done = 1 } next }
+  /^[[:space:]]*listen[[:space:]]+8080;/ { sub(/8080/, listen) }
+  { print }
+' "$conf" >"$tmp/nginx/nginx.conf"
+grep -q "listen $(printf '%s' "127.0.0.1:$front");" "$tmp/nginx/nginx.conf" || die "$conf has no 'listen 8080;' line to move to loopback"
+nginx_args=(-p "$tmp/nginx/" -c "$tmp/nginx/nginx.conf" -e "$tmp/nginx/error.log" -g "daemon off; pid $tmp/nginx/nginx.pid;")
+nginx -t -q "${nginx_args[@]}" || { cat "$tmp/nginx/error.log" >&2; die "nginx refused $conf"; }
+nginx "${nginx_args[@]}" >"$tmp/nginx/access.log" 2>&1 &
+pids+=($!)
+base=http://127.0.0.1:$front
+wait_http "$base/healthz" 10 || { cat "$tmp/nginx/error.log" >&2; die "nginx did not answer on $base"; }
+say "nginx on $base"
+
+conform_key=svc_test_fleet_conform
+say "conform --profile sandbox through nginx"
+SVC_API_KEY=$conform_key timeout 180 "$tmp/bin/conform" --base-url "$base" --profile sandbox --format none ||
+  { tail -n 20 "$tmp/nginx/error.log" >&2; die "conform did not pass through nginx"; }
+
+# Each extra key sends the same three API requests through nginx, the last
+# with the scheme word in lower case, which the sandbox takes as the same key.
+keys=()
+for n in $(seq -w 1 12); do keys+=("svc_test_fleet_key_$n"); done
+per_key=3
+for key in "${keys[@]}"; do
+  auth="Authorization: Bearer $key"
+  curl -fsS -o /dev/null --max-time 10 -H "$auth" "$base/v1/campaigns"
+  curl -fsS -o /dev/null --max-time 10 -H "$auth" -H 'Content-Type: application/json' \
+    -d '{"name":"Fleet","platform":"web","testersRequired":2,"rewardPerBug":5}' "$base/v1/campaigns"
+  curl -fsS -o /dev/null --max-time 10 -H "Authorization: bearer $key" "$base/v1/bugs?limit=5"
+done
+
+# requests_on prints how many API requests replica port $1 logged for key $2.
+requests_on() {
+  curl -fsS --max-time 10 -H "Authorization: Bearer $2" "http://127.0.0.1:$1/_sandbox/requests" |
+    { grep -o '"method":' || true; } | wc -l
+}
+declare -A used=()
+for key in "$conform_key" "${keys[@]}"; do
+  shown="${key:0:9}…${key: -4}"
+  holders=() counts=()
+  for port in "${ports[@]}"; do
+    count=$(requests_on "$port" "$key")
+    if [ "$count" -gt 0 ]; then
+      holders+=("$port")
+      counts+=("$count")
+    fi
+  done
+  [ ${#holders[@]} -eq 1 ] || die "key $shown has requests on ${#holders[@]} replicas (${holders[*]:-none}), not on exactly one"
+  if [ "$key" != "$conform_key" ] && [ "${counts[0]}" -ne "$per_key" ]; then
+    die "key $shown sent $per_key requests, its replica logged ${counts[0]}"
+  fi
+  used[${holders[0]}]=1
+  say "key $shown: all ${counts[0]} requests on the replica at port ${holders[0]}"
+done
+[ ${#used[@]} -gt 1 ] || die "all $((${#keys[@]} + 1)) keys went to one replica: nginx is not spreading them"
+say "keys spread over ${#used[@]} of $replicas replicas"
+say "ok"
