@@ -48,7 +48,7 @@ json_array() {
   die "cannot read the array $1"
 }
 
-stage=0 froms=() build_args=() runs=() final_copies=() workdir= entrypoint= healthcheck= expose=
+stage=0 froms=() build_args=() runs=() final_copies=() workdir='' entrypoint='' healthcheck='' expose=''
 while IFS= read -r line; do
   instr=${line%%[[:space:]]*}
   rest=${line#"$instr"}
@@ -85,11 +85,11 @@ say "base images pinned; builder Go $image_go matches go.mod's go $gomod"
 # The build context, from .dockerignore.
 ctx=$tmp/src
 mkdir -p "$ctx"
-first=
+seen_star=''
 while IFS= read -r pattern; do
-  if [ -z "$first" ]; then
+  if [ -z "$seen_star" ]; then
     [ "$pattern" = "*" ] || die ".dockerignore must start with '*' for this check to read it"
-    first=done
+    seen_star=yes
     continue
   fi
   [[ $pattern == '!'* ]] || die ".dockerignore line '$pattern' is neither '*' nor '!path'"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Helpers for the deploy/ checks: sourced, not run. Everything they start
 # listens on 127.0.0.1 only and is bounded in time.
 
@@ -16,8 +17,9 @@ need_package() {
   local cmd=$1 pkg=$2
   command -v "$cmd" >/dev/null 2>&1 && return 0
   say "installing $pkg (for $cmd)"
-  apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null \
-    || die "could not install $pkg"
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg"; } >/dev/null; then
+    die "could not install $pkg"
+  fi
   command -v "$cmd" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
   command -v "$cmd" >/dev/null 2>&1 || die "$pkg installed no $cmd"
 }
