@@ -10,6 +10,7 @@
 #     replica directly for each key's request log (GET /_sandbox/requests):
 #     all of a key's requests must be on exactly one replica, and the keys
 #     must spread over more than one;
+#   - restarts one replica: its key must find a freshly seeded account there;
 #   - stops everything it started, also on failure.
 # Every request goes to 127.0.0.1 and every step is bounded in time.
 set -euo pipefail
@@ -96,7 +97,7 @@ requests_on() {
   curl -fsS --max-time 10 -H "Authorization: Bearer $2" "http://127.0.0.1:$1/_sandbox/requests" |
     { grep -o '"method":' || true; } | wc -l
 }
-declare -A used=()
+declare -A used=() holder=()
 for key in "$conform_key" "${keys[@]}"; do
   shown="${key:0:9}…${key: -4}"
   holders=() counts=()
@@ -112,8 +113,35 @@ for key in "$conform_key" "${keys[@]}"; do
     die "key $shown sent $per_key requests, its replica logged ${counts[0]}"
   fi
   used[${holders[0]}]=1
+  holder[$key]=${holders[0]}
   say "key $shown: all ${counts[0]} requests on the replica at port ${holders[0]}"
 done
 [ ${#used[@]} -gt 1 ] || die "all $((${#keys[@]} + 1)) keys went to one replica: nginx is not spreading them"
 say "keys spread over ${#used[@]} of $replicas replicas"
+
+# A replica that restarts comes back with freshly seeded accounts, and nginx
+# sends the same keys to it again.
+key=${keys[0]}
+port=${holder[$key]}
+has_fleet_campaign() {
+  curl -fsS --max-time 10 -H "Authorization: Bearer $key" "$base/v1/campaigns?limit=100" | grep -q '"name":"Fleet"'
+}
+has_fleet_campaign || die "the campaign key ${key:0:9}…${key: -4} created is not listed"
+for i in "${!ports[@]}"; do
+  [ "${ports[$i]}" = "$port" ] || continue
+  stop_pids "${pids[$i]}"
+  "$tmp/bin/sandbox" -addr "127.0.0.1:$port" 2>>"$tmp/sandbox-$((i + 1)).log" &
+  pids[i]=$!
+done
+wait_http "http://127.0.0.1:$port/healthz" 10 || die "the replica at port $port did not restart"
+if has_fleet_campaign; then
+  die "after its replica restarted, key ${key:0:9}…${key: -4} still sees its campaign"
+fi
+for p in "${ports[@]}"; do
+  want=0
+  [ "$p" = "$port" ] && want=1
+  got=$(requests_on "$p" "$key")
+  [ "$got" -eq "$want" ] || die "after the restart, the replica at port $p logged $got requests of the key, want $want"
+done
+say "restarting the replica at port $port reseeded its key's account, and the key still reaches it"
 say "ok"
