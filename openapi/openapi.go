@@ -1,0 +1,262 @@
+// Package openapi holds the OpenAPI 3.1 description of the Test-Campaign
+// Service API v1, as the sandbox implements it, and a validator that checks
+// HTTP exchanges against it or against any other OpenAPI 3.1 document.
+package openapi
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+	"github.com/pb33f/libopenapi-validator/config"
+	verrors "github.com/pb33f/libopenapi-validator/errors"
+	"github.com/pb33f/libopenapi-validator/paths"
+	"github.com/pb33f/libopenapi-validator/responses"
+	"github.com/pb33f/libopenapi-validator/schema_validation"
+	"github.com/pb33f/libopenapi/datamodel"
+	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+)
+
+//go:generate go run ./internal/tojson openapi.yaml openapi.json
+
+var (
+	//go:embed openapi.yaml
+	yamlDoc []byte
+	//go:embed openapi.json
+	jsonDoc []byte
+)
+
+// YAML returns the document as it is written, in YAML.
+func YAML() []byte { return bytes.Clone(yamlDoc) }
+
+// JSON returns the document in JSON, as GET /openapi.json serves it.
+func JSON() []byte { return bytes.Clone(jsonDoc) }
+
+// Violation is one way an exchange breaks the document.
+type Violation struct {
+	// In says where: "request", "response", "request header", "response
+	// header", "request query" or "route".
+	In string
+	// Path is the JSON path of the offending value in the body ("$" for the
+	// whole body), or the name of the header or parameter.
+	Path string
+	// Want is what the document wanted there.
+	Want string
+	// Message says what was wrong, for people.
+	Message string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s %s: %s (want %s)", v.In, v.Path, v.Message, v.Want)
+}
+
+// Validator checks requests and responses against one OpenAPI 3.1 document.
+// It is safe for concurrent use.
+type Validator struct {
+	model     *v3.Document
+	validator validator.Validator
+	schemas   schema_validation.SchemaValidator
+}
+
+// Load parses an OpenAPI 3.1 document, in YAML or JSON. It fails if the
+// document cannot be parsed or modelled; whether it is valid OpenAPI is
+// Validate's question.
+func Load(doc []byte) (*Validator, error) {
+	// The library logs what it cannot model; Load and Validate return it.
+	quiet := slog.New(slog.DiscardHandler)
+	parsed, err := libopenapi.NewDocumentWithConfiguration(doc, &datamodel.DocumentConfiguration{Logger: quiet})
+	if err != nil {
+		return nil, fmt.Errorf("parse OpenAPI document: %w", err)
+	}
+	if !strings.HasPrefix(parsed.GetVersion(), "3.") {
+		return nil, fmt.Errorf("parse OpenAPI document: version %q is not OpenAPI 3", parsed.GetVersion())
+	}
+	v, errs := validator.NewValidator(parsed, config.WithFormatAssertions(), config.WithLogger(quiet))
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("model OpenAPI document: %w", errors.Join(errs...))
+	}
+	model, err := parsed.BuildV3Model()
+	if err != nil {
+		return nil, fmt.Errorf("model OpenAPI document: %w", err)
+	}
+	return &Validator{model: &model.Model, validator: v, schemas: schema_validation.NewSchemaValidatorWithLogger(quiet)}, nil
+}
+
+// Default returns a validator of this package's document.
+func Default() (*Validator, error) {
+	return Load(yamlDoc)
+}
+
+// Validate checks the document itself against the OpenAPI schema of its
+// version.
+func (v *Validator) Validate() []Violation {
+	_, errs := v.validator.ValidateDocument()
+	return violations("document", errs)
+}
+
+// Check validates one exchange: the response always, and the request when
+// the response is a success. A refused request is expected to break the
+// document (that is why it was refused), so only the refusal itself, its
+// status, headers and error body, is checked. reqBody and resBody are the
+// bodies already read from req and res, whose Body fields are not used.
+//
+// A path the document does not list must be answered as its
+// components.responses.NotFound says, and a method a listed path does not
+// serve as components.responses.MethodNotAllowed says, when the document
+// has them.
+func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []Violation {
+	req = withBody(req, reqBody)
+	res = withResponseBody(res, resBody)
+	pathItem, errs, template := paths.FindPath(req, v.model, nil)
+	if pathItem == nil || !hasOperation(pathItem, req.Method) {
+		return v.checkUnrouted(req, res, resBody, pathItem != nil, errs)
+	}
+	var found []Violation
+	if res.StatusCode >= 200 && res.StatusCode < 300 {
+		_, reqErrs := v.validator.ValidateHttpRequestSyncWithPathItem(req, pathItem, template)
+		found = append(found, violations("request", reqErrs)...)
+	}
+	_, resErrs := v.validator.ValidateHttpResponse(withBody(req, reqBody), res)
+	return append(found, violations("response", resErrs)...)
+}
+
+// unroutedAnswers are the components.responses an unrouted request may get
+// besides NotFound or MethodNotAllowed: the refusals that come before routing.
+var unroutedAnswers = map[int]string{
+	http.StatusUnauthorized:          "Unauthorized",
+	http.StatusRequestEntityTooLarge: "PayloadTooLarge",
+	http.StatusTooManyRequests:       "TooManyRequests",
+	http.StatusInternalServerError:   "InternalError",
+}
+
+// checkUnrouted checks the answer to a path or method the document lacks.
+func (v *Validator) checkUnrouted(req *http.Request, res *http.Response, resBody []byte, pathKnown bool, errs []*verrors.ValidationError) []Violation {
+	name, status := "NotFound", http.StatusNotFound
+	if pathKnown {
+		name, status = "MethodNotAllowed", http.StatusMethodNotAllowed
+	}
+	if res.StatusCode != status {
+		if other, ok := unroutedAnswers[res.StatusCode]; ok && v.response(other) != nil {
+			name, status = other, res.StatusCode
+		}
+	}
+	want := v.response(name)
+	if want == nil {
+		return violations("route", errs)
+	}
+	if res.StatusCode != status {
+		return []Violation{{
+			In: "route", Path: req.Method + " " + req.URL.Path, Want: strconv.Itoa(status),
+			Message: fmt.Sprintf("the document has no such operation, and the answer was %d", res.StatusCode),
+		}}
+	}
+	_, headerErrs := responses.ValidateResponseHeaders(req, res, want.Headers, req.URL.Path, strconv.Itoa(status))
+	found := violations("response", headerErrs)
+	if want.Content != nil {
+		if media := want.Content.GetOrZero("application/json"); media != nil && media.Schema != nil {
+			_, bodyErrs := v.schemas.ValidateSchemaBytes(media.Schema.Schema(), resBody)
+			found = append(found, violations("response", bodyErrs)...)
+		}
+	}
+	return found
+}
+
+// response returns the document's components.responses entry, or nil.
+func (v *Validator) response(name string) *v3.Response {
+	if v.model.Components == nil || v.model.Components.Responses == nil {
+		return nil
+	}
+	return v.model.Components.Responses.GetOrZero(name)
+}
+
+func hasOperation(item *v3.PathItem, method string) bool {
+	return item.GetOperations().GetOrZero(strings.ToLower(method)) != nil
+}
+
+func withBody(req *http.Request, body []byte) *http.Request {
+	clone := req.Clone(req.Context())
+	clone.Body = io.NopCloser(bytes.NewReader(body))
+	clone.ContentLength = int64(len(body))
+	return clone
+}
+
+func withResponseBody(res *http.Response, body []byte) *http.Response {
+	clone := *res
+	clone.Body = io.NopCloser(bytes.NewReader(body))
+	clone.ContentLength = int64(len(body))
+	return &clone
+}
+
+// violations flattens the library's errors: one violation per schema
+// failure, or one per error that has none.
+func violations(in string, errs []*verrors.ValidationError) []Violation {
+	var found []Violation
+	for _, e := range errs {
+		where := in
+		switch e.ValidationSubType {
+		case "", "schema":
+		case "statusCode":
+			where = in + " status"
+		default:
+			where = in + " " + e.ValidationSubType
+		}
+		if len(e.SchemaValidationErrors) == 0 {
+			path := e.ParameterName
+			if path == "" {
+				path = "$"
+			}
+			found = append(found, Violation{In: where, Path: path, Want: want(e), Message: e.Message})
+			continue
+		}
+		for _, f := range e.SchemaValidationErrors {
+			path := jsonPath(f.InstancePath)
+			switch {
+			case e.ParameterName != "":
+				path = e.ParameterName
+			case e.ValidationSubType == "header" && len(f.InstancePath) > 0:
+				path = strings.Join(f.InstancePath, ".")
+			}
+			found = append(found, Violation{In: where, Path: path, Want: keyword(f), Message: f.Reason})
+		}
+	}
+	return found
+}
+
+func want(e *verrors.ValidationError) string {
+	if e.HowToFix != "" {
+		return e.HowToFix
+	}
+	return e.Reason
+}
+
+// keyword names the failing schema keyword and where it is in the document.
+func keyword(f *verrors.SchemaValidationFailure) string {
+	loc := f.KeywordLocation
+	if f.OriginalJsonSchemaError != nil && loc == "" {
+		loc = f.OriginalJsonSchemaError.SchemaURL
+	}
+	return loc
+}
+
+// jsonPath writes an instance location as a JSON path: $.data.items[0].id.
+func jsonPath(segments []string) string {
+	var b strings.Builder
+	b.WriteString("$")
+	for _, s := range segments {
+		if _, err := strconv.Atoi(s); err == nil {
+			fmt.Fprintf(&b, "[%s]", s)
+			continue
+		}
+		b.WriteString(".")
+		b.WriteString(s)
+	}
+	return b.String()
+}

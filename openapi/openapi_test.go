@@ -1,0 +1,224 @@
+package openapi_test
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/testcampaign/kit/openapi"
+	"github.com/testcampaign/kit/openapi/internal/docjson"
+	"github.com/testcampaign/kit/openapi/openapitest"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+func TestDocumentPassesDocumentValidation(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		doc  []byte
+	}{
+		{"yaml", openapi.YAML()},
+		{"json", openapi.JSON()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := openapi.Load(tt.doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := v.Validate(); len(got) > 0 {
+				t.Errorf("the document breaks the OpenAPI schema: %v", got)
+			}
+		})
+	}
+}
+
+func TestValidateFindsABrokenDocument(t *testing.T) {
+	v, err := openapi.Load([]byte("openapi: 3.1.0\ninfo: {title: broken}\npaths:\n  /x:\n    get:\n      responses: 200\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := v.Validate(); len(got) == 0 {
+		t.Error("Validate() found nothing wrong with a document without info.version and with a number for responses")
+	}
+}
+
+func TestJSONIsRegeneratedFromYAML(t *testing.T) {
+	want, err := docjson.FromYAML(openapi.YAML())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(openapi.JSON(), want) {
+		t.Error("openapi.json is stale; run go generate ./openapi")
+	}
+}
+
+func TestLoadRefusesWhatIsNotOpenAPI3(t *testing.T) {
+	for _, doc := range []string{"", "not: [an, openapi, document]", `{"swagger": "2.0", "info": {"title": "x", "version": "1"}, "paths": {}}`} {
+		if _, err := openapi.Load([]byte(doc)); err == nil {
+			t.Errorf("Load(%q) succeeded, want an error", doc)
+		}
+	}
+}
+
+const (
+	campaign = `{"id":"cmp_000001","name":"Beta","platform":"ios","testersRequired":5,"rewardPerBug":19.99,"status":"draft","createdAt":"2026-01-01T00:00:30.000Z"}`
+	notFound = `{"success":false,"error":{"code":"NOT_FOUND","message":"no route","status":404}}`
+)
+
+// exchange is one request and the answer to it.
+type exchange struct {
+	method, target, reqBody string
+	status                  int
+	header                  map[string]string
+	resBody                 string
+}
+
+var limited = map[string]string{
+	"Content-Type": "application/json", "X-RateLimit-Limit": "1000", "X-RateLimit-Remaining": "999", "X-RateLimit-Reset": "1767225660",
+}
+
+func with(h map[string]string, kv ...string) map[string]string {
+	out := map[string]string{}
+	for k, v := range h {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			delete(out, kv[i])
+			continue
+		}
+		out[kv[i]] = kv[i+1]
+	}
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	v, err := openapi.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		ex   exchange
+		want []openapi.Violation
+	}{
+		{
+			name: "a campaign as documented",
+			ex:   exchange{"GET", "/v1/campaigns/cmp_000001", "", 200, limited, `{"success":true,"data":` + campaign + `}`},
+		},
+		{
+			name: "a number sent as a string",
+			ex: exchange{"GET", "/v1/campaigns/cmp_000001", "", 200, limited,
+				`{"success":true,"data":` + strings.Replace(campaign, `"testersRequired":5`, `"testersRequired":"5"`, 1) + `}`},
+			want: []openapi.Violation{{In: "response", Path: "$.data.testersRequired"}},
+		},
+		{
+			name: "a timestamp without its three fractional digits",
+			ex: exchange{"GET", "/v1/campaigns/cmp_000001", "", 200, limited,
+				`{"success":true,"data":` + strings.Replace(campaign, "30.000Z", "30Z", 1) + `}`},
+			want: []openapi.Violation{{In: "response", Path: "$.data.createdAt"}},
+		},
+		{
+			name: "a missing rate-limit header",
+			ex: exchange{"GET", "/v1/campaigns/cmp_000001", "", 200, with(limited, "X-RateLimit-Limit", ""),
+				`{"success":true,"data":` + campaign + `}`},
+			want: []openapi.Violation{{In: "response header", Path: "X-RateLimit-Limit"}},
+		},
+		{
+			name: "an error code outside the enum",
+			ex: exchange{"GET", "/v1/campaigns/cmp_404", "", 404, limited,
+				`{"success":false,"error":{"code":"MISSING","message":"no such campaign","status":404}}`},
+			want: []openapi.Violation{{In: "response", Path: "$.error.code"}},
+		},
+		{
+			name: "a status the operation does not list",
+			ex:   exchange{"GET", "/v1/campaigns/cmp_000001", "", 418, limited, `{"success":false}`},
+			want: []openapi.Violation{{In: "response status", Path: "$"}},
+		},
+		{
+			name: "a refused request is not checked, its refusal is",
+			ex: exchange{"POST", "/v1/campaigns", `{"name":""}`, 400, limited,
+				`{"success":false,"error":{"code":"VALIDATION_ERROR","message":"3 invalid fields","status":400,"details":[{"field":"name","message":"must not be blank"}]}}`},
+		},
+		{
+			name: "an accepted request that breaks the document",
+			ex: exchange{"POST", "/v1/campaigns", `{"name":"Beta","platform":"ios","testersRequired":0,"rewardPerBug":19.99}`, 200, limited,
+				`{"success":true,"data":` + campaign + `}`},
+			want: []openapi.Violation{{In: "request", Path: "$.testersRequired"}},
+		},
+		{
+			name: "an unknown path answered with the NotFound response",
+			ex:   exchange{"GET", "/v1/nowhere", "", 404, limited, notFound},
+		},
+		{
+			name: "an unknown path answered with a success",
+			ex:   exchange{"GET", "/v1/nowhere", "", 200, limited, `{"success":true,"data":{}}`},
+			want: []openapi.Violation{{In: "route", Path: "GET /v1/nowhere"}},
+		},
+		{
+			name: "an unknown path refused for its key first",
+			ex: exchange{"GET", "/v1/nowhere", "", 401, map[string]string{"Content-Type": "application/json", "WWW-Authenticate": `Bearer realm="svc"`},
+				`{"success":false,"error":{"code":"INVALID_API_KEY","message":"missing Authorization header","status":401}}`},
+		},
+		{
+			name: "a wrong method answered without Allow",
+			ex: exchange{"DELETE", "/v1/campaigns", "", 405, limited,
+				`{"success":false,"error":{"code":"METHOD_NOT_ALLOWED","message":"DELETE is not allowed","status":405}}`},
+			want: []openapi.Violation{{In: "response header", Path: "Allow"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(tt.ex.method, tt.ex.target, strings.NewReader(tt.ex.reqBody))
+			req.Header.Set("Authorization", "Bearer svc_test_0123456789")
+			if tt.ex.reqBody != "" {
+				req.Header.Set("Content-Type", "application/json")
+			}
+			res := &http.Response{StatusCode: tt.ex.status, Header: http.Header{}, Request: req}
+			for k, val := range tt.ex.header {
+				res.Header.Set(k, val)
+			}
+			got := v.Check(req, []byte(tt.ex.reqBody), res, []byte(tt.ex.resBody))
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(openapi.Violation{}, "Want", "Message"), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Check() violations (-want +got):\n%s\nall: %v", diff, got)
+			}
+			for _, violation := range got {
+				if violation.Want == "" || violation.Message == "" {
+					t.Errorf("violation %+v does not say what was wanted and why", violation)
+				}
+			}
+		})
+	}
+}
+
+// TestDriftTestFailsWhenTheDocumentChanges changes one field's type in a copy
+// of the document and checks that the sandbox's own traffic then breaks it.
+func TestDriftTestFailsWhenTheDocumentChanges(t *testing.T) {
+	const from = "        testersRequired:\n          type: integer\n        rewardPerBug:\n          type: number\n          description: Returned"
+	doc := string(openapi.YAML())
+	if strings.Count(doc, from) != 1 {
+		t.Fatal("the Campaign schema's testersRequired is not where the test expects it")
+	}
+	changed, err := openapi.Load([]byte(strings.Replace(doc, from, strings.Replace(from, "integer", "string", 1), 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []openapi.Violation
+	h := openapitest.Checking(changed, sandboxtest.NewHandler(t, sandboxtest.Options{}), func(r *http.Request, _ int, v openapi.Violation) {
+		if openapitest.KnownLag(r, v) == nil {
+			got = append(got, v)
+		}
+	})
+	req := httptest.NewRequest("GET", "/v1/campaigns/cmp_000001", nil)
+	req.Header.Set("Authorization", "Bearer svc_test_0123456789")
+	h.ServeHTTP(httptest.NewRecorder(), req)
+
+	want := []openapi.Violation{{In: "response", Path: "$.data.testersRequired"}}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(openapi.Violation{}, "Want", "Message")); diff != "" {
+		t.Errorf("violations against the changed document (-want +got):\n%s", diff)
+	}
+}
