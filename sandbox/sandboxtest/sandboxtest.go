@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/testcampaign/kit/openapi/openapitest"
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 	"github.com/testcampaign/kit/sandbox/app"
@@ -83,7 +84,8 @@ func New(tb testing.TB, opts Options) *Sandbox {
 		tb.Fatalf("build sandbox: %v", err)
 	}
 	tb.Cleanup(built.Close)
-	return &Sandbox{Handler: built.Handler, Accounts: built.Accounts}
+	// Every exchange of every test is checked against the OpenAPI document.
+	return &Sandbox{Handler: openapitest.Handler(tb, built.Handler), Accounts: built.Accounts}
 }
 
 // NewServer serves NewHandler on a local port until the test ends.

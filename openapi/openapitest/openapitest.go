@@ -1,0 +1,94 @@
+// Package openapitest checks in tests that an HTTP handler's traffic matches
+// the OpenAPI document, so the document and the sandbox cannot drift apart
+// unnoticed.
+package openapitest
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/testcampaign/kit/openapi"
+)
+
+var (
+	defaultOnce      sync.Once
+	defaultValidator *openapi.Validator
+	defaultErr       error
+)
+
+// Default returns the validator of the embedded document, built once per
+// test binary because building it takes tens of milliseconds.
+func Default(tb testing.TB) *openapi.Validator {
+	tb.Helper()
+	defaultOnce.Do(func() { defaultValidator, defaultErr = openapi.Default() })
+	if defaultErr != nil {
+		tb.Fatalf("load the OpenAPI document: %v", defaultErr)
+	}
+	return defaultValidator
+}
+
+// Handler returns h, wrapped so that every exchange it serves is checked
+// against the embedded document, and every violation that is not a known
+// lag fails tb.
+//
+// Benchmarks and fuzz targets get h unwrapped: checking would be measured
+// with the handler, and a fuzz target may not fail through its *testing.F.
+func Handler(tb testing.TB, h http.Handler) http.Handler {
+	tb.Helper()
+	switch tb.(type) {
+	case *testing.B, *testing.F:
+		return h
+	}
+	return Checking(Default(tb), h, func(r *http.Request, status int, v openapi.Violation) {
+		if lag := KnownLag(r, v); lag != nil {
+			return
+		}
+		tb.Errorf("OpenAPI drift: %s %s answered %d: %s", r.Method, r.URL.RequestURI(), status, v)
+	})
+}
+
+// Checking returns h, wrapped so that every exchange it serves is checked
+// with v, and report is called once per violation.
+func Checking(v *openapi.Validator, h http.Handler, report func(r *http.Request, status int, v openapi.Violation)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reqBody, err := io.ReadAll(r.Body)
+		if err != nil {
+			// The handler would have failed to read it too; let it answer.
+			reqBody = nil
+		}
+		r.Body = io.NopCloser(bytes.NewReader(reqBody))
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r)
+		res := &http.Response{
+			StatusCode: rec.status, Header: w.Header().Clone(), Request: r,
+			ProtoMajor: r.ProtoMajor, ProtoMinor: r.ProtoMinor, Proto: r.Proto,
+		}
+		for _, violation := range v.Check(r, reqBody, res, rec.body.Bytes()) {
+			report(r, rec.status, violation)
+		}
+	})
+}
+
+// recorder passes a response through and keeps a copy of it.
+type recorder struct {
+	http.ResponseWriter
+	status      int
+	wroteHeader bool
+	body        bytes.Buffer
+}
+
+func (rec *recorder) WriteHeader(status int) {
+	if !rec.wroteHeader {
+		rec.status, rec.wroteHeader = status, true
+	}
+	rec.ResponseWriter.WriteHeader(status)
+}
+
+func (rec *recorder) Write(p []byte) (int, error) {
+	rec.wroteHeader = true
+	rec.body.Write(p)
+	return rec.ResponseWriter.Write(p)
+}
