@@ -95,6 +95,21 @@ func Default() (*Validator, error) {
 	return Load(yamlDoc)
 }
 
+// Operations returns the document's operations as "METHOD /path/{param}",
+// in the order the document lists them.
+func (v *Validator) Operations() []string {
+	var ops []string
+	if v.model.Paths == nil {
+		return nil
+	}
+	for path, item := range v.model.Paths.PathItems.FromOldest() {
+		for method := range item.GetOperations().FromOldest() {
+			ops = append(ops, strings.ToUpper(method)+" "+path)
+		}
+	}
+	return ops
+}
+
 // Validate checks the document itself against the OpenAPI schema of its
 // version.
 func (v *Validator) Validate() []Violation {

@@ -222,3 +222,31 @@ func TestDriftTestFailsWhenTheDocumentChanges(t *testing.T) {
 		t.Errorf("violations against the changed document (-want +got):\n%s", diff)
 	}
 }
+
+func TestSandboxServesTheDocumentWithoutAKey(t *testing.T) {
+	h := sandboxtest.NewHandler(t, sandboxtest.Options{})
+	for _, tt := range []struct {
+		path, contentType string
+		want              []byte
+	}{
+		{"/openapi.json", "application/json", openapi.JSON()},
+		{"/openapi.yaml", "application/yaml", openapi.YAML()},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("GET %s = %d, want 200: %s", tt.path, rec.Code, rec.Body)
+			}
+			if got := rec.Header().Get("Content-Type"); got != tt.contentType {
+				t.Errorf("Content-Type = %q, want %q", got, tt.contentType)
+			}
+			if got := rec.Header().Get("X-RateLimit-Limit"); got != "" {
+				t.Errorf("X-RateLimit-Limit = %q, want none: the document is not rate-limited", got)
+			}
+			if !bytes.Equal(rec.Body.Bytes(), tt.want) {
+				t.Errorf("GET %s does not serve the embedded document", tt.path)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/testcampaign/kit/openapi"
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 )
@@ -96,6 +97,16 @@ func (s *Server) routes() {
 		}
 		s.router.Handle(route.path, s.handle(route.handler)).Methods(methods...)
 	}
+	// The OpenAPI document is served as it is, not in an envelope.
+	s.router.Handle("/openapi.json", serveDocument("application/json", openapi.JSON())).Methods(http.MethodGet, http.MethodHead)
+	s.router.Handle("/openapi.yaml", serveDocument("application/yaml", openapi.YAML())).Methods(http.MethodGet, http.MethodHead)
+}
+
+func serveDocument(contentType string, doc []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(doc)
+	})
 }
 
 // handlerFunc is an endpoint: it returns the response's data, or an error
