@@ -198,7 +198,7 @@ func TestCheck(t *testing.T) {
 // TestDriftTestFailsWhenTheDocumentChanges changes one field's type in a copy
 // of the document and checks that the sandbox's own traffic then breaks it.
 func TestDriftTestFailsWhenTheDocumentChanges(t *testing.T) {
-	const from = "        testersRequired:\n          type: integer\n        rewardPerBug:\n          type: number\n          description: Returned"
+	const from = "        testersRequired:\n          type: integer\n        rewardPerBug:\n          type: number\n          format: double\n          description: Returned"
 	doc := string(openapi.YAML())
 	if strings.Count(doc, from) != 1 {
 		t.Fatal("the Campaign schema's testersRequired is not where the test expects it")
