@@ -143,6 +143,24 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response,
 	return append(found, violations("response", resErrs)...)
 }
 
+// CheckWebhook validates a webhook delivery received from the API: its
+// headers and body against the post operation of the document's webhook
+// named after the event type, such as "bug.created".
+func (v *Validator) CheckWebhook(eventType string, req *http.Request, body []byte) []Violation {
+	var item *v3.PathItem
+	if v.model.Webhooks != nil {
+		item = v.model.Webhooks.GetOrZero(eventType)
+	}
+	if item == nil || item.Post == nil {
+		return []Violation{{
+			In: "webhook", Path: eventType, Want: "a webhook of that name with a post operation",
+			Message: fmt.Sprintf("the document describes no %s webhook", eventType),
+		}}
+	}
+	_, errs := v.validator.ValidateHttpRequestSyncWithPathItem(withBody(req, body), item, req.URL.Path)
+	return violations("webhook", errs)
+}
+
 // unroutedAnswers are the components.responses an unrouted request may get
 // besides NotFound or MethodNotAllowed: the refusals that come before routing.
 var unroutedAnswers = map[int]string{

@@ -250,3 +250,50 @@ func TestSandboxServesTheDocumentWithoutAKey(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckWebhook(t *testing.T) {
+	v, err := openapi.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bug = `{"id":"bug_000001","campaignId":"cmp_000001","testerId":"tst_000001","title":"Crash","description":"","severity":"high","status":"new","resolution":null,"createdAt":"2026-01-01T00:00:30.000Z","updatedAt":"2026-01-01T00:00:30.000Z"}`
+	signed := map[string]string{"Content-Type": "application/json", "Webhook-Id": "evt_000001", "Webhook-Timestamp": "1767225630",
+		"Webhook-Signature": "v1=" + strings.Repeat("ab", 32)}
+	tests := []struct {
+		name, event string
+		header      map[string]string
+		body        string
+		want        []openapi.Violation
+	}{
+		{
+			name: "a delivery as documented", event: "bug.created", header: signed,
+			body: `{"id":"evt_000001","type":"bug.created","createdAt":"2026-01-01T00:00:30.000Z","data":` + bug + `}`,
+		},
+		{
+			name: "a bug with a severity outside the enum", event: "bug.created", header: signed,
+			body: `{"id":"evt_000001","type":"bug.created","createdAt":"2026-01-01T00:00:30.000Z","data":` + strings.Replace(bug, `"high"`, `"urgent"`, 1) + `}`,
+			want: []openapi.Violation{{In: "webhook", Path: "$.data.severity"}},
+		},
+		{
+			name: "an unsigned delivery", event: "bug.created", header: with(signed, "Webhook-Signature", ""),
+			body: `{"id":"evt_000001","type":"bug.created","createdAt":"2026-01-01T00:00:30.000Z","data":` + bug + `}`,
+			want: []openapi.Violation{{In: "webhook header", Path: "Webhook-Signature"}},
+		},
+		{
+			name: "an event type the document lacks", event: "bug.deleted", header: signed, body: `{}`,
+			want: []openapi.Violation{{In: "webhook", Path: "bug.deleted"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("POST", "http://127.0.0.1:9000/hooks", strings.NewReader(tt.body))
+			for k, val := range tt.header {
+				req.Header.Set(k, val)
+			}
+			got := v.CheckWebhook(tt.event, req, []byte(tt.body))
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(openapi.Violation{}, "Want", "Message"), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("CheckWebhook() violations (-want +got):\n%s\nall: %v", diff, got)
+			}
+		})
+	}
+}

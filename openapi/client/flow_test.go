@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/testcampaign/kit/openapi/client"
+	"github.com/testcampaign/kit/openapi/openapitest"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -161,9 +162,15 @@ func TestSDKFlow(t *testing.T) {
 			deliveries []client.BugCreatedEvent
 			received   = make(chan struct{}, 1)
 		)
+		doc := openapitest.Default(t)
 		receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			var event client.BugCreatedEvent
 			body, _ := io.ReadAll(r.Body)
+			for _, v := range doc.CheckWebhook("bug.created", r, body) {
+				if openapitest.KnownLag(r, v) == nil {
+					t.Errorf("delivery breaks the document's bug.created webhook: %s", v)
+				}
+			}
 			if err := json.Unmarshal(body, &event); err != nil || r.Header.Get("Webhook-Signature") == "" {
 				http.Error(w, "not a signed event", http.StatusBadRequest)
 				return

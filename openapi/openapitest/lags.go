@@ -24,7 +24,8 @@ var Lags = []Lag{
 		Name:   "timestamps",
 		Reason: "timestamps must have exactly three fractional digits (2026-01-01T00:00:30.000Z); the sandbox writes RFC3339Nano, which drops trailing zeros",
 		match: func(_ *http.Request, v openapi.Violation) bool {
-			return strings.HasPrefix(v.In, "response") && strings.Contains(v.Message, timestampPattern)
+			return (strings.HasPrefix(v.In, "response") || strings.HasPrefix(v.In, "webhook")) &&
+				strings.Contains(v.Message, timestampPattern)
 		},
 	},
 	{
