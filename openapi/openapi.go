@@ -131,6 +131,9 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response,
 	req = withBody(req, reqBody)
 	res = withResponseBody(res, resBody)
 	pathItem, errs, template := paths.FindPath(req, v.model, nil)
+	if pathItem != nil && req.Method == http.MethodHead && !hasOperation(pathItem, http.MethodHead) && pathItem.Get != nil {
+		return v.checkHead(req, res, pathItem.Get, template)
+	}
 	if pathItem == nil || !hasOperation(pathItem, req.Method) {
 		return v.checkUnrouted(req, res, resBody, pathItem != nil, errs)
 	}
@@ -161,10 +164,30 @@ func (v *Validator) CheckWebhook(eventType string, req *http.Request, body []byt
 	return violations("webhook", errs)
 }
 
+// checkHead checks the answer to HEAD on a path whose GET the document
+// describes: GET's status and headers, without a body.
+func (v *Validator) checkHead(req *http.Request, res *http.Response, get *v3.Operation, template string) []Violation {
+	status := strconv.Itoa(res.StatusCode)
+	want := get.Responses.Codes.GetOrZero(status)
+	if want == nil {
+		want = get.Responses.Default
+	}
+	if want == nil {
+		return []Violation{{
+			In: "response status", Path: "$", Want: "a status GET " + template + " lists",
+			Message: fmt.Sprintf("HEAD was answered %d, which GET does not list", res.StatusCode),
+		}}
+	}
+	_, errs := responses.ValidateResponseHeaders(req, res, want.Headers, template, status)
+	return violations("response", errs)
+}
+
 // unroutedAnswers are the components.responses an unrouted request may get
 // besides NotFound or MethodNotAllowed: the refusals that come before routing.
 var unroutedAnswers = map[int]string{
+	http.StatusBadRequest:            "InvalidParameter",
 	http.StatusUnauthorized:          "Unauthorized",
+	http.StatusRequestURITooLong:     "URITooLong",
 	http.StatusRequestEntityTooLarge: "PayloadTooLarge",
 	http.StatusTooManyRequests:       "TooManyRequests",
 	http.StatusInternalServerError:   "InternalError",

@@ -225,11 +225,14 @@ const (
 	ErrorCodeINVALIDJSON             ErrorCode = "INVALID_JSON"
 	ErrorCodeINVALIDPARAMETER        ErrorCode = "INVALID_PARAMETER"
 	ErrorCodeINVALIDSTATUSTRANSITION ErrorCode = "INVALID_STATUS_TRANSITION"
+	ErrorCodeLIMITREACHED            ErrorCode = "LIMIT_REACHED"
 	ErrorCodeMETHODNOTALLOWED        ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNOTFOUND                ErrorCode = "NOT_FOUND"
 	ErrorCodePAYLOADTOOLARGE         ErrorCode = "PAYLOAD_TOO_LARGE"
 	ErrorCodeRATELIMITEXCEEDED       ErrorCode = "RATE_LIMIT_EXCEEDED"
+	ErrorCodeREQUESTTIMEOUT          ErrorCode = "REQUEST_TIMEOUT"
 	ErrorCodeUNSUPPORTEDMEDIATYPE    ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
+	ErrorCodeURITOOLONG              ErrorCode = "URI_TOO_LONG"
 	ErrorCodeVALIDATIONERROR         ErrorCode = "VALIDATION_ERROR"
 )
 
@@ -248,6 +251,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeINVALIDSTATUSTRANSITION:
 		return true
+	case ErrorCodeLIMITREACHED:
+		return true
 	case ErrorCodeMETHODNOTALLOWED:
 		return true
 	case ErrorCodeNOTFOUND:
@@ -256,7 +261,11 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeRATELIMITEXCEEDED:
 		return true
+	case ErrorCodeREQUESTTIMEOUT:
+		return true
 	case ErrorCodeUNSUPPORTEDMEDIATYPE:
+		return true
+	case ErrorCodeURITOOLONG:
 		return true
 	case ErrorCodeVALIDATIONERROR:
 		return true
@@ -835,7 +844,9 @@ type DeliveryPageEnvelopeSuccess bool
 // Error defines model for Error.
 type Error struct {
 	// Code `INVALID_API_KEY` (401) is the specification's; the others are the
-	// sandbox's. `CONFLICT` (409) is answered only by the sandbox controls.
+	// sandbox's. `CONFLICT` (409) is answered only by the sandbox controls;
+	// `LIMIT_REACHED` (409) when an account already holds as many records
+	// of a kind as it may (16 webhooks, for instance).
 	Code ErrorCode `json:"code"`
 
 	// Details With `VALIDATION_ERROR` only, one entry per invalid field.
@@ -849,7 +860,9 @@ type Error struct {
 }
 
 // ErrorCode `INVALID_API_KEY` (401) is the specification's; the others are the
-// sandbox's. `CONFLICT` (409) is answered only by the sandbox controls.
+// sandbox's. `CONFLICT` (409) is answered only by the sandbox controls;
+// `LIMIT_REACHED` (409) when an account already holds as many records
+// of a kind as it may (16 webhooks, for instance).
 type ErrorCode string
 
 // ErrorEnvelope defines model for ErrorEnvelope.
@@ -1099,6 +1112,9 @@ type InvalidParameter = ErrorEnvelope
 // InvalidStatusTransition defines model for InvalidStatusTransition.
 type InvalidStatusTransition = ErrorEnvelope
 
+// LimitReached defines model for LimitReached.
+type LimitReached = ErrorEnvelope
+
 // MethodNotAllowed defines model for MethodNotAllowed.
 type MethodNotAllowed = ErrorEnvelope
 
@@ -1111,8 +1127,14 @@ type NotFoundRecord = ErrorEnvelope
 // PayloadTooLarge defines model for PayloadTooLarge.
 type PayloadTooLarge = ErrorEnvelope
 
+// RequestTimeout defines model for RequestTimeout.
+type RequestTimeout = ErrorEnvelope
+
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = ErrorEnvelope
+
+// URITooLong defines model for URITooLong.
+type URITooLong = ErrorEnvelope
 
 // Unauthorized defines model for Unauthorized.
 type Unauthorized = ErrorEnvelope
@@ -3059,9 +3081,9 @@ type FileBugResponse200Headers struct {
 
 // FileBugResponse400Headers the declared response headers of an HTTP 400 response for FileBug
 type FileBugResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // FileBugResponse401Headers the declared response headers of an HTTP 401 response for FileBug
@@ -3071,6 +3093,20 @@ type FileBugResponse401Headers struct {
 
 // FileBugResponse404Headers the declared response headers of an HTTP 404 response for FileBug
 type FileBugResponse404Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+// FileBugResponse408Headers the declared response headers of an HTTP 408 response for FileBug
+type FileBugResponse408Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+// FileBugResponse409Headers the declared response headers of an HTTP 409 response for FileBug
+type FileBugResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -3109,8 +3145,14 @@ type FileBugResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFoundRecord
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *LimitReached
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3125,6 +3167,10 @@ type FileBugResponse struct {
 	Headers401 *FileBugResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *FileBugResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *FileBugResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *FileBugResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *FileBugResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -3153,9 +3199,24 @@ func (r FileBugResponse) GetJSON404() *NotFoundRecord {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r FileBugResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r FileBugResponse) GetJSON409() *LimitReached {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r FileBugResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r FileBugResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -3211,14 +3272,21 @@ type MoveClockResponse200Headers struct {
 
 // MoveClockResponse400Headers the declared response headers of an HTTP 400 response for MoveClock
 type MoveClockResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // MoveClockResponse401Headers the declared response headers of an HTTP 401 response for MoveClock
 type MoveClockResponse401Headers struct {
 	WWWAuthenticate string
+}
+
+// MoveClockResponse408Headers the declared response headers of an HTTP 408 response for MoveClock
+type MoveClockResponse408Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
 }
 
 // MoveClockResponse409Headers the declared response headers of an HTTP 409 response for MoveClock
@@ -3259,10 +3327,14 @@ type MoveClockResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Conflict
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3275,6 +3347,8 @@ type MoveClockResponse struct {
 	Headers400 *MoveClockResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *MoveClockResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *MoveClockResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *MoveClockResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -3300,6 +3374,11 @@ func (r MoveClockResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r MoveClockResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r MoveClockResponse) GetJSON409() *Conflict {
 	return r.JSON409
@@ -3308,6 +3387,11 @@ func (r MoveClockResponse) GetJSON409() *Conflict {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r MoveClockResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r MoveClockResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -3363,9 +3447,9 @@ type ListDeliveriesResponse200Headers struct {
 
 // ListDeliveriesResponse400Headers the declared response headers of an HTTP 400 response for ListDeliveries
 type ListDeliveriesResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // ListDeliveriesResponse401Headers the declared response headers of an HTTP 401 response for ListDeliveries
@@ -3390,6 +3474,8 @@ type ListDeliveriesResponse struct {
 	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3417,6 +3503,11 @@ func (r ListDeliveriesResponse) GetJSON400() *InvalidParameter {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListDeliveriesResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ListDeliveriesResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3467,9 +3558,9 @@ type ListEventsResponse200Headers struct {
 
 // ListEventsResponse400Headers the declared response headers of an HTTP 400 response for ListEvents
 type ListEventsResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // ListEventsResponse401Headers the declared response headers of an HTTP 401 response for ListEvents
@@ -3494,6 +3585,8 @@ type ListEventsResponse struct {
 	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -3521,6 +3614,11 @@ func (r ListEventsResponse) GetJSON400() *InvalidParameter {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListEventsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ListEventsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3571,14 +3669,21 @@ type PlanFaultsResponse200Headers struct {
 
 // PlanFaultsResponse400Headers the declared response headers of an HTTP 400 response for PlanFaults
 type PlanFaultsResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // PlanFaultsResponse401Headers the declared response headers of an HTTP 401 response for PlanFaults
 type PlanFaultsResponse401Headers struct {
 	WWWAuthenticate string
+}
+
+// PlanFaultsResponse408Headers the declared response headers of an HTTP 408 response for PlanFaults
+type PlanFaultsResponse408Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
 }
 
 // PlanFaultsResponse413Headers the declared response headers of an HTTP 413 response for PlanFaults
@@ -3612,8 +3717,12 @@ type PlanFaultsResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -3626,6 +3735,8 @@ type PlanFaultsResponse struct {
 	Headers400 *PlanFaultsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *PlanFaultsResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *PlanFaultsResponse408Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PlanFaultsResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -3649,9 +3760,19 @@ func (r PlanFaultsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r PlanFaultsResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PlanFaultsResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r PlanFaultsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -3705,6 +3826,13 @@ type ListRequestsResponse200Headers struct {
 	XRateLimitReset     int
 }
 
+// ListRequestsResponse400Headers the declared response headers of an HTTP 400 response for ListRequests
+type ListRequestsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 // ListRequestsResponse401Headers the declared response headers of an HTTP 401 response for ListRequests
 type ListRequestsResponse401Headers struct {
 	WWWAuthenticate string
@@ -3723,14 +3851,20 @@ type ListRequestsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *RequestLogPageEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRequestsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListRequestsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ListRequestsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3742,9 +3876,19 @@ func (r ListRequestsResponse) GetJSON200() *RequestLogPageEnvelope {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListRequestsResponse) GetJSON400() *InvalidParameter {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListRequestsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ListRequestsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -3793,6 +3937,13 @@ type ResetAccountResponse200Headers struct {
 	XRateLimitReset     int
 }
 
+// ResetAccountResponse400Headers the declared response headers of an HTTP 400 response for ResetAccount
+type ResetAccountResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 // ResetAccountResponse401Headers the declared response headers of an HTTP 401 response for ResetAccount
 type ResetAccountResponse401Headers struct {
 	WWWAuthenticate string
@@ -3811,14 +3962,20 @@ type ResetAccountResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *ResetEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ResetAccountResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ResetAccountResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ResetAccountResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -3830,9 +3987,19 @@ func (r ResetAccountResponse) GetJSON200() *ResetEnvelope {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ResetAccountResponse) GetJSON400() *InvalidParameter {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ResetAccountResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ResetAccountResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4004,6 +4171,13 @@ type GetAnalyticsResponse200Headers struct {
 	XRateLimitReset     int
 }
 
+// GetAnalyticsResponse400Headers the declared response headers of an HTTP 400 response for GetAnalytics
+type GetAnalyticsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 // GetAnalyticsResponse401Headers the declared response headers of an HTTP 401 response for GetAnalytics
 type GetAnalyticsResponse401Headers struct {
 	WWWAuthenticate string
@@ -4029,16 +4203,22 @@ type GetAnalyticsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *AnalyticsEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFoundRecord
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetAnalyticsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetAnalyticsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetAnalyticsResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -4052,6 +4232,11 @@ func (r GetAnalyticsResponse) GetJSON200() *AnalyticsEnvelope {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAnalyticsResponse) GetJSON400() *InvalidParameter {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetAnalyticsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
@@ -4060,6 +4245,11 @@ func (r GetAnalyticsResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetAnalyticsResponse) GetJSON404() *NotFoundRecord {
 	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetAnalyticsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4110,9 +4300,9 @@ type ListBugsResponse200Headers struct {
 
 // ListBugsResponse400Headers the declared response headers of an HTTP 400 response for ListBugs
 type ListBugsResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // ListBugsResponse401Headers the declared response headers of an HTTP 401 response for ListBugs
@@ -4137,6 +4327,8 @@ type ListBugsResponse struct {
 	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4164,6 +4356,11 @@ func (r ListBugsResponse) GetJSON400() *InvalidParameter {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListBugsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ListBugsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4214,9 +4411,9 @@ type UpdateBugResponse200Headers struct {
 
 // UpdateBugResponse400Headers the declared response headers of an HTTP 400 response for UpdateBug
 type UpdateBugResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // UpdateBugResponse401Headers the declared response headers of an HTTP 401 response for UpdateBug
@@ -4226,6 +4423,13 @@ type UpdateBugResponse401Headers struct {
 
 // UpdateBugResponse404Headers the declared response headers of an HTTP 404 response for UpdateBug
 type UpdateBugResponse404Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+// UpdateBugResponse408Headers the declared response headers of an HTTP 408 response for UpdateBug
+type UpdateBugResponse408Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -4271,10 +4475,14 @@ type UpdateBugResponse struct {
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFoundRecord
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *InvalidStatusTransition
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4289,6 +4497,8 @@ type UpdateBugResponse struct {
 	Headers401 *UpdateBugResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
 	Headers404 *UpdateBugResponse404Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *UpdateBugResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateBugResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -4319,6 +4529,11 @@ func (r UpdateBugResponse) GetJSON404() *NotFoundRecord {
 	return r.JSON404
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r UpdateBugResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateBugResponse) GetJSON409() *InvalidStatusTransition {
 	return r.JSON409
@@ -4327,6 +4542,11 @@ func (r UpdateBugResponse) GetJSON409() *InvalidStatusTransition {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateBugResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r UpdateBugResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -4382,9 +4602,9 @@ type ListCampaignsResponse200Headers struct {
 
 // ListCampaignsResponse400Headers the declared response headers of an HTTP 400 response for ListCampaigns
 type ListCampaignsResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // ListCampaignsResponse401Headers the declared response headers of an HTTP 401 response for ListCampaigns
@@ -4409,6 +4629,8 @@ type ListCampaignsResponse struct {
 	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4436,6 +4658,11 @@ func (r ListCampaignsResponse) GetJSON400() *InvalidParameter {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListCampaignsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ListCampaignsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4486,14 +4713,28 @@ type CreateCampaignResponse200Headers struct {
 
 // CreateCampaignResponse400Headers the declared response headers of an HTTP 400 response for CreateCampaign
 type CreateCampaignResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // CreateCampaignResponse401Headers the declared response headers of an HTTP 401 response for CreateCampaign
 type CreateCampaignResponse401Headers struct {
 	WWWAuthenticate string
+}
+
+// CreateCampaignResponse408Headers the declared response headers of an HTTP 408 response for CreateCampaign
+type CreateCampaignResponse408Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+// CreateCampaignResponse409Headers the declared response headers of an HTTP 409 response for CreateCampaign
+type CreateCampaignResponse409Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
 }
 
 // CreateCampaignResponse413Headers the declared response headers of an HTTP 413 response for CreateCampaign
@@ -4527,8 +4768,14 @@ type CreateCampaignResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *LimitReached
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4541,6 +4788,10 @@ type CreateCampaignResponse struct {
 	Headers400 *CreateCampaignResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateCampaignResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateCampaignResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateCampaignResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *CreateCampaignResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -4564,9 +4815,24 @@ func (r CreateCampaignResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateCampaignResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCampaignResponse) GetJSON409() *LimitReached {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateCampaignResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r CreateCampaignResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -4620,6 +4886,13 @@ type GetCampaignResponse200Headers struct {
 	XRateLimitReset     int
 }
 
+// GetCampaignResponse400Headers the declared response headers of an HTTP 400 response for GetCampaign
+type GetCampaignResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
 // GetCampaignResponse401Headers the declared response headers of an HTTP 401 response for GetCampaign
 type GetCampaignResponse401Headers struct {
 	WWWAuthenticate string
@@ -4645,16 +4918,22 @@ type GetCampaignResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CampaignEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFoundRecord
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCampaignResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetCampaignResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *GetCampaignResponse401Headers
 	// Headers404 the parsed response headers for an HTTP 404 response
@@ -4668,6 +4947,11 @@ func (r GetCampaignResponse) GetJSON200() *CampaignEnvelope {
 	return r.JSON200
 }
 
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCampaignResponse) GetJSON400() *InvalidParameter {
+	return r.JSON400
+}
+
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetCampaignResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
@@ -4676,6 +4960,11 @@ func (r GetCampaignResponse) GetJSON401() *Unauthorized {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCampaignResponse) GetJSON404() *NotFoundRecord {
 	return r.JSON404
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetCampaignResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4726,9 +5015,9 @@ type ListTestersResponse200Headers struct {
 
 // ListTestersResponse400Headers the declared response headers of an HTTP 400 response for ListTesters
 type ListTestersResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // ListTestersResponse401Headers the declared response headers of an HTTP 401 response for ListTesters
@@ -4753,6 +5042,8 @@ type ListTestersResponse struct {
 	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -4780,6 +5071,11 @@ func (r ListTestersResponse) GetJSON400() *InvalidParameter {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListTestersResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ListTestersResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4830,14 +5126,21 @@ type CreateWebhookResponse200Headers struct {
 
 // CreateWebhookResponse400Headers the declared response headers of an HTTP 400 response for CreateWebhook
 type CreateWebhookResponse400Headers struct {
-	XRateLimitLimit     int
-	XRateLimitRemaining int
-	XRateLimitReset     int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
 }
 
 // CreateWebhookResponse401Headers the declared response headers of an HTTP 401 response for CreateWebhook
 type CreateWebhookResponse401Headers struct {
 	WWWAuthenticate string
+}
+
+// CreateWebhookResponse408Headers the declared response headers of an HTTP 408 response for CreateWebhook
+type CreateWebhookResponse408Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
 }
 
 // CreateWebhookResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhook
@@ -4878,10 +5181,14 @@ type CreateWebhookResponse struct {
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *Conflict
+	JSON409 *LimitReached
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *UnsupportedMediaType
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -4894,6 +5201,8 @@ type CreateWebhookResponse struct {
 	Headers400 *CreateWebhookResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *CreateWebhookResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *CreateWebhookResponse408Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateWebhookResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
@@ -4919,14 +5228,24 @@ func (r CreateWebhookResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r CreateWebhookResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r CreateWebhookResponse) GetJSON409() *Conflict {
+func (r CreateWebhookResponse) GetJSON409() *LimitReached {
 	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateWebhookResponse) GetJSON413() *PayloadTooLarge {
 	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r CreateWebhookResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
@@ -5358,12 +5677,33 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LimitReached
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -5417,24 +5757,24 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 		var headers FileBugResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitLimit = value
+			headers.XRateLimitLimit = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitRemaining = value
+			headers.XRateLimitRemaining = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitReset = value
+			headers.XRateLimitReset = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -5471,6 +5811,54 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers FileBugResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers FileBugResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers FileBugResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -5590,6 +5978,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5603,6 +5998,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -5656,6 +6058,40 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 		var headers MoveClockResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers MoveClockResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers MoveClockResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
@@ -5675,17 +6111,7 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers MoveClockResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = value
-		}
-		response.Headers401 = &headers
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers MoveClockResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -5829,6 +6255,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -5874,24 +6307,24 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		var headers ListDeliveriesResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitLimit = value
+			headers.XRateLimitLimit = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitRemaining = value
+			headers.XRateLimitRemaining = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitReset = value
+			headers.XRateLimitReset = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -5975,6 +6408,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6020,24 +6460,24 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		var headers ListEventsResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitLimit = value
+			headers.XRateLimitLimit = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitRemaining = value
+			headers.XRateLimitRemaining = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitReset = value
+			headers.XRateLimitReset = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -6121,12 +6561,26 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -6180,6 +6634,40 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 		var headers PlanFaultsResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PlanFaultsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers PlanFaultsResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
@@ -6199,17 +6687,7 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers PlanFaultsResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = value
-		}
-		response.Headers401 = &headers
+		response.Headers408 = &headers
 	case rsp.StatusCode == 413:
 		var headers PlanFaultsResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -6315,12 +6793,26 @@ func ParseListRequestsResponse(rsp *http.Response) (*ListRequestsResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -6363,6 +6855,30 @@ func ParseListRequestsResponse(rsp *http.Response) (*ListRequestsResponse, error
 			headers.XRateLimitReset = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListRequestsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListRequestsResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
@@ -6430,12 +6946,26 @@ func ParseResetAccountResponse(rsp *http.Response) (*ResetAccountResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -6478,6 +7008,30 @@ func ParseResetAccountResponse(rsp *http.Response) (*ResetAccountResponse, error
 			headers.XRateLimitReset = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ResetAccountResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ResetAccountResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
@@ -6623,6 +7177,13 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6636,6 +7197,13 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -6678,6 +7246,30 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 			headers.XRateLimitReset = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetAnalyticsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetAnalyticsResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
@@ -6783,6 +7375,13 @@ func ParseListBugsResponse(rsp *http.Response) (*ListBugsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6828,24 +7427,24 @@ func ParseListBugsResponse(rsp *http.Response) (*ListBugsResponse, error) {
 		var headers ListBugsResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitLimit = value
+			headers.XRateLimitLimit = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitRemaining = value
+			headers.XRateLimitRemaining = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitReset = value
+			headers.XRateLimitReset = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -6936,6 +7535,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest InvalidStatusTransition
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -6949,6 +7555,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -7002,24 +7615,24 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 		var headers UpdateBugResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitLimit = value
+			headers.XRateLimitLimit = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitRemaining = value
+			headers.XRateLimitRemaining = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitReset = value
+			headers.XRateLimitReset = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7056,6 +7669,30 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers404 = &headers
+	case rsp.StatusCode == 408:
+		var headers UpdateBugResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers UpdateBugResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -7199,6 +7836,13 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7244,24 +7888,24 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 		var headers ListCampaignsResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitLimit = value
+			headers.XRateLimitLimit = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitRemaining = value
+			headers.XRateLimitRemaining = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitReset = value
+			headers.XRateLimitReset = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7345,12 +7989,33 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LimitReached
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -7404,6 +8069,40 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 		var headers CreateCampaignResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateCampaignResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateCampaignResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
@@ -7423,17 +8122,31 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 			}
 			headers.XRateLimitReset = value
 		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers CreateCampaignResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateCampaignResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.WWWAuthenticate = value
+			headers.XRateLimitLimit = value
 		}
-		response.Headers401 = &headers
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers CreateCampaignResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -7539,6 +8252,13 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7552,6 +8272,13 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -7594,6 +8321,30 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 			headers.XRateLimitReset = value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetCampaignResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetCampaignResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
@@ -7699,6 +8450,13 @@ func ParseListTestersResponse(rsp *http.Response) (*ListTestersResponse, error) 
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7744,24 +8502,24 @@ func ParseListTestersResponse(rsp *http.Response) (*ListTestersResponse, error) 
 		var headers ListTestersResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitLimit = value
+			headers.XRateLimitLimit = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitRemaining = value
+			headers.XRateLimitRemaining = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
 			var value int
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.XRateLimitReset = value
+			headers.XRateLimitReset = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7845,8 +8603,15 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest Conflict
+		var dest LimitReached
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -7858,6 +8623,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
 		var dest UnsupportedMediaType
@@ -7911,6 +8683,40 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		var headers CreateWebhookResponse400Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers CreateWebhookResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers CreateWebhookResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
 				return nil, err
 			}
@@ -7930,17 +8736,7 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.XRateLimitReset = value
 		}
-		response.Headers400 = &headers
-	case rsp.StatusCode == 401:
-		var headers CreateWebhookResponse401Headers
-		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.WWWAuthenticate = value
-		}
-		response.Headers401 = &headers
+		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateWebhookResponse409Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
