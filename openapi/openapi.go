@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -69,7 +70,11 @@ type Validator struct {
 // Load parses an OpenAPI 3.1 document, in YAML or JSON. It fails if the
 // document cannot be parsed or modelled; whether it is valid OpenAPI is
 // Validate's question.
-func Load(doc []byte) (*Validator, error) {
+func Load(doc []byte, opts ...Option) (*Validator, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	// The library logs what it cannot model; Load and Validate return it.
 	quiet := slog.New(slog.DiscardHandler)
 	parsed, err := libopenapi.NewDocumentWithConfiguration(doc, &datamodel.DocumentConfiguration{Logger: quiet})
@@ -79,7 +84,11 @@ func Load(doc []byte) (*Validator, error) {
 	if !strings.HasPrefix(parsed.GetVersion(), "3.") {
 		return nil, fmt.Errorf("parse OpenAPI document: version %q is not OpenAPI 3", parsed.GetVersion())
 	}
-	v, errs := validator.NewValidator(parsed, config.WithFormatAssertions(), config.WithLogger(quiet))
+	libOpts := []config.Option{config.WithFormatAssertions(), config.WithLogger(quiet)}
+	if o.strict {
+		libOpts = append(libOpts, config.WithStrictMode())
+	}
+	v, errs := validator.NewValidator(parsed, libOpts...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("model OpenAPI document: %w", errors.Join(errs...))
 	}
@@ -91,8 +100,24 @@ func Load(doc []byte) (*Validator, error) {
 }
 
 // Default returns a validator of this package's document.
-func Default() (*Validator, error) {
-	return Load(yamlDoc)
+func Default(opts ...Option) (*Validator, error) {
+	return Load(yamlDoc, opts...)
+}
+
+// Option changes how a Validator checks.
+type Option func(*options)
+
+type options struct {
+	strict bool
+}
+
+// Strict also reports response properties and headers that the document
+// does not declare, even where it allows more. The drift check of
+// the sandbox's own document uses it, so that nothing the sandbox sends goes
+// undocumented; a deployment checked against a published document usually
+// should not, since clients must tolerate additions.
+func Strict() Option {
+	return func(o *options) { o.strict = true }
 }
 
 // Operations returns the document's operations as "METHOD /path/{param}",
@@ -140,7 +165,13 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response,
 	var found []Violation
 	if res.StatusCode >= 200 && res.StatusCode < 300 {
 		_, reqErrs := v.validator.ValidateHttpRequestSyncWithPathItem(req, pathItem, template)
-		found = append(found, violations("request", reqErrs)...)
+		for _, violation := range violations("request", reqErrs) {
+			// Unknown request fields are ignored by design; strictness is
+			// about what the API sends.
+			if violation.In != "request undeclared-property" {
+				found = append(found, violation)
+			}
+		}
 	}
 	_, resErrs := v.validator.ValidateHttpResponse(withBody(req, reqBody), res)
 	return append(found, violations("response", resErrs)...)
@@ -264,6 +295,10 @@ func violations(in string, errs []*verrors.ValidationError) []Violation {
 		default:
 			where = in + " " + e.ValidationSubType
 		}
+		if e.ValidationSubType == verrors.StrictSubTypeProperty {
+			found = append(found, Violation{In: where, Path: strictPath(e), Want: e.Reason, Message: e.Message})
+			continue
+		}
 		if len(e.SchemaValidationErrors) == 0 {
 			path := e.ParameterName
 			if path == "" {
@@ -284,6 +319,17 @@ func violations(in string, errs []*verrors.ValidationError) []Violation {
 		}
 	}
 	return found
+}
+
+// strictLocation finds the location a strict-mode error gives only in its
+// message, as "at '$.body.data.colour'".
+var strictLocation = regexp.MustCompile(`at '\$\.body([^']*)'`)
+
+func strictPath(e *verrors.ValidationError) string {
+	if m := strictLocation.FindStringSubmatch(e.Message); m != nil {
+		return "$" + m[1]
+	}
+	return e.ParameterName
 }
 
 func want(e *verrors.ValidationError) string {

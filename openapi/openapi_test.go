@@ -309,3 +309,34 @@ func TestCheckWebhook(t *testing.T) {
 		})
 	}
 }
+
+func TestStrictReportsUndeclaredResponseFieldsOnly(t *testing.T) {
+	extra := `{"success":true,"data":` + strings.Replace(campaign, `"status":"draft"`, `"status":"draft","colour":"red"`, 1) + `}`
+	for _, tt := range []struct {
+		name string
+		opts []openapi.Option
+		want []openapi.Violation
+	}{
+		{"by default", nil, nil},
+		{"strict", []openapi.Option{openapi.Strict()}, []openapi.Violation{{In: "response undeclared-property", Path: "$.data.colour"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := openapi.Default(tt.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := `{"name":"Beta","platform":"ios","testersRequired":5,"rewardPerBug":19.99,"colour":"red"}`
+			req := httptest.NewRequest("POST", "/v1/campaigns", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer svc_test_0123456789")
+			req.Header.Set("Content-Type", "application/json")
+			res := &http.Response{StatusCode: 200, Header: http.Header{}, Request: req}
+			for k, val := range limited {
+				res.Header.Set(k, val)
+			}
+			got := v.Check(req, []byte(body), res, []byte(extra))
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(openapi.Violation{}, "Want", "Message"), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -684,9 +685,23 @@ type BugPatch struct {
 
 // BugStats defines model for BugStats.
 type BugStats struct {
-	BySeverity map[string]int `json:"bySeverity"`
-	ByStatus   map[string]int `json:"byStatus"`
-	Total      int            `json:"total"`
+	// BySeverity One count per severity.
+	BySeverity struct {
+		Critical Count `json:"critical"`
+		High     Count `json:"high"`
+		Low      Count `json:"low"`
+		Medium   Count `json:"medium"`
+	} `json:"bySeverity"`
+
+	// ByStatus One count per bug status.
+	ByStatus struct {
+		Closed     Count `json:"closed"`
+		Confirmed  Count `json:"confirmed"`
+		InProgress Count `json:"in_progress"`
+		New        Count `json:"new"`
+		Resolved   Count `json:"resolved"`
+	} `json:"byStatus"`
+	Total int `json:"total"`
 }
 
 // BugStatus defines model for BugStatus.
@@ -800,6 +815,9 @@ type ClockMove struct {
 	Advance string `json:"advance"`
 }
 
+// Count defines model for Count.
+type Count = int
+
 // Delivery defines model for Delivery.
 type Delivery struct {
 	// At RFC 3339 in UTC with exactly three fractional digits.
@@ -874,17 +892,9 @@ type ErrorEnvelope struct {
 // ErrorEnvelopeSuccess defines model for ErrorEnvelope.Success.
 type ErrorEnvelopeSuccess bool
 
-// Event defines model for Event.
+// Event An event, as the webhooks deliver it.
 type Event struct {
-	// CreatedAt RFC 3339 in UTC with exactly three fractional digits.
-	//
-	// Examples: 2026-01-01T00:00:30.000Z
-	CreatedAt Timestamp `json:"createdAt"`
-
-	// Data The campaign or bug as it was after the change.
-	Data map[string]interface{} `json:"data"`
-	Id   string                 `json:"id"`
-	Type EventType              `json:"type"`
+	union json.RawMessage
 }
 
 // EventFilter An event type, or `*` for all of them.
@@ -947,7 +957,12 @@ type FieldError struct {
 // HealthEnvelope defines model for HealthEnvelope.
 type HealthEnvelope struct {
 	Data struct {
-		Status HealthEnvelopeDataStatus `json:"status"`
+		// Accounts Accounts the sandbox holds now; flat over days on a healthy shared sandbox.
+		Accounts int `json:"accounts"`
+
+		// Goroutines Goroutines running now; flat over days on a healthy shared sandbox.
+		Goroutines int                      `json:"goroutines"`
+		Status     HealthEnvelopeDataStatus `json:"status"`
 	} `json:"data"`
 	Success HealthEnvelopeSuccess `json:"success"`
 }
@@ -969,6 +984,9 @@ type LoggedRequest struct {
 	Path       string    `json:"path"`
 	Query      string    `json:"query"`
 	Status     int       `json:"status"`
+
+	// Truncated Whether path or query were cut short for the log.
+	Truncated bool `json:"truncated"`
 }
 
 // NextCursor Opaque cursor of the next page; null on the last page.
@@ -1278,6 +1296,143 @@ type BugUpdatedJSONRequestBody = BugUpdatedEvent
 
 // CampaignCreatedJSONRequestBody defines body for CampaignCreated for application/json ContentType.
 type CampaignCreatedJSONRequestBody = CampaignCreatedEvent
+
+// AsCampaignCreatedEvent returns the union data inside the Event as a CampaignCreatedEvent
+func (t Event) AsCampaignCreatedEvent() (CampaignCreatedEvent, error) {
+	var body CampaignCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCampaignCreatedEvent overwrites any union data inside the Event as the provided CampaignCreatedEvent
+func (t *Event) FromCampaignCreatedEvent(v CampaignCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"campaign.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeCampaignCreatedEvent performs a merge with any union data inside the Event, using the provided CampaignCreatedEvent
+func (t *Event) MergeCampaignCreatedEvent(v CampaignCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"campaign.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBugCreatedEvent returns the union data inside the Event as a BugCreatedEvent
+func (t Event) AsBugCreatedEvent() (BugCreatedEvent, error) {
+	var body BugCreatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBugCreatedEvent overwrites any union data inside the Event as the provided BugCreatedEvent
+func (t *Event) FromBugCreatedEvent(v BugCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"bug.created"}`))
+	t.union = b
+	return err
+}
+
+// MergeBugCreatedEvent performs a merge with any union data inside the Event, using the provided BugCreatedEvent
+func (t *Event) MergeBugCreatedEvent(v BugCreatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"bug.created"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBugUpdatedEvent returns the union data inside the Event as a BugUpdatedEvent
+func (t Event) AsBugUpdatedEvent() (BugUpdatedEvent, error) {
+	var body BugUpdatedEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBugUpdatedEvent overwrites any union data inside the Event as the provided BugUpdatedEvent
+func (t *Event) FromBugUpdatedEvent(v BugUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"bug.updated"}`))
+	t.union = b
+	return err
+}
+
+// MergeBugUpdatedEvent performs a merge with any union data inside the Event, using the provided BugUpdatedEvent
+func (t *Event) MergeBugUpdatedEvent(v BugUpdatedEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"bug.updated"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Event) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t Event) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "bug.created":
+		return t.AsBugCreatedEvent()
+	case "bug.updated":
+		return t.AsBugUpdatedEvent()
+	case "campaign.created":
+		return t.AsCampaignCreatedEvent()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t Event) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -4085,13 +4240,6 @@ func (r HealthResponse) ContentType() string {
 type GetOpenAPIJSONResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
-	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *map[string]interface{}
-}
-
-// GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetOpenAPIJSONResponse) GetJSON200() *map[string]interface{} {
-	return r.JSON200
 }
 
 // GetBody returns the raw response body bytes
@@ -7115,16 +7263,6 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 	response := &GetOpenAPIJSONResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
-	}
-
-	switch {
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest map[string]interface{}
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON200 = &dest
-
 	}
 
 	return response, nil

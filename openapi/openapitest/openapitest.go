@@ -23,7 +23,7 @@ var (
 // test binary because building it takes tens of milliseconds.
 func Default(tb testing.TB) *openapi.Validator {
 	tb.Helper()
-	defaultOnce.Do(func() { defaultValidator, defaultErr = openapi.Default() })
+	defaultOnce.Do(func() { defaultValidator, defaultErr = openapi.Default(openapi.Strict()) })
 	if defaultErr != nil {
 		tb.Fatalf("load the OpenAPI document: %v", defaultErr)
 	}
