@@ -10,10 +10,10 @@
 # which has no registry access, so a first `docker build` is what checks them.
 # To refresh one: docker buildx imagetools inspect <image>:<tag>
 #
-# golang:1.24.6 (Debian bookworm), digest as pinned in
-# DeveloperC286/aws_lambda_language_benchmarking, go/aws/ci/compile.Dockerfile.
+# golang:1.26.4 (Alpine; the build is static, CGO_ENABLED=0), digest as
+# pinned in a public Dockerfile that builds the same way.
 # Its Go version must be the `go` line of go.mod: .ci/run fails otherwise.
-FROM golang:1.24.6@sha256:e155b5162f701b7ab2e6e7ea51cec1e5f6deffb9ab1b295cf7a697e81069b050 AS build
+FROM golang:1.26.4-alpine@sha256:3ad57304ad93bbec8548a0437ad9e06a455660655d9af011d58b993f6f615648 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
