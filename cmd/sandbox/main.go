@@ -41,7 +41,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.Limits.Minute, "rate-limit-minute", ratelimit.DefaultLimits.Minute, "API requests per key per UTC minute")
 	fset.IntVar(&a.Limits.Hour, "rate-limit-hour", ratelimit.DefaultLimits.Hour, "API requests per key per UTC hour")
 	fset.IntVar(&a.Limits.Day, "rate-limit-day", ratelimit.DefaultLimits.Day, "API requests per key per UTC day")
-	fset.IntVar(&a.ControlLimits.Minute, "control-limit-minute", ratelimit.DefaultControlLimits.Minute, "/_sandbox requests per key per UTC minute")
+	fset.IntVar(&a.ControlLimits.Minute, "control-limit-minute", ratelimit.DefaultControlLimits.Minute, "/_sandbox requests per key per UTC minute (the hour and day allow 60 and 1440 times as many)")
 	fset.IntVar(&a.StoreLimits.Records, "max-records", store.DefaultLimits.Records, "campaigns, and separately bugs, one account may hold")
 	fset.IntVar(&a.StoreLimits.Events, "max-events", store.DefaultLimits.Events, "most recent events each account keeps for /_sandbox/events")
 	fset.DurationVar(&a.AccountTTL, "account-ttl", app.DefaultAccountTTL, "drop an account idle for this long; its key then starts afresh")
@@ -60,6 +60,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if a.Limits.Minute < 1 || a.Limits.Hour < 1 || a.Limits.Day < 1 || a.ControlLimits.Minute < 1 {
 		return cfg, errors.New("rate limits must be at least 1")
 	}
+	// The controls' budget is a per-minute one; the longer windows only
+	// keep up with it.
+	a.ControlLimits.Hour, a.ControlLimits.Day = a.ControlLimits.Minute*60, a.ControlLimits.Minute*24*60
 	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 {
 		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1 and -account-ttl positive")
 	}
