@@ -76,16 +76,23 @@ func startBaseline(replay string) (*server, error) {
 	return &server{cmd: cmd, base: "http://127.0.0.1:" + strings.TrimSpace(port)}, nil
 }
 
-// buildSandbox builds cmd/sandbox into dir, so that what is measured is the
-// real binary with its real server settings.
-func buildSandbox(dir string) (string, error) {
-	bin := filepath.Join(dir, "sandbox")
+// buildSandbox builds cmd/sandbox into a temporary directory, so that what is
+// measured is the real binary with its real server settings; cleanup removes
+// the directory.
+func buildSandbox() (bin string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "loadbench")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	bin = filepath.Join(dir, "sandbox")
 	build := exec.Command("go", "build", "-o", bin, "github.com/testcampaign/kit/cmd/sandbox")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
-		return "", fmt.Errorf("build the sandbox: %w", err)
+		cleanup()
+		return "", nil, fmt.Errorf("build the sandbox: %w", err)
 	}
-	return bin, nil
+	return bin, cleanup, nil
 }
 
 // unlimited are rate limits no load here reaches: the benchmark measures
@@ -242,15 +249,11 @@ func median(results []result) result {
 }
 
 func runThroughput(opts options, out io.Writer) error {
-	dir, err := os.MkdirTemp("", "loadbench")
+	bin, cleanup, err := buildSandbox()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	bin, err := buildSandbox(dir)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	sb, err := startSandbox(bin, memLimitEnv(opts), "-log-format", "text")
 	if err != nil {
 		return err
@@ -260,7 +263,7 @@ func runThroughput(opts options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	replay := filepath.Join(dir, "replay.json")
+	replay := filepath.Join(filepath.Dir(bin), "replay.json")
 	raw, err := json.Marshal(responses)
 	if err != nil {
 		return err
@@ -348,15 +351,11 @@ func runMemory(opts options, out io.Writer) error {
 			})
 		}},
 	}
-	dir, err := os.MkdirTemp("", "loadbench")
+	bin, cleanup, err := buildSandbox()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	bin, err := buildSandbox(dir)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	for _, step := range steps {
 		if step.items == 0 {
 			continue

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,15 +66,11 @@ type soakSample struct {
 }
 
 func runSoak(opts options, out io.Writer) error {
-	dir, err := os.MkdirTemp("", "loadbench")
+	bin, cleanup, err := buildSandbox()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	bin, err := buildSandbox(dir)
-	if err != nil {
-		return err
-	}
+	defer cleanup()
 	sb, err := startSandbox(bin, memLimitEnv(opts), soakFlags...)
 	if err != nil {
 		return err
