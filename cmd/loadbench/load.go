@@ -360,7 +360,8 @@ func runMemory(opts options, out io.Writer) error {
 		if step.items == 0 {
 			continue
 		}
-		sb, err := startSandbox(bin, memLimitEnv(opts))
+		// Room for a million records on top of the seed.
+		sb, err := startSandbox(bin, memLimitEnv(opts), "-max-records", "100000000")
 		if err != nil {
 			return err
 		}
