@@ -93,23 +93,27 @@ func TestSkipReason(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  Config
+		env  runEnv
 		tags []string
 		want string
 	}{
-		{"live key, writes", live, []string{"@writes"}, "live key"},
-		{"live key, writes allowed", Config{APIKey: live.APIKey, Profile: ProfileSpec, AllowWrites: true}, []string{"@writes"}, ""},
-		{"live key, exhaustive opted in", Config{APIKey: live.APIKey, Exhaustive: true}, []string{"@exhaustive"}, "live key"},
-		{"test key, exhaustive not opted in", Config{APIKey: TestPrefix + "k"}, []string{"@exhaustive"}, "pass --exhaustive"},
-		{"sandbox scenario, spec profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSpec}, []string{"@sandbox"}, "--profile sandbox"},
-		{"sandbox scenario, sandbox profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, []string{"@sandbox", "@writes"}, ""},
+		{"live key, writes", live, runEnv{}, []string{"@writes"}, "live key"},
+		{"live key, writes allowed", Config{APIKey: live.APIKey, Profile: ProfileSpec, AllowWrites: true}, runEnv{}, []string{"@writes"}, ""},
+		{"live key, exhaustive opted in", Config{APIKey: live.APIKey, Exhaustive: true}, runEnv{}, []string{"@exhaustive"}, "live key"},
+		{"test key, exhaustive not opted in", Config{APIKey: TestPrefix + "k"}, runEnv{}, []string{"@exhaustive"}, "pass --exhaustive"},
+		{"sandbox scenario, spec profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSpec}, runEnv{}, []string{"@sandbox"}, "--profile sandbox"},
+		{"sandbox scenario, sandbox profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@writes"}, ""},
+		{"seed scenario, other fixtures", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{receiver: true}, []string{"@sandbox", "@seed"}, "built-in seed"},
+		{"seed scenario, built-in seed", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true, receiver: true}, []string{"@sandbox", "@seed"}, ""},
+		{"delivery scenario, no receiver", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true}, []string{"@sandbox", "@delivery"}, "receiver"},
 	}
 	for _, tt := range tests {
-		got := skipReason(tt.cfg, tt.tags)
+		got := skipReason(tt.cfg, tt.env, tt.tags)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: skipReason = %q, want it to say %q", tt.name, got, tt.want)
 		}
 		// godog's filter must drop exactly what skipReason skips.
-		if kept := matchTags(strings.Join(exclusionTags(tt.cfg), " && "), tt.tags); kept != (got == "") {
+		if kept := matchTags(strings.Join(exclusionTags(tt.cfg, tt.env), " && "), tt.tags); kept != (got == "") {
 			t.Errorf("%s: exclusion tags keep=%v, but skip reason %q", tt.name, kept, got)
 		}
 	}

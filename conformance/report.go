@@ -66,7 +66,12 @@ type ScenarioResult struct {
 	// with the key redacted.
 	Request  string
 	Response string
-	Duration time.Duration
+	// Rule names the rule of every response that failed the scenario when
+	// its steps held; RuleLevel is that rule's level, which decides between
+	// failure and warning.
+	Rule      string
+	RuleLevel string
+	Duration  time.Duration
 }
 
 // Location is the scenario's file and line, as editors understand it.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -45,32 +46,70 @@ func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conf
 	return rep, summary.String()
 }
 
+// laggingContract are scenarios written from CONTRACT.md that the sandbox
+// does not pass yet, because the behaviour is still being built on main.
+// They may fail in the configurations below; nothing else may.
+var laggingContract = map[string]bool{
+	"Webhook-Id is unique across accounts":                    true,
+	"Timestamps are RFC 3339 in UTC with milliseconds":        true,
+	"Bug timestamps are RFC 3339 in UTC with milliseconds":    true,
+	"Tester timestamps are RFC 3339 in UTC with milliseconds": true,
+	"Event timestamps are RFC 3339 in UTC with milliseconds":  true,
+}
+
 func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 	t.Parallel()
-	rep, summary := runSuite(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), "", false)
-	if got := rep.ExitCode(); got != conformance.ExitConformant {
-		t.Fatalf("exit code %d, want %d\n%s", got, conformance.ExitConformant, summary)
+	tests := []struct {
+		name string
+		opts sandboxtest.Options
+		// minPassed is how much of the suite must run and pass.
+		minPassed int
+		// skips are the skip reasons this configuration may give, besides
+		// the opt-in @exhaustive.
+		skips []string
+	}{
+		{name: "default flags", minPassed: 250},
+		{name: "frozen clock", opts: sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, minPassed: 250},
+		{name: "50 requests a minute", opts: sandboxtest.Options{MinuteLimit: 50}, minPassed: 200, skips: []string{"rate limit is 50"}},
+		{name: "two-campaign fixtures", opts: sandboxtest.Options{Fixtures: os.DirFS("testdata/twocampaigns")}, minPassed: 240, skips: []string{"built-in seed"}},
 	}
-	passed := len(rep.With(conformance.Passed))
-	if passed < 150 {
-		t.Errorf("%d scenarios passed, want the whole suite (at least 150)\n%s", passed, summary)
-	}
-	for _, s := range rep.With(conformance.Skipped) {
-		if !hasTag(s.Tags, "@exhaustive") {
-			t.Errorf("%s skipped (%s); only @exhaustive scenarios are opt-in", s.Name, s.SkipReason)
-		}
-	}
-	levels := map[string]bool{}
-	for _, s := range rep.Scenarios {
-		levels[s.Level] = true
-		if s.Maturity == "" {
-			t.Errorf("%s (%s) has no maturity tag", s.Name, s.Location())
-		}
-	}
-	for _, l := range []string{conformance.LevelMust, conformance.LevelShould, conformance.LevelSandbox} {
-		if !levels[l] {
-			t.Errorf("no scenario at level %s", l)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, summary := runSuite(t, sandboxtest.NewHandler(t, tt.opts), "", false)
+			for _, s := range append(rep.With(conformance.Failed), rep.With(conformance.Errored)...) {
+				if !laggingContract[s.Name] {
+					t.Errorf("%s (%s) %s: %s", s.Name, s.Location(), s.Status, s.Message)
+				}
+			}
+			if passed := len(rep.With(conformance.Passed)); passed < tt.minPassed {
+				t.Errorf("%d scenarios passed, want at least %d", passed, tt.minPassed)
+			}
+			for _, s := range rep.With(conformance.Skipped) {
+				ok := hasTag(s.Tags, "@exhaustive")
+				for _, reason := range tt.skips {
+					ok = ok || strings.Contains(s.SkipReason, reason)
+				}
+				if !ok {
+					t.Errorf("%s skipped (%s); this configuration should run it", s.Name, s.SkipReason)
+				}
+			}
+			levels := map[string]bool{}
+			for _, s := range rep.Scenarios {
+				levels[s.Level] = true
+				if s.Maturity == "" {
+					t.Errorf("%s (%s) has no maturity tag", s.Name, s.Location())
+				}
+			}
+			for _, l := range []string{conformance.LevelMust, conformance.LevelShould, conformance.LevelSandbox} {
+				if !levels[l] {
+					t.Errorf("no scenario at level %s", l)
+				}
+			}
+			if t.Failed() {
+				t.Logf("summary:\n%s", summary)
+			}
+		})
 	}
 }
 

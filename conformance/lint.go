@@ -1,0 +1,171 @@
+package conformance
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+)
+
+// Check validates feature files without sending a request: every step must
+// match exactly one step of the library, and every {placeholder} and
+// "<placeholder>" must be known where it is used. It returns one line per
+// problem, each naming the file and line.
+func Check(cfg Config) ([]string, error) {
+	if cfg.NoBuiltin && len(cfg.FeatureDirs) == 0 {
+		return nil, fmt.Errorf("%w: nothing to check", ErrUsage)
+	}
+	files, err := loadFeatures(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return lint(files), nil
+}
+
+// savedAsRe finds the name a step saves a value under.
+var savedAsRe = regexp.MustCompile(` as "([^"]+)"$`)
+
+// implicitSaves are the names steps save without saying "as".
+var implicitSaves = []struct {
+	step  *regexp.Regexp
+	names []string
+}{
+	{regexp.MustCompile(`^a bug with status "`), []string{"bugId", "campaignId", "testerId"}},
+	{regexp.MustCompile(`^I register a webhook `), []string{"webhookId", "webhookSecret"}},
+}
+
+var (
+	braceRe      = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
+	angleValueRe = regexp.MustCompile(`"(<[^"<>]*>)"`)
+)
+
+func lint(files []featureFile) []string {
+	steps := compileSteps()
+	defs := stepDefs()
+	var problems []string
+	newID := (&messages.Incrementing{}).NewId
+	for _, f := range files {
+		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), newID)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", f.uri, err))
+			continue
+		}
+		if doc.Feature == nil {
+			continue
+		}
+		lines := stepLines(doc.Feature)
+		for _, p := range gherkin.Pickles(*doc, f.uri, newID) {
+			known := map[string]bool{"key": true, "random": true, "webhookURL": true}
+			for _, st := range p.Steps {
+				where := fmt.Sprintf("%s:%d", f.uri, lines[st.AstNodeIds[0]])
+				n := 0
+				for _, cs := range steps {
+					if cs.re.MatchString(st.Text) {
+						n++
+					}
+				}
+				switch {
+				case n == 0:
+					problems = append(problems, fmt.Sprintf("%s: undefined step %q; did you mean %q?", where, st.Text, nearest(st.Text, defs)))
+				case n > 1:
+					problems = append(problems, fmt.Sprintf("%s: step %q matches %d steps of the library", where, st.Text, n))
+				}
+				texts := []string{st.Text}
+				if st.Argument != nil && st.Argument.DocString != nil {
+					texts = append(texts, st.Argument.DocString.Content)
+					for _, m := range angleValueRe.FindAllStringSubmatch(st.Argument.DocString.Content, -1) {
+						if _, ok := placeholderChecks[m[1]]; !ok && strings.Contains(st.Text, "should match") {
+							problems = append(problems, fmt.Sprintf("%s: unknown placeholder %s (known: %s)", where, m[1], strings.Join(PlaceholderNames(), " ")))
+						}
+					}
+				}
+				for _, t := range texts {
+					for _, m := range braceRe.FindAllStringSubmatch(t, -1) {
+						if !known[m[1]] {
+							problems = append(problems, fmt.Sprintf("%s: unknown placeholder {%s}: no earlier step of the scenario saves %q", where, m[1], m[1]))
+						}
+					}
+				}
+				if m := savedAsRe.FindStringSubmatch(st.Text); m != nil {
+					known[m[1]] = true
+				}
+				for _, is := range implicitSaves {
+					if is.step.MatchString(st.Text) {
+						for _, n := range is.names {
+							known[n] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return problems
+}
+
+func stepLines(f *messages.Feature) map[string]int {
+	lines := map[string]int{}
+	add := func(steps []*messages.Step) {
+		for _, s := range steps {
+			lines[s.Id] = int(s.Location.Line)
+		}
+	}
+	for _, c := range f.Children {
+		switch {
+		case c.Background != nil:
+			add(c.Background.Steps)
+		case c.Scenario != nil:
+			add(c.Scenario.Steps)
+		case c.Rule != nil:
+			for _, rc := range c.Rule.Children {
+				if rc.Background != nil {
+					add(rc.Background.Steps)
+				}
+				if rc.Scenario != nil {
+					add(rc.Scenario.Steps)
+				}
+			}
+		}
+	}
+	return lines
+}
+
+// nearest returns the library example closest to text, by edit distance
+// after dropping the keyword.
+func nearest(text string, defs []stepDef) string {
+	best, bestD := "", -1
+	for _, d := range defs {
+		ex := d.Example
+		if i := strings.IndexByte(ex, '\n'); i >= 0 {
+			ex = ex[:i]
+		}
+		_, ex, _ = strings.Cut(ex, " ")
+		if dist := editDistance(text, ex); bestD < 0 || dist < bestD {
+			best, bestD = ex, dist
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

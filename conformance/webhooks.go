@@ -1,0 +1,194 @@
+package conformance
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Steps that register a webhook on conform's receiver and check what the
+// deployment delivers to it.
+
+// registerWebhook registers the scenario's receiver endpoint for the listed
+// events and saves webhookId and webhookSecret from the answer.
+func registerWebhook(ctx context.Context, events string) error {
+	s := stateFrom(ctx)
+	_, hookURL, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	var list []string
+	for _, e := range strings.Split(events, ",") {
+		list = append(list, strings.TrimSpace(e))
+	}
+	body, _ := json.Marshal(map[string]any{"url": hookURL, "events": list})
+	e, err := s.send(ctx, http.MethodPost, "/v1/webhooks", body, "application/json")
+	if err != nil {
+		return err
+	}
+	if e.status != http.StatusOK {
+		return fmt.Errorf("registering a webhook for %s: want HTTP 200, got %d", events, e.status)
+	}
+	v, err := e.json()
+	if err != nil {
+		return err
+	}
+	for field, name := range map[string]string{"data.id": "webhookId", "data.secret": "webhookSecret"} {
+		x, err := lookup(v, field)
+		if err != nil {
+			return fmt.Errorf("registering a webhook: %w", err)
+		}
+		s.saved[name] = x
+	}
+	return nil
+}
+
+func receiverFails(ctx context.Context, status, n int) error {
+	e, _, err := stateFrom(ctx).endpoint()
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failNext, e.failStatus = n, status
+	return nil
+}
+
+func eventType(d delivery) string {
+	v, err := decodeJSON(d.body)
+	if err != nil {
+		return ""
+	}
+	t, _ := lookup(v, "type")
+	s, _ := t.(string)
+	return s
+}
+
+// pushDelivery makes a delivery the last "response" of the scenario, so that
+// the JSON and header steps check it.
+func pushDelivery(s *scenarioState, d delivery) {
+	s.history = append(s.history, &exchange{method: "DELIVERY", url: "(webhook receiver)", status: d.answered, header: d.header, body: d.body})
+}
+
+func awaitEvent(ctx context.Context, secs int, typ string) error {
+	s := stateFrom(ctx)
+	e, _, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	d, i, err := e.await(ctx, 0, time.Duration(secs)*time.Second, func(i int, d delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ })
+	if err != nil {
+		return fmt.Errorf("webhook rule: no %q event reached the receiver within %d seconds (%d other deliveries): %w", typ, secs, len(e.all()), err)
+	}
+	s.usedDeliveries[i] = true
+	pushDelivery(s, d)
+	return nil
+}
+
+// awaitRetry waits for the next attempt at the last delivered event and
+// checks that it carries the same Webhook-Id and body.
+func awaitRetry(ctx context.Context, secs int) error {
+	s := stateFrom(ctx)
+	last, err := s.last()
+	if err != nil || last.method != "DELIVERY" {
+		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", ErrUsage)
+	}
+	e, _, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	id := last.header.Get("Webhook-Id")
+	all := e.all()
+	from := 0
+	for i, d := range all {
+		if s.usedDeliveries[i] && d.header.Get("Webhook-Id") == id {
+			from = i + 1
+		}
+	}
+	typ := eventType(delivery{body: last.body})
+	d, i, err := e.await(ctx, from, time.Duration(secs)*time.Second, func(i int, d delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ })
+	if err != nil {
+		return fmt.Errorf("webhook rule: the event answered with %d was not delivered again within %d seconds: %w", last.status, secs, err)
+	}
+	if got := d.header.Get("Webhook-Id"); got != id {
+		return fmt.Errorf("webhook rule: a retry must keep its Webhook-Id: first %q, then %q", id, got)
+	}
+	if string(d.body) != string(last.body) {
+		return fmt.Errorf("webhook rule: a retry must carry the same body: first %s, then %s", truncate(string(last.body), 200), truncate(string(d.body), 200))
+	}
+	s.usedDeliveries[i] = true
+	pushDelivery(s, d)
+	return nil
+}
+
+func noEvent(ctx context.Context, typ string) error {
+	e, _, err := stateFrom(ctx).endpoint()
+	if err != nil {
+		return err
+	}
+	for _, d := range e.all() {
+		if eventType(d) == typ {
+			return fmt.Errorf("webhook rule: the receiver got a %q event it did not subscribe to", typ)
+		}
+	}
+	return nil
+}
+
+// signatureSlack is how far Webhook-Timestamp may be from the event's own
+// createdAt: retries come later, clocks differ a little.
+const signatureSlack = 5 * time.Minute
+
+// deliverySigned checks the three headers of the last delivery: a
+// Webhook-Id, a Webhook-Timestamp in Unix seconds near the server's clock
+// (the event's createdAt), and a Webhook-Signature that is v1=<hex
+// HMAC-SHA256 of "<timestamp>.<body>"> keyed with the registered secret.
+func deliverySigned(ctx context.Context) error {
+	s := stateFrom(ctx)
+	d, err := s.last()
+	if err != nil || d.method != "DELIVERY" {
+		return fmt.Errorf("%w: no delivery to check; wait for an event first", ErrUsage)
+	}
+	if d.header.Get("Webhook-Id") == "" {
+		return fmt.Errorf("webhook rule: the delivery has no Webhook-Id header")
+	}
+	ts := d.header.Get("Webhook-Timestamp")
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || !isIntegerLiteral(ts) {
+		return fmt.Errorf("webhook rule: Webhook-Timestamp must be Unix seconds, got %q", ts)
+	}
+	v, err := d.json()
+	if err != nil {
+		return fmt.Errorf("webhook rule: the delivery body: %w", err)
+	}
+	created, err := lookup(v, "createdAt")
+	if err != nil {
+		return fmt.Errorf("webhook rule: the delivery body: %w", err)
+	}
+	cs, _ := created.(string)
+	at, err := parseTimestamp(cs)
+	if err != nil {
+		return fmt.Errorf("webhook rule: the event's createdAt %s is not a timestamp", describe(created))
+	}
+	if got := time.Unix(sec, 0); got.Before(at.Add(-signatureSlack)) || got.After(at.Add(signatureSlack)) {
+		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not within %s of the event's createdAt %s", sec, got.UTC().Format(time.RFC3339), signatureSlack, cs)
+	}
+	secret, ok := s.saved["webhookSecret"].(string)
+	if !ok {
+		return fmt.Errorf("%w: no webhook secret saved; register the webhook with \"I register a webhook for …\"", ErrUsage)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "%s.", ts)
+	mac.Write(d.body)
+	want := "v1=" + hex.EncodeToString(mac.Sum(nil))
+	if got := d.header.Get("Webhook-Signature"); !hmac.Equal([]byte(got), []byte(want)) {
+		return fmt.Errorf("webhook rule: Webhook-Signature %q is not v1=<hex HMAC-SHA256 of \"<timestamp>.<body>\" keyed with the registered secret>", got)
+	}
+	return nil
+}
