@@ -3,11 +3,16 @@ package conformance
 import (
 	"bytes"
 	"fmt"
+	"io/fs"
+	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/testcampaign/kit/features"
 )
 
 // Check validates feature files without sending a request: every step must
@@ -42,7 +47,43 @@ var (
 	angleValueRe = regexp.MustCompile(`"(<[^"<>]*>)"`)
 )
 
+// builtinProblems lints the embedded suite once per process: it never
+// changes, and matching every step against the library is not free.
+var builtinProblems = sync.OnceValue(func() []string {
+	var builtin []featureFile
+	err := fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
+			return err
+		}
+		b, err := fs.ReadFile(features.FS, p)
+		builtin = append(builtin, featureFile{uri: path.Join("features", p), content: b, builtin: true})
+		return err
+	})
+	if err != nil {
+		return []string{fmt.Sprintf("reading built-in features: %v", err)}
+	}
+	return lintFiles(builtin)
+})
+
+// lint returns the authoring problems of files, the built-in ones included.
 func lint(files []featureFile) []string {
+	var extra []featureFile
+	builtin := false
+	for _, f := range files {
+		if f.builtin {
+			builtin = true
+		} else {
+			extra = append(extra, f)
+		}
+	}
+	var out []string
+	if builtin {
+		out = append(out, builtinProblems()...)
+	}
+	return append(out, lintFiles(extra)...)
+}
+
+func lintFiles(files []featureFile) []string {
 	steps := compileSteps()
 	defs := stepDefs()
 	var problems []string

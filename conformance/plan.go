@@ -46,6 +46,7 @@ var areaOrder = [...]string{"envelope", "auth", "errors", "ratelimit", "campaign
 type featureFile struct {
 	uri     string
 	content []byte
+	builtin bool
 }
 
 // loadFeatures reads the built-in suite and every .feature file under the
@@ -63,7 +64,7 @@ func loadFeatures(cfg Config) ([]featureFile, error) {
 			if err != nil {
 				return err
 			}
-			files = append(files, featureFile{uri: path.Join("features", p), content: b})
+			files = append(files, featureFile{uri: path.Join("features", p), content: b, builtin: true})
 			return nil
 		})
 		if err != nil {

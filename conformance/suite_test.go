@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -199,6 +201,28 @@ func breaking(next http.Handler, before func(*http.Request), after func(*http.Re
 // versionRe matches a version prefix other than the one the proxy forces.
 var versionRe = regexp.MustCompile(`^/v[0-9]+`)
 
+// resetBump makes every faked reset time later than the one before.
+var resetBump atomic.Int64
+
+func bearer(r *http.Request) string {
+	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+}
+
+// rewriteBody lets edit change a JSON object request body.
+func rewriteBody(r *http.Request, edit func(map[string]any)) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	var m map[string]any
+	if json.Unmarshal(b, &m) == nil {
+		edit(m)
+		b, _ = json.Marshal(m)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	r.ContentLength = int64(len(b))
+}
+
 func intHeader(h http.Header, name string) int {
 	n, _ := strconv.Atoi(h.Get(name))
 	return n
@@ -313,7 +337,7 @@ func TestBreakagesAreCaught(t *testing.T) {
 		{
 			name:   "no WWW-Authenticate on 401",
 			after:  func(_ *http.Request, r *response) { r.header.Del("WWW-Authenticate") },
-			caught: []string{"A 401 names the Bearer scheme in WWW-Authenticate"},
+			caught: []string{"A 401 from GET /v1/campaigns names the Bearer scheme in WWW-Authenticate"},
 			rule:   "WWW-Authenticate is missing",
 		},
 		{
@@ -390,7 +414,7 @@ func TestBreakagesAreCaught(t *testing.T) {
 					r.header.Del(h)
 				}
 			},
-			caught: []string{"GET /v1/campaigns carries the rate-limit headers as integers", "The remaining count goes down with each request", "The limit in force is one of the published limits"},
+			caught: []string{"GET /v1/campaigns carries the rate-limit headers as integers", "The remaining count goes down with each request", "The limit in force does not exceed the published limits"},
 			rule:   "rate-limit rule (spec §8): the header X-RateLimit-Limit is missing",
 		},
 		{
@@ -424,15 +448,15 @@ func TestBreakagesAreCaught(t *testing.T) {
 			rule:   "exceeds X-RateLimit-Limit",
 		},
 		{
-			name: "an unpublished limit",
+			name: "a limit above the published maxima",
 			after: func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Limit") != "" {
-					r.header.Set("X-RateLimit-Limit", "60")
-					r.header.Set("X-RateLimit-Remaining", "59")
+					r.header.Set("X-RateLimit-Limit", "5000")
+					r.header.Set("X-RateLimit-Remaining", "4999")
 				}
 			},
-			caught: []string{"The limit in force is one of the published limits"},
-			rule:   "one of the published limits",
+			caught: []string{"The limit in force does not exceed the published limits"},
+			rule:   "exceeds the published maximum 1000",
 		},
 		{
 			name: "X-RateLimit-Reset far away",
@@ -443,6 +467,236 @@ func TestBreakagesAreCaught(t *testing.T) {
 			},
 			caught: []string{"The reset time is plausible in every reading of its unit"},
 			rule:   "neither seconds until the reset",
+		},
+		{
+			name: "WWW-Authenticate only on GET",
+			after: func(req *http.Request, r *response) {
+				if r.status == http.StatusUnauthorized && req.Method != http.MethodGet {
+					r.header.Del("WWW-Authenticate")
+				}
+			},
+			caught: []string{"A 401 from POST /v1/campaigns names the Bearer scheme in WWW-Authenticate", "A 401 from PATCH /v1/bugs/bug_conform_no_such names the Bearer scheme in WWW-Authenticate"},
+			rule:   "WWW-Authenticate is missing",
+		},
+		{
+			name: "live keys accepted on PATCH",
+			tags: "@auth",
+			before: func(r *http.Request) {
+				if r.Method == http.MethodPatch && strings.Contains(r.Header.Get("Authorization"), "svc_live_") {
+					r.Header.Set("Authorization", "Bearer svc_test_live_let_through")
+				}
+			},
+			caught: []string{"The sandbox refuses a live key on PATCH /v1/bugs/bug_conform_no_such, without echoing it"},
+			rule:   "want HTTP status 401, got",
+		},
+		{
+			name: "the key echoed by one endpoint",
+			after: func(req *http.Request, r *response) {
+				if req.URL.Path == "/v1/testers" && r.status == http.StatusUnauthorized {
+					r.errorObject(func(e map[string]any) { e["message"] = "bad key " + bearer(req) })
+				}
+			},
+			caught: []string{"GET /v1/testers rejects an invalid key with 401 INVALID_API_KEY"},
+			rule:   "a key is never echoed whole",
+		},
+		{
+			name: "the operator's key echoed in a header",
+			after: func(req *http.Request, r *response) {
+				if req.URL.Path == "/v1/analytics" {
+					r.header.Set("X-Seen-Key", bearer(req))
+				}
+			},
+			caught: []string{"Reading analytics succeeds"},
+			rule:   "a key is never echoed whole",
+		},
+		{
+			name: "error.status wrong only on 405",
+			tags: "@errors",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusMethodNotAllowed {
+					r.errorObject(func(e map[string]any) { e["status"] = json.Number("400") })
+				}
+			},
+			caught: []string{"A wrong method is 405 METHOD_NOT_ALLOWED with Allow"},
+			rule:   `"error.status" must repeat the HTTP status 405`,
+		},
+		{
+			name: "HTML on 404",
+			tags: "@errors",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusNotFound {
+					r.header.Set("Content-Type", "text/html")
+				}
+			},
+			caught: []string{"An unknown id is 404 NOT_FOUND", "An unknown route is 404 NOT_FOUND"},
+			rule:   "every response is JSON with a JSON content type",
+		},
+		{
+			name: "default page size 25",
+			tags: "@campaigns",
+			before: func(r *http.Request) {
+				if r.Method == http.MethodGet && r.URL.Path == "/v1/campaigns" && r.URL.Query().Get("limit") == "" {
+					q := r.URL.Query()
+					q.Set("limit", "25")
+					r.URL.RawQuery = q.Encode()
+				}
+			},
+			caught: []string{"A list has 20 items a page by default"},
+			rule:   "want 20 item(s), got 25",
+		},
+		{
+			name: "a 129-character secret accepted",
+			tags: "@auth",
+			before: func(r *http.Request) {
+				if tok := bearer(r); len(tok) == len("svc_test_")+129 {
+					r.Header.Set("Authorization", "Bearer "+tok[:len(tok)-1])
+				}
+			},
+			caught: []string{"A secret of 129 characters is refused"},
+			rule:   "want HTTP status 401, got 200",
+		},
+		{
+			name: "timestamps with an offset instead of Z",
+			tags: "@campaigns",
+			after: func(_ *http.Request, r *response) {
+				r.body = []byte(strings.ReplaceAll(string(r.body), `Z"`, `+00:00"`))
+			},
+			caught: []string{"Timestamps are RFC 3339 in UTC with milliseconds"},
+			rule:   "exactly three fractional digits",
+		},
+		{
+			name: "timestamps with trailing zeros trimmed",
+			opts: sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
+			tags: "@campaigns,@bugs",
+			after: func(_ *http.Request, r *response) {
+				r.body = []byte(strings.ReplaceAll(string(r.body), `.000Z"`, `Z"`))
+			},
+			caught: []string{"Timestamps are RFC 3339 in UTC with milliseconds", "Bug timestamps are RFC 3339 in UTC with milliseconds"},
+			rule:   "exactly three fractional digits",
+		},
+		{
+			name: "a cursor that skips an item",
+			tags: "@campaigns,@bugs,@testers",
+			after: func(req *http.Request, r *response) {
+				if req.URL.Query().Get("cursor") != "" {
+					r.data(func(d map[string]any) {
+						if items, ok := d["items"].([]any); ok && len(items) > 0 {
+							d["items"] = items[1:]
+						}
+					})
+				}
+			},
+			caught: []string{"Campaigns are walked page by page without loss or repeat, 2 a page", "Bugs are walked page by page without loss or repeat", "Testers are walked page by page without loss or repeat, 1 a page"},
+			rule:   "list rule",
+		},
+		{
+			name: "hasMore true on the last page",
+			tags: "@campaigns,@testers",
+			after: func(_ *http.Request, r *response) {
+				r.data(func(d map[string]any) {
+					if d["hasMore"] == false {
+						d["hasMore"] = true
+					}
+				})
+			},
+			caught: []string{"Campaigns are walked page by page without loss or repeat, 3 a page", "Testers are walked page by page without loss or repeat, 2 a page"},
+			rule:   "hasMore is true but nextCursor is null",
+		},
+		{
+			name: "the platform filter ignored",
+			tags: "@campaigns",
+			before: func(r *http.Request) {
+				if r.URL.Path == "/v1/campaigns" {
+					q := r.URL.Query()
+					q.Del("platform")
+					r.URL.RawQuery = q.Encode()
+				}
+			},
+			caught: []string{"Campaigns filter by platform = ios alone, exactly", "Lists filter by status and platform together"},
+			rule:   "filter rule",
+		},
+		{
+			name: "a status filter that returns nothing",
+			tags: "@bugs",
+			after: func(req *http.Request, r *response) {
+				if req.URL.Path == "/v1/bugs" && req.URL.Query().Get("status") != "" {
+					r.data(func(d map[string]any) { d["items"] = []any{} })
+				}
+			},
+			caught: []string{"Bugs filter by status alone, exactly"},
+			rule:   "filter rule",
+		},
+		{
+			name: "a severity filter that keeps other severities",
+			tags: "@bugs",
+			before: func(r *http.Request) {
+				if r.URL.Path == "/v1/bugs" && r.URL.Query().Get("severity") == "low" {
+					q := r.URL.Query()
+					q.Del("severity")
+					r.URL.RawQuery = q.Encode()
+				}
+			},
+			caught: []string{"Bugs filter by severity low alone, exactly"},
+			rule:   "filter rule",
+		},
+		{
+			name: "429 without Retry-After",
+			tags: "@ratelimit && ~@exhaustive",
+			after: func(_ *http.Request, r *response) {
+				if r.status == http.StatusTooManyRequests {
+					r.header.Del("Retry-After")
+				}
+			},
+			caught: []string{"A quick 429 through an injected fault carries Retry-After"},
+			rule:   "Retry-After is missing",
+		},
+		{
+			name: "the remaining count frozen while the reset moves later",
+			after: func(_ *http.Request, r *response) {
+				if l := r.header.Get("X-RateLimit-Limit"); l != "" {
+					r.header.Set("X-RateLimit-Remaining", l)
+					r.header.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Unix()+60+int64(resetBump.Add(1)), 10))
+				}
+			},
+			caught: []string{"The remaining count goes down with each request"},
+			rule:   "must count down",
+		},
+		{
+			name: "a webhook secret that does not sign",
+			tags: "@webhooks",
+			after: func(req *http.Request, r *response) {
+				if req.URL.Path == "/v1/webhooks" && r.status == http.StatusOK {
+					r.data(func(d map[string]any) { d["secret"] = "whsec_not_the_signing_secret" })
+				}
+			},
+			caught: []string{"A campaign.created event is delivered, signed with the secret", "A delivery answered with 500 is retried with the same Webhook-Id"},
+			rule:   "Webhook-Signature",
+		},
+		{
+			name: "every event delivered whatever the subscription",
+			tags: "@webhooks",
+			before: func(r *http.Request) {
+				if r.URL.Path == "/v1/webhooks" && r.Method == http.MethodPost {
+					rewriteBody(r, func(m map[string]any) { m["events"] = []any{"*"} })
+				}
+			},
+			caught: []string{"Only the subscribed event types are delivered"},
+			rule:   "did not subscribe to",
+		},
+		{
+			name: "webhooks registered but never delivered",
+			tags: "@webhooks",
+			before: func(r *http.Request) {
+				if r.URL.Path == "/v1/webhooks" && r.Method == http.MethodPost {
+					rewriteBody(r, func(m map[string]any) {
+						if _, ok := m["url"].(string); ok {
+							m["url"] = "http://127.0.0.1:9/nobody-listens"
+						}
+					})
+				}
+			},
+			caught: []string{"A campaign.created event is delivered, signed with the secret"},
+			rule:   "reached the receiver",
 		},
 		{
 			name: "503 instead of 429 over the limit",
