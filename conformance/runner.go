@@ -95,7 +95,8 @@ func writeRedacted(w io.Writer, key string, write func(io.Writer) error) error {
 
 // Suite prepares a run as a godog.TestSuite, for Go teams that run the kit
 // with `go test` and godog's own flags. Its webhook receiver, if any, stops
-// when ctx ends. Results come from godog's formatters, not a Report.
+// when ctx ends. Results come from godog's formatters, not a Report, so a
+// @should failure counts as a failure there.
 func Suite(ctx context.Context, cfg Config) (godog.TestSuite, error) {
 	r, err := prepare(ctx, cfg)
 	if err != nil {
@@ -169,9 +170,9 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, rec: &recorder{results: map[string]*ScenarioResult{}}}, nil
 }
 
-func (r *prepared) suite(out io.Writer) godog.TestSuite {
+func (r *prepared) suite(out *redactingWriter) godog.TestSuite {
 	cfg := r.cfg
-	godogOut := out
+	godogOut := io.Writer(out)
 	format := cfg.Format
 	if format == FormatJUnit || format == FormatNone {
 		format, godogOut = FormatProgress, io.Discard
@@ -187,6 +188,8 @@ func (r *prepared) suite(out io.Writer) godog.TestSuite {
 	return godog.TestSuite{
 		Name:                "conform-" + randomToken(),
 		ScenarioInitializer: scenarioInitializer(r.tgt, r.rec),
+		// A report's last line has no newline for the writer to wait for.
+		TestSuiteInitializer: func(sc *godog.TestSuiteContext) { sc.AfterSuite(func() { _ = out.Flush() }) },
 		Options: &godog.Options{
 			Format:          format,
 			Output:          godogOut,

@@ -234,7 +234,7 @@ func sendLarge(ctx context.Context, method, path string, size int) error {
 
 func sendBody(ctx context.Context, method, path string, body []byte, contentType string) error {
 	s := stateFrom(ctx)
-	p, err := s.expand(path)
+	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}
@@ -268,7 +268,7 @@ const maxExhaust = 200_000
 // last one allowed and the first one over the limit.
 func exhaust(ctx context.Context, method, path string) error {
 	s := stateFrom(ctx)
-	p, err := s.expand(path)
+	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}
