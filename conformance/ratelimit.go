@@ -239,3 +239,16 @@ func limitUnchanged(ctx context.Context) error {
 	}
 	return nil
 }
+
+// resetOnMinute is the sandbox's fixed windows aligned to the UTC minute:
+// the reset of a minute window is a multiple of 60 Unix seconds.
+func resetOnMinute(ctx context.Context) error {
+	h, err := lastRateHeaders(ctx)
+	if err != nil {
+		return err
+	}
+	if h.reset%60 != 0 {
+		return fmt.Errorf("%s %d is not on a whole UTC minute (%d seconds past one); windows are aligned to the UTC minute", hdrReset, h.reset, h.reset%60)
+	}
+	return nil
+}

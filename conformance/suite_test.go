@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -52,11 +53,13 @@ func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conf
 // does not pass yet, because the behaviour is still being built on main.
 // They may fail in the configurations below; nothing else may.
 var laggingContract = map[string]bool{
-	"Webhook-Id is unique across accounts":                    true,
-	"Timestamps are RFC 3339 in UTC with milliseconds":        true,
-	"Bug timestamps are RFC 3339 in UTC with milliseconds":    true,
-	"Tester timestamps are RFC 3339 in UTC with milliseconds": true,
-	"Event timestamps are RFC 3339 in UTC with milliseconds":  true,
+	"Webhook-Id is unique across accounts":                                           true,
+	"Timestamps are RFC 3339 in UTC with milliseconds":                               true,
+	"Bug timestamps are RFC 3339 in UTC with milliseconds":                           true,
+	"Tester timestamps are RFC 3339 in UTC with milliseconds":                        true,
+	"Event timestamps are RFC 3339 in UTC with milliseconds":                         true,
+	"An account holds at most 16 webhooks":                                           true,
+	"The controls carry their own rate-limit headers and leave the /v1 window alone": true,
 }
 
 func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
@@ -203,6 +206,10 @@ var versionRe = regexp.MustCompile(`^/v[0-9]+`)
 
 // resetBump makes every faked reset time later than the one before.
 var resetBump atomic.Int64
+
+// uncountedPosts is, per key, how many POSTs a broken deployment has left
+// out of its count.
+var uncountedPosts sync.Map
 
 func bearer(r *http.Request) string {
 	return strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -697,6 +704,57 @@ func TestBreakagesAreCaught(t *testing.T) {
 			},
 			caught: []string{"A campaign.created event is delivered, signed with the secret"},
 			rule:   "reached the receiver",
+		},
+		{
+			name: "POST requests not counted",
+			tags: "@ratelimit && ~@exhaustive",
+			after: func(req *http.Request, r *response) {
+				if r.header.Get("X-RateLimit-Remaining") == "" {
+					return
+				}
+				n, _ := uncountedPosts.LoadOrStore(bearer(req), new(atomic.Int64))
+				posts := n.(*atomic.Int64)
+				if req.Method == http.MethodPost {
+					posts.Add(1)
+				}
+				r.header.Set("X-RateLimit-Remaining", strconv.Itoa(intHeader(r.header, "X-RateLimit-Remaining")+int(posts.Load())))
+			},
+			caught: []string{"POST /v1/campaigns uses one unit of the window"},
+			rule:   "want it equal to the header",
+		},
+		{
+			name: "a rolling window instead of one aligned to the minute",
+			tags: "@ratelimit && ~@exhaustive",
+			after: func(_ *http.Request, r *response) {
+				if r.header.Get("X-RateLimit-Reset") != "" {
+					r.header.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Unix()+60, 10))
+				}
+			},
+			caught: []string{"The minute window ends on a whole UTC minute"},
+			rule:   "not on a whole UTC minute",
+		},
+		{
+			name: "405 without Allow on one endpoint",
+			tags: "@errors",
+			after: func(req *http.Request, r *response) {
+				if r.status == http.StatusMethodNotAllowed && req.URL.Path == "/v1/testers" {
+					r.header.Del("Allow")
+				}
+			},
+			caught: []string{"A wrong method on /v1/testers is 405 METHOD_NOT_ALLOWED, Allow naming GET"},
+			rule:   "the header Allow is missing",
+		},
+		{
+			name: "403 without a header on PATCH",
+			tags: "@auth",
+			after: func(req *http.Request, r *response) {
+				if r.status == http.StatusUnauthorized && req.Method == http.MethodPatch && req.Header.Get("Authorization") == "" {
+					r.status = http.StatusForbidden
+					r.errorObject(func(e map[string]any) { e["status"] = json.Number("403") })
+				}
+			},
+			caught: []string{"The sandbox refuses PATCH /v1/bugs/bug_conform_no_such without a header with 401 INVALID_API_KEY"},
+			rule:   "want HTTP status 401, got 403",
 		},
 		{
 			name: "503 instead of 429 over the limit",

@@ -150,13 +150,30 @@ Feature: Authentication
       | an expired key           | Bearer svc_test_expired{random}       |
       | a live key               | Bearer svc_live_{random}              |
 
-  @sandbox @stable
-  Scenario: The sandbox refuses a missing header with 401 INVALID_API_KEY
+  @sandbox
+  Scenario Outline: The sandbox refuses <method> <path> without a header with 401 INVALID_API_KEY
     Given I am not authenticated
-    When I send a GET request to "/v1/campaigns"
+    When I send a <method> request to "<path>" with the body '<body>'
     Then the response status should be 401
     And the error code should be "INVALID_API_KEY"
     And the header "WWW-Authenticate" should contain "Bearer"
+    And the header "X-RateLimit-Limit" should be absent
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {}   |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {}   |
+      | POST   | /v1/webhooks                      | {}   |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
 
   @sandbox
   Scenario Outline: The sandbox refuses a live key on <method> <path>, without echoing it

@@ -93,6 +93,50 @@ Feature: Rate limits
     Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
     And X-RateLimit-Reset should be a Unix time in seconds within 60 seconds of the server's clock
 
+  @sandbox @writes
+  Scenario Outline: <method> <path> uses one unit of the window
+    Given a fresh sandbox account
+    When I send a <method> request to "<path>" with the body '<body>'
+    And I send a GET request to "/v1/testers"
+    Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {"name": "Counted", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {"status": "confirmed"} |
+      | POST   | /v1/webhooks                      | {"url": "/relative", "events": ["*"]} |
+      | DELETE | /v1/campaigns                     |      |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
+  @sandbox @stable
+  Scenario: The minute window ends on a whole UTC minute
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns"
+    Then X-RateLimit-Reset should fall on a whole UTC minute
+
+  @sandbox @stable @writes
+  Scenario: The controls carry their own rate-limit headers and leave the /v1 window alone
+    CONTRACT: controls use their own per-key budget and carry its headers;
+    injected faults do not use up the /v1 limit.
+
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns"
+    And I send a POST request to "/_sandbox/faults" with the body '{"status": 500, "count": 1}'
+    Then the rate-limit headers should be present as integers
+    When I send a GET request to "/v1/bugs"
+    Then the response status should be 500
+    When I send a GET request to "/v1/campaigns"
+    Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
+
   @sandbox @stable
   Scenario: Error answers count like successes
     Given a fresh sandbox account

@@ -133,3 +133,26 @@ Feature: Webhooks
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Twin", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     Then within 5 seconds the receiver should get a "campaign.created" event
     And the header "Webhook-Id" should not be "{firstWebhookId}"
+
+  @sandbox @writes
+  Scenario: An account holds at most 16 webhooks
+    Given a fresh sandbox account
+    When I send 16 POST requests to "/v1/webhooks" with the body '{"url": "https://example.com/hooks/cap", "events": ["*"]}'
+    Then the response status should be 200
+    When I send a POST request to "/v1/webhooks" with the body '{"url": "https://example.com/hooks/cap", "events": ["*"]}'
+    Then the response should not be successful
+    And the response should be an error envelope
+
+  @sandbox @writes
+  Scenario Outline: Registering <case> is refused
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/webhooks" with the body '<body>'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+
+    Examples:
+      | case              | body                                                  |
+      | no url            | {"events": ["bug.created"]}                           |
+      | no events         | {"url": "https://example.com/hooks"}                  |
+      | events not a list | {"url": "https://example.com/hooks", "events": "*"}   |
+      | a url without host | {"url": "https:///hooks", "events": ["*"]}           |
