@@ -104,9 +104,9 @@ func TestSkipReason(t *testing.T) {
 		{"test key, exhaustive not opted in", Config{APIKey: TestPrefix + "k"}, runEnv{}, []string{"@exhaustive"}, "pass --exhaustive"},
 		{"sandbox scenario, spec profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSpec}, runEnv{}, []string{"@sandbox"}, "--profile sandbox"},
 		{"sandbox scenario, sandbox profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@writes"}, ""},
-		{"seed scenario, other fixtures", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{receiver: true}, []string{"@sandbox", "@seed"}, "built-in seed"},
-		{"seed scenario, built-in seed", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true, receiver: true}, []string{"@sandbox", "@seed"}, ""},
-		{"delivery scenario, no receiver", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true}, []string{"@sandbox", "@delivery"}, "receiver"},
+		{"seed scenario, other fixtures", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@seed"}, "built-in seed"},
+		{"seed scenario, built-in seed", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true}, []string{"@sandbox", "@seed"}, ""},
+		{"delivery scenario, no receiver", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true, noReceiver: "it is off"}, []string{"@sandbox", "@delivery"}, "receiver"},
 	}
 	for _, tt := range tests {
 		got := skipReason(tt.cfg, tt.env, tt.tags)
@@ -318,5 +318,26 @@ func TestRedactBeforeTruncate(t *testing.T) {
 	line := s.responseLine(&exchange{status: 401, header: http.Header{}, body: []byte(body)})
 	if strings.Contains(line, "0123456") {
 		t.Errorf("the report shows part of the secret: %s", line)
+	}
+}
+
+func TestReceiverProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"local deployment, loopback receiver", Config{BaseURL: "http://127.0.0.1:8080", WebhookListen: "127.0.0.1:0"}, ""},
+		{"localhost deployment", Config{BaseURL: "http://localhost:8080", WebhookListen: "127.0.0.1:0"}, ""},
+		{"remote deployment, loopback receiver", Config{BaseURL: "https://api.example.com", WebhookListen: "127.0.0.1:0"}, "cannot reach"},
+		{"remote deployment through a tunnel", Config{BaseURL: "https://api.example.com", WebhookListen: "127.0.0.1:9099", WebhookURL: "https://hooks.example.net"}, ""},
+		{"every interface without a URL", Config{BaseURL: "http://127.0.0.1:8080", WebhookListen: "0.0.0.0:9099"}, "every interface"},
+		{"off", Config{BaseURL: "http://127.0.0.1:8080", WebhookListen: "off"}, "off"},
+	}
+	for _, tt := range tests {
+		got := receiverProblem(tt.cfg)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: receiverProblem = %q, want it to say %q", tt.name, got, tt.want)
+		}
 	}
 }

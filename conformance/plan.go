@@ -35,8 +35,10 @@ const (
 
 // runEnv is what the run learnt about the deployment before planning.
 type runEnv struct {
-	seeded   bool // a fresh sandbox account holds the built-in seed
-	receiver bool // conform's webhook receiver is listening
+	seeded bool // a fresh sandbox account holds the built-in seed
+	// noReceiver says why conform's webhook receiver cannot take
+	// deliveries from the deployment; empty when it can.
+	noReceiver string
 }
 
 // Areas in report order: those of the built-in suite. Scenarios of other
@@ -223,8 +225,8 @@ func skipReason(cfg Config, env runEnv, tags []string) string {
 		return "@sandbox checks the sandbox's own choices; run with --profile sandbox"
 	case hasTag(tags, tagSeed) && !env.seeded:
 		return "@seed checks the built-in seed, and a fresh account of this deployment does not hold it (started with other fixtures?)"
-	case hasTag(tags, tagDelivery) && !env.receiver:
-		return "@delivery needs conform's webhook receiver, which is off (--webhook-listen off)"
+	case hasTag(tags, tagDelivery) && env.noReceiver != "":
+		return "@delivery needs conform's webhook receiver: " + env.noReceiver
 	case IsLiveKey(cfg.APIKey) && !cfg.AllowWrites && (hasTag(tags, tagWrites) || hasTag(tags, tagExhaustive)):
 		return "live key: @writes and @exhaustive scenarios would change real data or spend its rate limit; pass --allow-writes to run them"
 	case hasTag(tags, tagExhaustive) && !cfg.Exhaustive:
@@ -243,7 +245,7 @@ func exclusionTags(cfg Config, env runEnv) []string {
 	if !env.seeded {
 		ex = append(ex, "~"+tagSeed)
 	}
-	if !env.receiver {
+	if env.noReceiver != "" {
 		ex = append(ex, "~"+tagDelivery)
 	}
 	if IsLiveKey(cfg.APIKey) && !cfg.AllowWrites {

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -112,6 +114,7 @@ type prepared struct {
 	files   []featureFile
 	planned []*plannedScenario
 	tgt     *target
+	env     runEnv
 	rec     *recorder
 }
 
@@ -147,14 +150,15 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if cfg.Profile == ProfileSandbox {
 		tgt.seeded = holdsBuiltinSeed(ctx, tgt)
 	}
-	if cfg.WebhookListen != "off" {
+	env := runEnv{seeded: tgt.seeded, noReceiver: receiverProblem(cfg)}
+	if env.noReceiver == "" {
 		rcv, err := startReceiver(ctx, cfg.WebhookListen, cfg.WebhookURL)
 		if err != nil {
-			return nil, fmt.Errorf("%w: webhook receiver: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: webhook receiver on %s: %v", ErrUsage, cfg.WebhookListen, err)
 		}
 		tgt.hooks = rcv
 	}
-	planned, err := plan(cfg, files, runEnv{seeded: tgt.seeded, receiver: tgt.hooks != nil})
+	planned, err := plan(cfg, files, env)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +171,43 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if selected == 0 {
 		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", ErrUsage, cfg.Tags)
 	}
-	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, rec: &recorder{results: map[string]*ScenarioResult{}}}, nil
+	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, env: env, rec: &recorder{results: map[string]*ScenarioResult{}}}, nil
+}
+
+// receiverProblem says why deliveries from the deployment cannot reach the
+// receiver, or "" if they can: the receiver is off, or it listens on
+// loopback while the deployment runs elsewhere and no --webhook-url says
+// how that deployment reaches it.
+func receiverProblem(cfg Config) string {
+	if cfg.WebhookListen == "off" {
+		return "it is off (--webhook-listen off)"
+	}
+	if cfg.WebhookURL != "" {
+		return ""
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return "the base URL does not parse"
+	}
+	host, _, err := net.SplitHostPort(cfg.WebhookListen)
+	if err != nil {
+		return fmt.Sprintf("--webhook-listen %q is not host:port", cfg.WebhookListen)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return fmt.Sprintf("it listens on every interface (%s) and no --webhook-url says which address the deployment should post to", cfg.WebhookListen)
+	}
+	if !isLoopbackHost(u.Hostname()) && isLoopbackHost(host) {
+		return fmt.Sprintf("it listens on %s, which the deployment at %s cannot reach; pass --webhook-url with an address it can", cfg.WebhookListen, u.Host)
+	}
+	return ""
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 func (r *prepared) suite(out *redactingWriter) godog.TestSuite {
@@ -181,7 +221,7 @@ func (r *prepared) suite(out *redactingWriter) godog.TestSuite {
 	for i, f := range r.files {
 		contents[i] = godog.Feature{Name: f.uri, Contents: f.content}
 	}
-	tags := exclusionTags(cfg, runEnv{seeded: r.tgt.seeded, receiver: r.tgt.hooks != nil})
+	tags := exclusionTags(cfg, r.env)
 	if strings.TrimSpace(cfg.Tags) != "" {
 		tags = append([]string{cfg.Tags}, tags...)
 	}
