@@ -39,7 +39,7 @@ var implicitSaves = []struct {
 	names []string
 }{
 	{regexp.MustCompile(`^a bug with status "`), []string{"bugId", "campaignId", "testerId"}},
-	{regexp.MustCompile(`^I register a webhook `), []string{"webhookId", "webhookSecret"}},
+	{regexp.MustCompile(`^I register (a|\d+) webhooks? for `), []string{"webhookId", "webhookSecret"}},
 }
 
 var (

@@ -143,7 +143,8 @@ func (s *scenarioState) endpoint() (*hookEndpoint, string, error) {
 }
 
 // hookURL is the {webhookURL} placeholder: the scenario's receiver address,
-// or a URL that no one answers when no receiver runs.
+// or, when no receiver runs, a loopback URL that no one answers (port 9 is
+// discard), so that a registration never points at someone else's server.
 func (s *scenarioState) hookURL() string {
 	_, u, err := s.endpoint()
 	if err != nil {

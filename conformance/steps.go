@@ -90,7 +90,7 @@ func stepDefs() []stepDef {
 		d(`^filtering by "([^"]*)" = "([^"]*)" on "([^"]*)" should give exactly the matching items(?: by "([^"]*)")?$`, `Then filtering by "platform" = "ios" on "/v1/testers" should give exactly the matching items by "platforms"`, filterExact),
 
 		// Webhooks, delivered to conform's own receiver.
-		d(`^I register a webhook for "([^"]*)"$`, `Given I register a webhook for "campaign.created, bug.created"`, registerWebhook),
+		d(`^I register (?:a|(\d+)) webhooks? for "([^"]*)"$`, `Given I register a webhook for "campaign.created, bug.created"`, registerWebhook),
 		d(`^the receiver answers (\d+) to the next (\d+) deliver(?:y|ies)$`, `Given the receiver answers 500 to the next 1 delivery`, receiverFails),
 		d(`^within (\d+) seconds the receiver should get a "([^"]*)" event$`, `Then within 5 seconds the receiver should get a "campaign.created" event`, awaitEvent),
 		d(`^within (\d+) seconds the receiver should get the same event again$`, `Then within 10 seconds the receiver should get the same event again`, awaitRetry),
