@@ -43,8 +43,9 @@ var implicitSaves = []struct {
 }
 
 var (
-	braceRe      = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
-	angleValueRe = regexp.MustCompile(`"(<[^"<>]*>)"`)
+	outlineParamRe = regexp.MustCompile(`<[A-Za-z_][A-Za-z0-9_ -]*>`)
+	braceRe        = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
+	angleValueRe   = regexp.MustCompile(`"(<[^"<>]*>)"`)
 )
 
 // builtinProblems lints the embedded suite once per process: it never
@@ -113,6 +114,13 @@ func lintFiles(files []featureFile) []string {
 					problems = append(problems, fmt.Sprintf("%s: undefined step %q; did you mean %q?", where, st.Text, nearest(st.Text, defs)))
 				case n > 1:
 					problems = append(problems, fmt.Sprintf("%s: step %q matches %d steps of the library", where, st.Text, n))
+				}
+				// An outline row fills every <parameter> it has a column for;
+				// one left over is a misspelt or missing column.
+				if len(p.AstNodeIds) > 1 {
+					if m := outlineParamRe.FindString(st.Text); m != "" {
+						problems = append(problems, fmt.Sprintf("%s: unknown outline parameter %s: no column of the Examples has that name", where, m))
+					}
 				}
 				texts := []string{st.Text}
 				if st.Argument != nil && st.Argument.DocString != nil {

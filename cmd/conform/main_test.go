@@ -295,6 +295,14 @@ func TestAuthoringErrorsBeforeAnyRequest(t *testing.T) {
       {"createdAt": "<timestmp>"}
       """
 `, "unknown placeholder <timestmp>"},
+		{"an outline parameter without a column", `Feature: F
+  Scenario Outline: S
+    When I send a GET request to "<pth>"
+
+    Examples:
+      | path          |
+      | /v1/campaigns |
+`, "unknown outline parameter <pth>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
