@@ -124,22 +124,20 @@ func (e *hookEndpoint) all() []delivery {
 	return append([]delivery(nil), e.deliveries...)
 }
 
-// hookEndpoint returns the scenario's endpoint on the receiver, opening it on
+// endpoint returns the scenario's endpoint on the receiver, opening it on
 // first use.
 func (s *scenarioState) endpoint() (*hookEndpoint, string, error) {
 	if s.t.hooks == nil {
-		return nil, "", fmt.Errorf("%w: no webhook receiver runs (--webhook-listen off); tag the scenario @delivery", ErrUsage)
+		return nil, "", fmt.Errorf("%w: no webhook receiver runs; tag the scenario @delivery", ErrUsage)
 	}
-	for token, e := range s.hooks {
-		return e, s.t.hooks.base + "/hooks/" + token, nil
+	if s.hook == nil {
+		s.hookToken = randomToken()
+		s.hook = &hookEndpoint{arrived: make(chan struct{})}
+		s.t.hooks.mu.Lock()
+		s.t.hooks.ends[s.hookToken] = s.hook
+		s.t.hooks.mu.Unlock()
 	}
-	token := randomToken()
-	e := &hookEndpoint{arrived: make(chan struct{})}
-	s.hooks[token] = e
-	s.t.hooks.mu.Lock()
-	s.t.hooks.ends[token] = e
-	s.t.hooks.mu.Unlock()
-	return e, s.t.hooks.base + "/hooks/" + token, nil
+	return s.hook, s.t.hooks.base + "/hooks/" + s.hookToken, nil
 }
 
 // hookURL is the {webhookURL} placeholder: the scenario's receiver address,
@@ -153,15 +151,13 @@ func (s *scenarioState) hookURL() string {
 	return u
 }
 
-// closeHooks forgets the scenario's endpoints: late deliveries get a 404,
+// closeHooks forgets the scenario's endpoint: late deliveries get a 404,
 // which the deployment may retry but nobody records.
 func (s *scenarioState) closeHooks() {
-	if s.t.hooks == nil {
+	if s.t.hooks == nil || s.hook == nil {
 		return
 	}
 	s.t.hooks.mu.Lock()
 	defer s.t.hooks.mu.Unlock()
-	for token := range s.hooks {
-		delete(s.t.hooks.ends, token)
-	}
+	delete(s.t.hooks.ends, s.hookToken)
 }

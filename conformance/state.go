@@ -97,8 +97,10 @@ type scenarioState struct {
 	sink *ruleSink
 	// skip says why the scenario stopped without a verdict, if it did.
 	skip string
-	// hooks are the webhook receiver's endpoints the scenario registered.
-	hooks map[string]*hookEndpoint
+	// hook is the scenario's endpoint on the webhook receiver, at
+	// /hooks/<hookToken>; nil until a step needs it.
+	hook      *hookEndpoint
+	hookToken string
 	// usedDeliveries are the receiver's deliveries steps already consumed.
 	usedDeliveries map[int]bool
 }
@@ -120,7 +122,7 @@ func stateFrom(ctx context.Context) *scenarioState {
 }
 
 func newScenarioState(t *target) *scenarioState {
-	return &scenarioState{t: t, key: t.key, headers: http.Header{}, saved: map[string]any{}, sink: newRuleSink(), hooks: map[string]*hookEndpoint{}, usedDeliveries: map[int]bool{}}
+	return &scenarioState{t: t, key: t.key, headers: http.Header{}, saved: map[string]any{}, sink: newRuleSink(), usedDeliveries: map[int]bool{}}
 }
 
 func (s *scenarioState) last() (*exchange, error) {
