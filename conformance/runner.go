@@ -162,14 +162,24 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	selected := 0
+	selected, runnable, reason := 0, 0, ""
 	for _, p := range planned {
-		if p.selected {
+		switch {
+		case !p.selected:
+		case p.skip == "":
 			selected++
+			runnable++
+		default:
+			selected++
+			reason = p.skip
 		}
 	}
-	if selected == 0 {
+	// A run that judges nothing must not look like a pass in CI.
+	switch {
+	case selected == 0:
 		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", ErrUsage, cfg.Tags)
+	case runnable == 0:
+		return nil, fmt.Errorf("%w: nothing to run: the %d scenario(s) selected are all skipped (%s)", ErrUsage, selected, reason)
 	}
 	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, env: env, rec: &recorder{results: map[string]*ScenarioResult{}}}, nil
 }

@@ -83,6 +83,7 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"sandbox conforms", withKey, []string{"--base-url", sandbox}, 0, "RESULT: CONFORMANT"},
 		{"tags that select nothing", withKey, []string{"--base-url", sandbox, "--tags", "@nosuchtag"}, 2, `the tag expression "@nosuchtag" selects no scenario`},
+		{"tags whose scenarios are all skipped", withKey, []string{"--base-url", sandbox, "--tags", "@sandbox"}, 2, "nothing to run: the"},
 		{"a dangling &&", withKey, []string{"--base-url", sandbox, "--tags", "@auth&&"}, 2, "invalid tag expression"},
 		{"an empty or-term", withKey, []string{"--base-url", sandbox, "--tags", "@auth,,@bugs"}, 2, "invalid tag expression"},
 		{"a term without @", withKey, []string{"--base-url", sandbox, "--tags", "auth"}, 2, "invalid tag expression"},
