@@ -507,6 +507,18 @@ func TestBreakagesAreCaught(t *testing.T) {
 			rule:   "a key is never echoed whole",
 		},
 		{
+			name: "the secret echoed without its prefix",
+			after: func(req *http.Request, r *response) {
+				if req.URL.Path == "/v1/bugs" && r.status == http.StatusUnauthorized {
+					r.errorObject(func(e map[string]any) {
+						e["message"] = "unknown secret " + strings.TrimPrefix(bearer(req), "svc_test_")
+					})
+				}
+			},
+			caught: []string{"GET /v1/bugs rejects an invalid key with 401 INVALID_API_KEY"},
+			rule:   "a key is never echoed whole",
+		},
+		{
 			name: "the operator's key echoed in a header",
 			after: func(req *http.Request, r *response) {
 				if req.URL.Path == "/v1/analytics" {

@@ -139,12 +139,28 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 type ruleSinkKey struct{}
 
+// bearerToken is the credential of an Authorization header: the part after
+// the scheme word, whichever scheme it is.
 func bearerToken(h string) string {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(h), " ")
-	if !ok || !strings.EqualFold(scheme, "bearer") {
-		return strings.TrimSpace(h)
+	f := strings.Fields(h)
+	if len(f) == 0 {
+		return ""
 	}
-	return strings.TrimSpace(token)
+	return f[len(f)-1]
+}
+
+// leaks tells whether text shows more of key than its prefix and last four
+// characters: the key whole, its secret part, or all of the secret but its
+// end (as in "svc_test_abcdefgh…" cut short).
+func leaks(text []byte, key string) bool {
+	secret := key
+	for _, p := range []string{LivePrefix, TestPrefix} {
+		secret = strings.TrimPrefix(secret, p)
+	}
+	if bytes.Contains(text, []byte(key)) || (len(secret) >= 8 && bytes.Contains(text, []byte(secret))) {
+		return true
+	}
+	return len(secret) >= 10 && bytes.Contains(text, []byte(secret[:len(secret)-4]))
 }
 
 // check applies the rules of every response: the envelope with error.status
@@ -171,10 +187,10 @@ func (t *checkingTransport) check(sink *ruleSink, req *http.Request, resp *http.
 		level = LevelSandbox
 	}
 	for _, k := range sink.sentKeys() {
-		found := bytes.Contains(body, []byte(k))
+		found := leaks(body, k)
 		for _, vs := range resp.Header {
 			for _, v := range vs {
-				found = found || strings.Contains(v, k)
+				found = found || leaks([]byte(v), k)
 			}
 		}
 		if found {
