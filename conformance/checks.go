@@ -491,7 +491,7 @@ func checkMillisTimestamp(path string, v any) error {
 }
 
 // everyTimestampMillis checks every field named createdAt, updatedAt or
-// otherwise ending in "At" anywhere in the body.
+// otherwise ending in "At" anywhere in the body, and fails if there is none.
 func everyTimestampMillis(ctx context.Context) error {
 	e, err := lastExchange(ctx)
 	if err != nil {
@@ -501,36 +501,45 @@ func everyTimestampMillis(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	n := 0
-	var walkErr error
-	var visit func(path string, v any)
-	visit = func(path string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, c := range x {
-				p := strings.TrimPrefix(path+"."+k, ".")
-				if strings.HasSuffix(k, "At") && c != nil {
-					n++
-					if err := checkMillisTimestamp(p, c); err != nil && walkErr == nil {
-						walkErr = err
-					}
-				}
-				visit(p, c)
-			}
-		case []any:
-			for i, c := range x {
-				visit(path+"."+strconv.Itoa(i), c)
-			}
-		}
-	}
-	visit("", v)
-	if walkErr != nil {
-		return walkErr
-	}
-	if n == 0 {
+	if n := countTimestamps(v); n == 0 {
 		return errors.New("timestamp rule: the body holds no field ending in \"At\" to check")
 	}
-	return nil
+	return checkTimestamps(v)
+}
+
+// timestampFields visits every non-null field whose name ends in "At".
+func timestampFields(path string, v any, visit func(path string, v any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			p := strings.TrimPrefix(path+"."+k, ".")
+			if strings.HasSuffix(k, "At") && c != nil {
+				visit(p, c)
+			}
+			timestampFields(p, c, visit)
+		}
+	case []any:
+		for i, c := range x {
+			timestampFields(path+"."+strconv.Itoa(i), c, visit)
+		}
+	}
+}
+
+func countTimestamps(v any) int {
+	n := 0
+	timestampFields("", v, func(string, any) { n++ })
+	return n
+}
+
+// checkTimestamps returns the first timestamp field not in CONTRACT's form.
+func checkTimestamps(v any) error {
+	var first error
+	timestampFields("", v, func(p string, x any) {
+		if err := checkMillisTimestamp(p, x); err != nil && first == nil {
+			first = err
+		}
+	})
+	return first
 }
 
 func itemsInclude(ctx context.Context, path, field, want string) error {

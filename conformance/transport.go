@@ -182,6 +182,13 @@ func (t *checkingTransport) check(sink *ruleSink, req *http.Request, resp *http.
 			sink.add(ruleViolation{rule: "every response is JSON with a JSON content type", level: LevelShould, message: err.Error(), request: where})
 		}
 	}
+	if t.target.profile == ProfileSandbox {
+		if v, err := decodeJSON(body); err == nil {
+			if err := checkTimestamps(v); err != nil {
+				sink.add(ruleViolation{rule: "every timestamp is RFC 3339 UTC with three fractional digits (CONTRACT)", level: LevelSandbox, message: err.Error(), request: where})
+			}
+		}
+	}
 	level := LevelShould
 	if t.target.profile == ProfileSandbox {
 		level = LevelSandbox
