@@ -252,3 +252,27 @@ func resetOnMinute(ctx context.Context) error {
 	}
 	return nil
 }
+
+// resetEndsWindow is the sandbox's reading of the reported window: fixed
+// windows aligned to UTC, so the reset is the end of the server's current
+// minute, hour or day, whichever has the fewest requests left.
+func resetEndsWindow(ctx context.Context) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	h, err := readRateHeaders(e)
+	if err != nil {
+		return err
+	}
+	now, from := serverClock(e)
+	var ends []int64
+	for _, w := range windows {
+		end := now.Truncate(w).Add(w).Unix()
+		if int64(h.reset) == end {
+			return nil
+		}
+		ends = append(ends, end)
+	}
+	return fmt.Errorf("%s %d is not the end of the server's current UTC minute, hour or day %v (server's clock %s, from %s)", hdrReset, h.reset, ends, now.UTC().Format(time.RFC3339Nano), from)
+}

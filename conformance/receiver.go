@@ -91,11 +91,17 @@ func (e *hookEndpoint) record(h http.Header, body []byte) int {
 	return status
 }
 
+// awaitTick is how often a wait asks whether to go on.
+const awaitTick = time.Second
+
 // await returns the first delivery at or after index from that satisfies
-// ok, waiting up to d for it.
-func (e *hookEndpoint) await(ctx context.Context, from int, d time.Duration, ok func(int, delivery) bool) (delivery, int, error) {
+// ok, waiting up to d for it. Every awaitTick it calls tick, whose error
+// ends the wait.
+func (e *hookEndpoint) await(ctx context.Context, from int, d time.Duration, ok func(int, delivery) bool, tick func() error) (delivery, int, error) {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
+	ticker := time.NewTicker(awaitTick)
+	defer ticker.Stop()
 	for {
 		e.mu.Lock()
 		for i := from; i < len(e.deliveries); i++ {
@@ -110,6 +116,10 @@ func (e *hookEndpoint) await(ctx context.Context, from int, d time.Duration, ok 
 		e.mu.Unlock()
 		select {
 		case <-ch:
+		case <-ticker.C:
+			if err := tick(); err != nil {
+				return delivery{}, 0, err
+			}
 		case <-deadline.C:
 			return delivery{}, 0, errors.New("timed out")
 		case <-ctx.Done():

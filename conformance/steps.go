@@ -111,6 +111,7 @@ func stepDefs() []stepDef {
 		d(`^X-RateLimit-Limit should not exceed the published limits$`, `Then X-RateLimit-Limit should not exceed the published limits`, limitPublished),
 		d(`^X-RateLimit-Reset should be a plausible reset time$`, `Then X-RateLimit-Reset should be a plausible reset time`, resetPlausible),
 		d(`^X-RateLimit-Reset should be a Unix time in seconds within (\d+) seconds of the server's clock$`, `Then X-RateLimit-Reset should be a Unix time in seconds within 60 seconds of the server's clock`, resetUnixWithin),
+		d(`^X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day$`, `Then X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day`, resetEndsWindow),
 		d(`^X-RateLimit-Reset should fall on a whole UTC minute$`, `Then X-RateLimit-Reset should fall on a whole UTC minute`, resetOnMinute),
 		d(`^X-RateLimit-Remaining should have decreased since the previous response$`, `Then X-RateLimit-Remaining should have decreased since the previous response`, remainingDecreased),
 		d(`^X-RateLimit-Remaining should be unchanged since the previous response$`, `Then X-RateLimit-Remaining should be unchanged since the previous response`, remainingUnchanged),

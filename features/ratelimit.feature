@@ -83,15 +83,16 @@ Feature: Rate limits
       | GET    | /v1/analytics |      |
 
   @sandbox @stable @writes
-  Scenario: A fresh account reports its minute window in Unix seconds
+  Scenario: A fresh account reports its window's end in Unix seconds
     The limit is whatever the sandbox was started with; the first request
-    leaves one less, and the minute window ends within 60 seconds of the
-    sandbox's own clock (the createdAt of the campaign just made).
+    leaves one less, and the reported window (the minute unless the hour
+    or day limit was set lower) ends at the next UTC minute, hour or day of
+    the sandbox's own clock (the createdAt of the campaign just made).
 
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Window", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
-    And X-RateLimit-Reset should be a Unix time in seconds within 60 seconds of the server's clock
+    And X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day
 
   @sandbox @writes
   Scenario Outline: <method> <path> uses one unit of the window
