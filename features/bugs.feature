@@ -269,3 +269,25 @@ Feature: Bugs
     When I save the JSON at "data.id" as "bugId"
     And I send a GET request to "/v1/bugs"
     Then the JSON at "data.items.0.id" should equal the saved "bugId"
+
+  @sandbox @writes
+  Scenario: Another account's bug is 404 NOT_FOUND, and listed nowhere
+    Given a fresh sandbox account
+    And a bug with status "new"
+    And a fresh sandbox account
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"status": "confirmed"}'
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"
+    When I send a GET request to "/v1/bugs?limit=100"
+    Then no item at "data.items" should have "id" equal to "{bugId}"
+    When I send a GET request to "/v1/analytics?campaignId={campaignId}"
+    Then the response status should be 404
+
+  @sandbox @writes
+  Scenario: The same requests give the same bug ids in every fresh account
+    Given a fresh sandbox account
+    And a bug with status "new"
+    And I save the JSON at "data.id" as "firstAccountBug"
+    And a fresh sandbox account
+    And a bug with status "new"
+    Then the JSON at "data.id" should equal the saved "firstAccountBug"
