@@ -103,6 +103,10 @@ type scenarioState struct {
 	hookToken string
 	// usedDeliveries are the receiver's deliveries steps already consumed.
 	usedDeliveries map[int]bool
+	// freshLeft and freshLimit are what the last answer to a fresh account
+	// said of its window (freshLeft is -1 until one said it), so that a
+	// scenario stops before its own setup runs into a small limit.
+	freshLeft, freshLimit int
 }
 
 type stateKey struct{}
@@ -122,7 +126,7 @@ func stateFrom(ctx context.Context) *scenarioState {
 }
 
 func newScenarioState(t *target) *scenarioState {
-	return &scenarioState{t: t, key: t.key, headers: http.Header{}, saved: map[string]any{}, sink: newRuleSink(), usedDeliveries: map[int]bool{}}
+	return &scenarioState{t: t, key: t.key, headers: http.Header{}, saved: map[string]any{}, sink: newRuleSink(), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
 func (s *scenarioState) last() (*exchange, error) {
@@ -230,6 +234,11 @@ func (s *scenarioState) send(ctx context.Context, method, path string, body []by
 	for k, vs := range s.headers {
 		req.Header[k] = vs
 	}
+	fresh := s.auth == authConfigured && s.key != s.t.key && strings.HasPrefix(path, "/v1")
+	if fresh && s.freshLeft == 0 && !s.sink.unbudgeted {
+		s.skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
+		return nil, godog.ErrSkip
+	}
 	resp, err := s.t.client.Do(req)
 	if errors.Is(err, errBudgetSpent) {
 		s.skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.budget.of, s.t.budget.share)
@@ -246,6 +255,11 @@ func (s *scenarioState) send(ctx context.Context, method, path string, body []by
 	ex := &exchange{
 		method: method, url: target, reqHeader: req.Header, reqBody: body,
 		status: resp.StatusCode, header: resp.Header, body: rb,
+	}
+	if fresh {
+		if h, err := readRateHeaders(ex); err == nil {
+			s.freshLeft, s.freshLimit = h.remaining, h.limit
+		}
 	}
 	s.history = append(s.history, ex)
 	return ex, nil
