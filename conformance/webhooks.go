@@ -169,8 +169,12 @@ func awaitRetry(ctx context.Context, secs int) error {
 	}
 	tick := func() error {
 		return s.deliveryLogSays(ctx, hookURL, "the deployment's delivery log no longer holds the attempt the receiver answered: the account was replaced while waiting (a sandbox holding few accounts evicts the least recently used)", func(a attemptRecord) string {
-			if a.eventID == eventID && a.final && a.statusCode == last.status {
+			switch {
+			case a.eventID != eventID || a.statusCode != last.status:
+			case a.final:
 				return fmt.Sprintf("the deployment's delivery log says it makes no further attempt after the receiver's %d (started with -webhook-attempts 1?)", last.status)
+			case a.wait > time.Duration(secs)*time.Second:
+				return fmt.Sprintf("the deployment's delivery log says it retries after %s, longer than the %d seconds the scenario waits (started with a long -webhook-first-retry?)", a.wait, secs)
 			}
 			return ""
 		})
@@ -262,7 +266,8 @@ func deliverySigned(ctx context.Context) error {
 type attemptRecord struct {
 	url, eventID, err string
 	statusCode        int
-	final             bool // no further attempt is planned
+	final             bool          // no further attempt is planned
+	wait              time.Duration // until the next attempt, on the deployment's clock
 }
 
 // deliveryLogSays reads the account's delivery log (GET /_sandbox/deliveries)
@@ -306,6 +311,13 @@ func (s *scenarioState) deliveryLogSays(ctx context.Context, hookURL, missing st
 		a.url, _ = m["url"].(string)
 		a.eventID, _ = m["eventId"].(string)
 		a.err, _ = m["error"].(string)
+		at, _ := m["at"].(string)
+		next, _ := m["nextAttemptAt"].(string)
+		if t0, err := parseTimestamp(at); err == nil {
+			if t1, err := parseTimestamp(next); err == nil {
+				a.wait = t1.Sub(t0)
+			}
+		}
 		if n, ok := m["statusCode"].(json.Number); ok {
 			c, _ := n.Int64()
 			a.statusCode = int(c)
