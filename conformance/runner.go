@@ -258,6 +258,7 @@ func (r *prepared) suite(out *redactingWriter) godog.TestSuite {
 func (r *prepared) report(d time.Duration) *Report {
 	cfg := r.cfg
 	rep := &Report{
+		Version:  cfg.Version,
 		BaseURL:  r.tgt.redact(cfg.BaseURL),
 		Key:      RedactKey(cfg.APIKey),
 		Profile:  cfg.Profile,

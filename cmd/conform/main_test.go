@@ -361,7 +361,7 @@ func TestReportsSideBySide(t *testing.T) {
 	if b, _ := os.ReadFile(cucumber); !strings.Contains(string(b), `"keyword"`) {
 		t.Errorf("%s is not a cucumber report:\n%.300s", cucumber, b)
 	}
-	if b, _ := os.ReadFile(junit); !strings.Contains(string(b), "<testsuite") {
+	if b, _ := os.ReadFile(junit); !strings.Contains(string(b), "<testsuite") || !strings.Contains(string(b), `<testsuites name="conform `) {
 		t.Errorf("%s is not a junit report:\n%.300s", junit, b)
 	}
 	if !strings.Contains(got.stdout, "passed") {
