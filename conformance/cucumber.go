@@ -13,20 +13,21 @@ import (
 // out of the file.
 const cucumberFormat = "conform-cucumber"
 
-var (
-	cucumberOnce    sync.Once
-	cucumberWriters sync.Map // suite name → io.Writer
-)
+// cucumberWriters maps a suite name to the writer of its cucumber report.
+var cucumberWriters sync.Map
+
+// godog's formatter registry is a plain map that every run reads, so the
+// formatter is registered once, before any run can start.
+func init() {
+	godog.Format(cucumberFormat, "cucumber JSON through the kit's redaction", func(suite string, out io.Writer) godog.Formatter {
+		if w, ok := cucumberWriters.Load(suite); ok {
+			out = w.(io.Writer)
+		}
+		return godog.FindFmt(FormatCucumber)(suite, out)
+	})
+}
 
 func registerCucumber(suite string, w io.Writer) string {
-	cucumberOnce.Do(func() {
-		godog.Format(cucumberFormat, "cucumber JSON through the kit's redaction", func(suite string, out io.Writer) godog.Formatter {
-			if w, ok := cucumberWriters.Load(suite); ok {
-				out = w.(io.Writer)
-			}
-			return godog.FindFmt(FormatCucumber)(suite, out)
-		})
-	})
 	cucumberWriters.Store(suite, w)
 	return cucumberFormat
 }
