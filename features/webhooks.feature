@@ -64,7 +64,7 @@ Feature: Webhooks
     And I register a webhook for "campaign.created"
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Hooked", "platform": "ios", "testersRequired": 3, "rewardPerBug": 7.50}'
     And I save the JSON at "data.id" as "campaignId"
-    Then within 5 seconds the receiver should get a "campaign.created" event
+    Then within 10 seconds the receiver should get a "campaign.created" event
     And the delivery should be signed with the webhook's secret
     And the header "Webhook-Id" should be present
     And the header "Content-Type" should contain "application/json"
@@ -80,7 +80,7 @@ Feature: Webhooks
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Stamped", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
-    Then within 5 seconds the receiver should get a "campaign.created" event
+    Then within 10 seconds the receiver should get a "campaign.created" event
     And every timestamp in the response should be in UTC with milliseconds
 
   @sandbox @writes @delivery
@@ -88,7 +88,7 @@ Feature: Webhooks
     Given a fresh sandbox account
     And I register a webhook for "bug.created"
     And a bug with status "confirmed"
-    Then within 5 seconds the receiver should get a "bug.created" event
+    Then within 10 seconds the receiver should get a "bug.created" event
     And the delivery should be signed with the webhook's secret
     And the JSON at "data.id" should equal the saved "bugId"
     And the JSON at "data.status" should be "new"
@@ -100,7 +100,7 @@ Feature: Webhooks
     Given a fresh sandbox account
     And I register a webhook for "*"
     And a bug with status "confirmed"
-    Then within 5 seconds the receiver should get a "bug.updated" event
+    Then within 10 seconds the receiver should get a "bug.updated" event
     And the delivery should be signed with the webhook's secret
     And the JSON at "data.id" should equal the saved "bugId"
     And the JSON at "data.status" should be "confirmed"
@@ -111,7 +111,7 @@ Feature: Webhooks
     And I register a webhook for "campaign.created"
     And the receiver answers 500 to the next 1 delivery
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Retried", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
-    Then within 5 seconds the receiver should get a "campaign.created" event
+    Then within 10 seconds the receiver should get a "campaign.created" event
     And within 15 seconds the receiver should get the same event again
     And the delivery should be signed with the webhook's secret
 
@@ -123,12 +123,12 @@ Feature: Webhooks
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Twin", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
-    Then within 5 seconds the receiver should get a "campaign.created" event
+    Then within 10 seconds the receiver should get a "campaign.created" event
     And I save the header "Webhook-Id" as "firstWebhookId"
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Twin", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
-    Then within 5 seconds the receiver should get a "campaign.created" event
+    Then within 10 seconds the receiver should get a "campaign.created" event
     And the header "Webhook-Id" should not be "{firstWebhookId}"
 
   @sandbox @writes
