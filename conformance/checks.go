@@ -3,9 +3,13 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 )
@@ -174,6 +178,10 @@ func isJSONResponse(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return checkJSONContentType(e)
+}
+
+func checkJSONContentType(e *exchange) error {
 	ct := e.header.Get("Content-Type")
 	media := strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
 	if media != "application/json" && !strings.HasSuffix(media, "+json") {
@@ -402,6 +410,9 @@ func everyItemHas(ctx context.Context, path, field, want string) error {
 	if err != nil {
 		return err
 	}
+	if len(items) == 0 {
+		return fmt.Errorf("every item at %q: the list is empty, so nothing shows %q = %q", path, field, w)
+	}
 	for i, it := range items {
 		got, err := lookup(it, field)
 		if err != nil || got != w {
@@ -409,6 +420,126 @@ func everyItemHas(ctx context.Context, path, field, want string) error {
 		}
 	}
 	return nil
+}
+
+func noItemHas(ctx context.Context, path, field, want string) error {
+	s := stateFrom(ctx)
+	w, err := s.expand(want)
+	if err != nil {
+		return err
+	}
+	items, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		if got, err := lookup(it, field); err == nil && got == w {
+			return fmt.Errorf("item %d at %q has %q = %q; want no such item", i, path, field, w)
+		}
+	}
+	return nil
+}
+
+func jsonMaxLen(ctx context.Context, path string, n int) error {
+	a, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if len(a) > n {
+		return fmt.Errorf("the JSON at %q: want at most %d item(s), got %d", path, n, len(a))
+	}
+	return nil
+}
+
+func bodyContains(ctx context.Context, text string) error {
+	s := stateFrom(ctx)
+	t, err := s.expand(text)
+	if err != nil {
+		return err
+	}
+	e, err := s.last()
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(string(e.body), t) {
+		return fmt.Errorf("the body does not contain %q", s.redact(t))
+	}
+	return nil
+}
+
+// jsonTimestampMillis is CONTRACT's form of every timestamp: RFC 3339 in UTC
+// with exactly three fractional digits.
+func jsonTimestampMillis(ctx context.Context, path string) error {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	return checkMillisTimestamp(path, got)
+}
+
+var millisRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
+
+func checkMillisTimestamp(path string, v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("timestamp rule: %q must be a string, got %s", path, describe(v))
+	}
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil || !millisRe.MatchString(s) {
+		return fmt.Errorf("timestamp rule: %q must be RFC 3339 in UTC with exactly three fractional digits (2026-01-01T00:00:30.000Z), got %q", path, s)
+	}
+	return nil
+}
+
+// everyTimestampMillis checks every field named createdAt, updatedAt or
+// otherwise ending in "At" anywhere in the body, and fails if there is none.
+func everyTimestampMillis(ctx context.Context) error {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return err
+	}
+	v, err := e.json()
+	if err != nil {
+		return err
+	}
+	if n := countTimestamps(v); n == 0 {
+		return errors.New("timestamp rule: the body holds no field ending in \"At\" to check")
+	}
+	return checkTimestamps(v)
+}
+
+// timestampFields visits every non-null field whose name ends in "At".
+func timestampFields(path string, v any, visit func(path string, v any)) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			p := strings.TrimPrefix(path+"."+k, ".")
+			if strings.HasSuffix(k, "At") && c != nil {
+				visit(p, c)
+			}
+			timestampFields(p, c, visit)
+		}
+	case []any:
+		for i, c := range x {
+			timestampFields(path+"."+strconv.Itoa(i), c, visit)
+		}
+	}
+}
+
+func countTimestamps(v any) int {
+	n := 0
+	timestampFields("", v, func(string, any) { n++ })
+	return n
+}
+
+// checkTimestamps returns the first timestamp field not in CONTRACT's form.
+func checkTimestamps(v any) error {
+	var first error
+	timestampFields("", v, func(p string, x any) {
+		if err := checkMillisTimestamp(p, x); err != nil && first == nil {
+			first = err
+		}
+	})
+	return first
 }
 
 func itemsInclude(ctx context.Context, path, field, want string) error {
@@ -429,12 +560,22 @@ func itemsInclude(ctx context.Context, path, field, want string) error {
 	return fmt.Errorf("none of the %d item(s) at %q has %q = %q", len(items), path, field, w)
 }
 
-// itemsDescending checks order by a string field (timestamps in one format
-// sort as text) or a numeric one; equal neighbours are allowed.
-func itemsDescending(ctx context.Context, path, field string) error {
+func itemsOrdered(ctx context.Context, path, field, direction string) error {
 	items, err := arrayAt(ctx, path)
 	if err != nil {
 		return err
+	}
+	return checkOrder(items, path, field, direction == "descending")
+}
+
+// checkOrder checks that items are ordered by field, equal neighbours
+// allowed. Timestamps compare as instants and numbers as numbers; a value
+// that is neither, or of another kind than its neighbour, fails: an order
+// that cannot be checked is not an order.
+func checkOrder(items []any, path, field string, descending bool) error {
+	dir := "ascending"
+	if descending {
+		dir = "descending (newest first)"
 	}
 	for i := 1; i < len(items); i++ {
 		a, errA := lookup(items[i-1], field)
@@ -442,28 +583,42 @@ func itemsDescending(ctx context.Context, path, field string) error {
 		if errA != nil || errB != nil {
 			return fmt.Errorf("items at %q: %q missing in item %d or %d", path, field, i-1, i)
 		}
-		if less(a, b) {
-			return fmt.Errorf("items at %q are not newest first: item %d has %s = %s before item %d with %s", path, i-1, field, describe(a), i, describe(b))
+		c, err := compareValues(a, b)
+		if err != nil {
+			return fmt.Errorf("items at %q: cannot order item %d and %d by %q: %w", path, i-1, i, field, err)
+		}
+		if (descending && c < 0) || (!descending && c > 0) {
+			return fmt.Errorf("items at %q are not ordered by %s %s: item %d has %s before item %d with %s", path, field, dir, i-1, describe(a), i, describe(b))
 		}
 	}
 	return nil
 }
 
-func less(a, b any) bool {
-	if x, ok := a.(string); ok {
-		if y, ok := b.(string); ok {
-			return x < y
+// compareValues orders two JSON values of the same kind: timestamps as
+// instants, numbers by value.
+func compareValues(a, b any) (int, error) {
+	if x, ok := a.(json.Number); ok {
+		y, ok := b.(json.Number)
+		if !ok {
+			return 0, fmt.Errorf("%s and %s are not both numbers", describe(a), describe(b))
+		}
+		rx, okx := new(big.Rat).SetString(string(x))
+		ry, oky := new(big.Rat).SetString(string(y))
+		if !okx || !oky {
+			return 0, fmt.Errorf("%s or %s is not a number", x, y)
+		}
+		return rx.Cmp(ry), nil
+	}
+	x, okx := a.(string)
+	y, oky := b.(string)
+	if okx && oky {
+		tx, errx := parseTimestamp(x)
+		ty, erry := parseTimestamp(y)
+		if errx == nil && erry == nil {
+			return tx.Compare(ty), nil
 		}
 	}
-	x, ok1 := a.(json.Number)
-	y, ok2 := b.(json.Number)
-	if ok1 && ok2 {
-		fx, _ := x.Float64()
-		fy, _ := y.Float64()
-		return fx < fy
-	}
-	// Values of different kinds have no order; the spec promises none.
-	return false
+	return 0, fmt.Errorf("%s and %s are neither both timestamps nor both numbers", describe(a), describe(b))
 }
 
 func describeLookup(v any, err error) string {

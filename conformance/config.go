@@ -80,6 +80,17 @@ type Config struct {
 	// sets it from the binary's build information), so that a report says
 	// which suite wrote it.
 	Version string
+	// JUnitFile and CucumberFile, if set, receive a junit and a cucumber
+	// JSON report of the same run, next to Format on Output.
+	JUnitFile    string
+	CucumberFile string
+	// WebhookListen is where conform's own webhook receiver listens:
+	// 127.0.0.1:0 (a free loopback port) when empty, "off" for no receiver,
+	// in which case @delivery scenarios are skipped.
+	WebhookListen string
+	// WebhookURL is the receiver's address as the deployment reaches it,
+	// when that is not the listening address (a tunnel, a container host).
+	WebhookURL string
 }
 
 // IsLiveKey reports whether key acts on real data and billing (spec §5).
@@ -127,6 +138,15 @@ func (c Config) withDefaults() (Config, error) {
 		c.Concurrency = 1
 	case c.Concurrency == 0:
 		c.Concurrency = DefaultConcurrency
+	}
+	if c.WebhookListen == "" {
+		c.WebhookListen = "127.0.0.1:0"
+	}
+	if c.WebhookURL != "" {
+		u, err := url.Parse(c.WebhookURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("%w: webhook URL %q is not an absolute http(s) URL", ErrUsage, c.WebhookURL)
+		}
 	}
 	if c.NoBuiltin && len(c.FeatureDirs) == 0 {
 		return c, fmt.Errorf("%w: no built-in features and no feature directories: nothing to run", ErrUsage)

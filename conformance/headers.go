@@ -37,6 +37,22 @@ func headerIs(ctx context.Context, name, want string) error {
 	return nil
 }
 
+func headerIsNot(ctx context.Context, name, other string) error {
+	s := stateFrom(ctx)
+	o, err := s.expand(other)
+	if err != nil {
+		return err
+	}
+	got, _, err := headerOf(ctx, name)
+	if err != nil {
+		return err
+	}
+	if got == o {
+		return fmt.Errorf("the header %s: want anything but %q", name, o)
+	}
+	return nil
+}
+
 func headerContains(ctx context.Context, name, want string) error {
 	got, _, err := headerOf(ctx, name)
 	if err != nil {

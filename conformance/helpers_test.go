@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"net/http"
 	"strconv"
 	"strings"
 	"testing"
@@ -93,23 +94,27 @@ func TestSkipReason(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  Config
+		env  runEnv
 		tags []string
 		want string
 	}{
-		{"live key, writes", live, []string{"@writes"}, "live key"},
-		{"live key, writes allowed", Config{APIKey: live.APIKey, Profile: ProfileSpec, AllowWrites: true}, []string{"@writes"}, ""},
-		{"live key, exhaustive opted in", Config{APIKey: live.APIKey, Exhaustive: true}, []string{"@exhaustive"}, "live key"},
-		{"test key, exhaustive not opted in", Config{APIKey: TestPrefix + "k"}, []string{"@exhaustive"}, "pass --exhaustive"},
-		{"sandbox scenario, spec profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSpec}, []string{"@sandbox"}, "--profile sandbox"},
-		{"sandbox scenario, sandbox profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, []string{"@sandbox", "@writes"}, ""},
+		{"live key, writes", live, runEnv{}, []string{"@writes"}, "live key"},
+		{"live key, writes allowed", Config{APIKey: live.APIKey, Profile: ProfileSpec, AllowWrites: true}, runEnv{}, []string{"@writes"}, ""},
+		{"live key, exhaustive opted in", Config{APIKey: live.APIKey, Exhaustive: true}, runEnv{}, []string{"@exhaustive"}, "live key"},
+		{"test key, exhaustive not opted in", Config{APIKey: TestPrefix + "k"}, runEnv{}, []string{"@exhaustive"}, "pass --exhaustive"},
+		{"sandbox scenario, spec profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSpec}, runEnv{}, []string{"@sandbox"}, "--profile sandbox"},
+		{"sandbox scenario, sandbox profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@writes"}, ""},
+		{"seed scenario, other fixtures", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@seed"}, "built-in seed"},
+		{"seed scenario, built-in seed", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true}, []string{"@sandbox", "@seed"}, ""},
+		{"delivery scenario, no receiver", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true, noReceiver: "it is off"}, []string{"@sandbox", "@delivery"}, "receiver"},
 	}
 	for _, tt := range tests {
-		got := skipReason(tt.cfg, tt.tags)
+		got := skipReason(tt.cfg, tt.env, tt.tags)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: skipReason = %q, want it to say %q", tt.name, got, tt.want)
 		}
 		// godog's filter must drop exactly what skipReason skips.
-		if kept := matchTags(strings.Join(exclusionTags(tt.cfg), " && "), tt.tags); kept != (got == "") {
+		if kept := matchTags(strings.Join(exclusionTags(tt.cfg, tt.env), " && "), tt.tags); kept != (got == "") {
 			t.Errorf("%s: exclusion tags keep=%v, but skip reason %q", tt.name, kept, got)
 		}
 	}
@@ -165,6 +170,193 @@ func TestResetPlausible(t *testing.T) {
 		err := resetPlausible(withState(t.Context(), s))
 		if (err == nil) != tt.want {
 			t.Errorf("reset %d: err %v, want plausible=%v", tt.reset, err, tt.want)
+		}
+	}
+}
+
+func TestResetJudgedByTheServersClock(t *testing.T) {
+	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		body  string
+		reset int64
+		want  bool
+	}{
+		{"frozen clock, reset at its minute's end", `{"success":true,"data":{"createdAt":"2026-01-01T00:00:00.000Z"}}`, frozen.Add(time.Minute).Unix(), true},
+		{"frozen clock, reset a year away", `{"success":true,"data":{"createdAt":"2026-01-01T00:00:00.000Z"}}`, frozen.Add(365 * 24 * time.Hour).Unix(), false},
+	}
+	for _, tt := range tests {
+		e := &exchange{method: "POST", body: []byte(tt.body), header: map[string][]string{
+			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {"10"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset, 10)},
+		}}
+		s := &scenarioState{history: []*exchange{e}}
+		if err := resetPlausible(withState(t.Context(), s)); (err == nil) != tt.want {
+			t.Errorf("%s: err %v, want plausible=%v", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestRemainingDecreased(t *testing.T) {
+	now := time.Now()
+	hdr := func(remaining int, reset time.Time) *exchange {
+		return &exchange{header: map[string][]string{
+			"Date":              {now.UTC().Format(http.TimeFormat)},
+			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {strconv.Itoa(remaining)}, "X-Ratelimit-Reset": {strconv.FormatInt(reset.Unix(), 10)},
+		}}
+	}
+	tests := []struct {
+		name       string
+		prev, last *exchange
+		want       bool
+	}{
+		{"counts down", hdr(10, now.Add(30*time.Second)), hdr(9, now.Add(30*time.Second)), true},
+		{"unchanged", hdr(10, now.Add(30*time.Second)), hdr(10, now.Add(30*time.Second)), false},
+		{"reset moved later but the window has not ended", hdr(10, now.Add(30*time.Second)), hdr(10, now.Add(40*time.Second)), false},
+		{"a new window", hdr(10, now.Add(-time.Second)), hdr(999, now.Add(60*time.Second)), true},
+	}
+	for _, tt := range tests {
+		s := &scenarioState{history: []*exchange{tt.prev, tt.last}}
+		if err := remainingDecreased(withState(t.Context(), s)); (err == nil) != tt.want {
+			t.Errorf("%s: err %v, want pass=%v", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestLimitPublished(t *testing.T) {
+	now := time.Now()
+	tests := []struct {
+		limit int
+		reset time.Time
+		want  bool
+	}{
+		{1000, now.Add(30 * time.Second), true},
+		{50, now.Add(30 * time.Second), true}, // a sandbox started with -rate-limit-minute 50
+		{5000, now.Add(30 * time.Second), false},
+		{5000, now.Add(30 * time.Minute), true}, // an hour window
+		{200000, now.Add(12 * time.Hour), false},
+		{0, now.Add(30 * time.Second), false},
+	}
+	for _, tt := range tests {
+		e := &exchange{header: map[string][]string{
+			"X-Ratelimit-Limit": {strconv.Itoa(tt.limit)}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset.Unix(), 10)},
+		}}
+		s := &scenarioState{history: []*exchange{e}}
+		if err := limitPublished(withState(t.Context(), s)); (err == nil) != tt.want {
+			t.Errorf("limit %d reset in %s: err %v, want pass=%v", tt.limit, time.Until(tt.reset).Round(time.Minute), err, tt.want)
+		}
+	}
+}
+
+func TestCheckOrder(t *testing.T) {
+	tests := []struct {
+		name, items string
+		descending  bool
+		wantErr     string
+	}{
+		{"timestamps as instants, zeros trimmed", `[{"t":"2026-01-01T00:00:00.5Z"},{"t":"2026-01-01T00:00:00.45Z"}]`, true, ""},
+		{"timestamps in other zones", `[{"t":"2026-01-01T02:00:00+02:00"},{"t":"2025-12-31T23:30:00Z"}]`, true, ""},
+		{"out of order", `[{"t":"2026-01-01T00:00:00.45Z"},{"t":"2026-01-01T00:00:00.5Z"}]`, true, "not ordered"},
+		{"numbers as numbers", `[{"t":9},{"t":10}]`, false, ""},
+		{"numbers out of order", `[{"t":10},{"t":9}]`, false, "not ordered"},
+		{"values of different kinds", `[{"t":"2026-01-01T00:00:00Z"},{"t":3}]`, true, "cannot order"},
+		{"text that is no timestamp", `[{"t":"b"},{"t":"a"}]`, true, "cannot order"},
+	}
+	for _, tt := range tests {
+		err := checkOrder(mustJSON(t, tt.items).([]any), "items", "t", tt.descending)
+		if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+func TestEveryItemFailsOnAnEmptyList(t *testing.T) {
+	e := &exchange{body: []byte(`{"data":{"items":[]}}`)}
+	s := newScenarioState(&target{redact: redactor("")})
+	s.history = []*exchange{e}
+	if err := everyItemHas(withState(t.Context(), s), "data.items", "status", "new"); err == nil {
+		t.Error("every item of an empty list passed; want a failure")
+	}
+}
+
+func TestValidateTags(t *testing.T) {
+	tests := []struct {
+		expr string
+		ok   bool
+	}{
+		{"", true},
+		{"@auth", true},
+		{"@auth,@envelope && ~@should", true},
+		{"@auth&&", false},
+		{"&&@auth", false},
+		{"@auth,,@bugs", false},
+		{"auth", false},
+		{"@au th", false},
+	}
+	for _, tt := range tests {
+		if err := validateTags(tt.expr); (err == nil) != tt.ok {
+			t.Errorf("validateTags(%q) = %v, want ok=%v", tt.expr, err, tt.ok)
+		}
+	}
+}
+
+func TestExpandTargetEncodes(t *testing.T) {
+	s := newScenarioState(&target{redact: redactor("")})
+	s.saved["id"] = "a/b?c"
+	s.saved["q"] = "x&y=z #"
+	got, err := s.expandTarget("/v1/campaigns/{id}?name={q}&limit=1")
+	if want := "/v1/campaigns/a%2Fb%3Fc?name=x%26y%3Dz+%23&limit=1"; err != nil || got != want {
+		t.Errorf("expandTarget = %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestRedactBeforeTruncate puts the key right where a report cuts the body;
+// no part of the secret beyond its last four characters may show.
+func TestRedactBeforeTruncate(t *testing.T) {
+	const key = "svc_test_0123456789abcdefghij"
+	s := newScenarioState(&target{key: key, redact: redactor(key)})
+	body := `{"m":"` + strings.Repeat("x", 280) + key + `"}`
+	line := s.responseLine(&exchange{status: 401, header: http.Header{}, body: []byte(body)})
+	if strings.Contains(line, "0123456") {
+		t.Errorf("the report shows part of the secret: %s", line)
+	}
+}
+
+func TestReceiverProblem(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"local deployment, loopback receiver", Config{BaseURL: "http://127.0.0.1:8080", WebhookListen: "127.0.0.1:0"}, ""},
+		{"localhost deployment", Config{BaseURL: "http://localhost:8080", WebhookListen: "127.0.0.1:0"}, ""},
+		{"remote deployment, loopback receiver", Config{BaseURL: "https://api.example.com", WebhookListen: "127.0.0.1:0"}, "cannot reach"},
+		{"remote deployment through a tunnel", Config{BaseURL: "https://api.example.com", WebhookListen: "127.0.0.1:9099", WebhookURL: "https://hooks.example.net"}, ""},
+		{"every interface without a URL", Config{BaseURL: "http://127.0.0.1:8080", WebhookListen: "0.0.0.0:9099"}, "every interface"},
+		{"off", Config{BaseURL: "http://127.0.0.1:8080", WebhookListen: "off"}, "off"},
+	}
+	for _, tt := range tests {
+		got := receiverProblem(tt.cfg)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: receiverProblem = %q, want it to say %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestLeaks(t *testing.T) {
+	const key = "svc_test_0123456789abcdef"
+	tests := []struct {
+		text string
+		want bool
+	}{
+		{"key svc_test_…cdef refused", false},
+		{"key svc_test_0123456789abcdef refused", true},
+		{"secret 0123456789abcdef refused", true},
+		{"key svc_test_0123456789ab… refused", true},
+		{"nothing here", false},
+	}
+	for _, tt := range tests {
+		if got := leaks([]byte(tt.text), key); got != tt.want {
+			t.Errorf("leaks(%q) = %v, want %v", tt.text, got, tt.want)
 		}
 	}
 }

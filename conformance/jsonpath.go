@@ -130,12 +130,19 @@ var timestampLayouts = []string{
 // isTimestamp accepts the ISO 8601 date-time forms a JSON API plausibly uses:
 // RFC 3339, a numeric offset without colon, or no zone at all.
 func isTimestamp(s string) bool {
+	_, err := parseTimestamp(s)
+	return err == nil
+}
+
+func parseTimestamp(s string) (time.Time, error) {
+	var err error
 	for _, l := range timestampLayouts {
-		if _, err := time.Parse(l, s); err == nil {
-			return true
+		var t time.Time
+		if t, err = time.Parse(l, s); err == nil {
+			return t, nil
 		}
 	}
-	return false
+	return time.Time{}, err
 }
 
 // placeholderChecks are the "<…>" strings a `should match:` document may use

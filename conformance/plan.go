@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -28,7 +29,17 @@ const (
 	tagWrites     = "@writes"
 	tagExhaustive = "@exhaustive"
 	tagSandbox    = "@sandbox"
+	tagSeed       = "@seed"
+	tagDelivery   = "@delivery"
 )
+
+// runEnv is what the run learnt about the deployment before planning.
+type runEnv struct {
+	seeded bool // a fresh sandbox account holds the built-in seed
+	// noReceiver says why conform's webhook receiver cannot take
+	// deliveries from the deployment; empty when it can.
+	noReceiver string
+}
 
 // Areas in report order: those of the built-in suite. Scenarios of other
 // features are reported under their file name.
@@ -37,6 +48,7 @@ var areaOrder = [...]string{"envelope", "auth", "errors", "ratelimit", "campaign
 type featureFile struct {
 	uri     string
 	content []byte
+	builtin bool
 }
 
 // loadFeatures reads the built-in suite and every .feature file under the
@@ -54,7 +66,7 @@ func loadFeatures(cfg Config) ([]featureFile, error) {
 			if err != nil {
 				return err
 			}
-			files = append(files, featureFile{uri: path.Join("features", p), content: b})
+			files = append(files, featureFile{uri: path.Join("features", p), content: b, builtin: true})
 			return nil
 		})
 		if err != nil {
@@ -107,7 +119,7 @@ type plannedScenario struct {
 // plan parses the features exactly as godog does (same order, same
 // incrementing ids) so that results can be joined to lines and areas by
 // pickle id.
-func plan(cfg Config, files []featureFile) ([]*plannedScenario, error) {
+func plan(cfg Config, files []featureFile, env runEnv) ([]*plannedScenario, error) {
 	newID := (&messages.Incrementing{}).NewId
 	var out []*plannedScenario
 	seen := map[string]bool{}
@@ -133,7 +145,7 @@ func plan(cfg Config, files []featureFile) ([]*plannedScenario, error) {
 			ps.line = lines[p.AstNodeIds[len(p.AstNodeIds)-1]]
 			ps.level, ps.area, ps.maturity = classify(ps.tags, f.uri)
 			ps.selected = matchTags(cfg.Tags, ps.tags)
-			ps.skip = skipReason(cfg, ps.tags)
+			ps.skip = skipReason(cfg, env, ps.tags)
 			out = append(out, ps)
 		}
 	}
@@ -207,10 +219,14 @@ func hasTag(tags []string, t string) bool {
 
 // skipReason says why a scenario is kept out of this run by the safety and
 // opt-in rules, or "" if they allow it.
-func skipReason(cfg Config, tags []string) string {
+func skipReason(cfg Config, env runEnv, tags []string) string {
 	switch {
 	case hasTag(tags, tagSandbox) && cfg.Profile != ProfileSandbox:
 		return "@sandbox checks the sandbox's own choices; run with --profile sandbox"
+	case hasTag(tags, tagSeed) && !env.seeded:
+		return "@seed checks the built-in seed, and a fresh account of this deployment does not hold it (started with other fixtures?)"
+	case hasTag(tags, tagDelivery) && env.noReceiver != "":
+		return "@delivery needs conform's webhook receiver: " + env.noReceiver
 	case IsLiveKey(cfg.APIKey) && !cfg.AllowWrites && (hasTag(tags, tagWrites) || hasTag(tags, tagExhaustive)):
 		return "live key: @writes and @exhaustive scenarios would change real data or spend its rate limit; pass --allow-writes to run them"
 	case hasTag(tags, tagExhaustive) && !cfg.Exhaustive:
@@ -221,10 +237,16 @@ func skipReason(cfg Config, tags []string) string {
 
 // exclusionTags is the tag expression that keeps skipped scenarios out of
 // godog's run; it mirrors skipReason.
-func exclusionTags(cfg Config) []string {
+func exclusionTags(cfg Config, env runEnv) []string {
 	var ex []string
 	if cfg.Profile != ProfileSandbox {
 		ex = append(ex, "~"+tagSandbox)
+	}
+	if !env.seeded {
+		ex = append(ex, "~"+tagSeed)
+	}
+	if env.noReceiver != "" {
+		ex = append(ex, "~"+tagDelivery)
 	}
 	if IsLiveKey(cfg.APIKey) && !cfg.AllowWrites {
 		ex = append(ex, "~"+tagWrites, "~"+tagExhaustive)
@@ -233,6 +255,24 @@ func exclusionTags(cfg Config) []string {
 		ex = append(ex, "~"+tagExhaustive)
 	}
 	return ex
+}
+
+var tagTermRe = regexp.MustCompile(`^~?@[A-Za-z0-9_.:-]+$`)
+
+// validateTags refuses what godog would misread or panic on: an empty clause
+// or term ("@a&&", "@a,,@b") and terms that are not tags.
+func validateTags(expr string) error {
+	if strings.TrimSpace(expr) == "" {
+		return nil
+	}
+	for _, clause := range strings.Split(expr, "&&") {
+		for _, term := range strings.Split(clause, ",") {
+			if t := strings.TrimSpace(term); !tagTermRe.MatchString(t) {
+				return fmt.Errorf("%w: invalid tag expression %q: %q is not a tag (want @tag or ~@tag, joined by \",\" for or and \"&&\" for and)", ErrUsage, expr, t)
+			}
+		}
+	}
+	return nil
 }
 
 // matchTags evaluates a godog tag expression the way godog does: clauses

@@ -66,7 +66,12 @@ type ScenarioResult struct {
 	// with the key redacted.
 	Request  string
 	Response string
-	Duration time.Duration
+	// Rule names the rule of every response that failed the scenario when
+	// its steps held; RuleLevel is that rule's level, which decides between
+	// failure and warning.
+	Rule      string
+	RuleLevel string
+	Duration  time.Duration
 }
 
 // Location is the scenario's file and line, as editors understand it.
@@ -74,6 +79,8 @@ func (r ScenarioResult) Location() string { return fmt.Sprintf("%s:%d", r.URI, r
 
 // Report is the outcome of one run.
 type Report struct {
+	// Version names the build of conform that wrote the report, if known.
+	Version   string
 	BaseURL   string
 	Key       string // redacted
 	Profile   string
@@ -138,7 +145,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 	if r.Strict {
 		strict = "on"
 	}
-	fmt.Fprintf(w, "\nconform %s  profile=%s  key=%s  strict=%s\n", r.BaseURL, r.Profile, r.Key, strict)
+	fmt.Fprintf(w, "\n%s %s  profile=%s  key=%s  strict=%s\n", r.suiteName(), r.BaseURL, r.Profile, r.Key, strict)
 	verdict := map[Status]string{
 		Skipped: "NOTHING RUN", Passed: "CONFORMANT", Warned: "CONFORMANT (with warnings)",
 		Failed: "NOT CONFORMANT", Errored: "ERROR (could not judge)",
@@ -277,12 +284,20 @@ type junitProblem struct {
 	Text    string `xml:",chardata"`
 }
 
+// suiteName is "conform", followed by the build when it is known.
+func (r *Report) suiteName() string {
+	if r.Version == "" {
+		return "conform"
+	}
+	return "conform " + r.Version
+}
+
 // WriteJUnit writes the results as JUnit XML, one test suite per feature
 // file. Unlike godog's junit formatter it reports skipped scenarios as
 // skipped, and @should warnings as passing cases with the warning in
 // system-out, so that CI shows the same verdict as the exit code.
 func (r *Report) WriteJUnit(w io.Writer) error {
-	doc := junitSuites{Name: "conform", Time: secs(r.Duration)}
+	doc := junitSuites{Name: r.suiteName(), Time: secs(r.Duration)}
 	index := map[string]int{}
 	for _, s := range r.Scenarios {
 		i, ok := index[s.URI]

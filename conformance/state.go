@@ -10,9 +10,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/cucumber/godog"
 )
 
 // ErrConnection marks failures to talk to the deployment at all, as opposed
@@ -27,6 +30,10 @@ type target struct {
 	profile string
 	client  *http.Client
 	redact  func(string) string
+	budget  *budget
+	hooks   *receiver // nil when no webhook receiver runs
+	// seeded says whether a fresh sandbox account holds the built-in seed.
+	seeded bool
 }
 
 // authMode says which Authorization header a scenario sends.
@@ -86,6 +93,20 @@ type scenarioState struct {
 	headers http.Header
 	saved   map[string]any
 	history []*exchange
+	// sink receives the every-response rule violations of the scenario.
+	sink *ruleSink
+	// skip says why the scenario stopped without a verdict, if it did.
+	skip string
+	// hook is the scenario's endpoint on the webhook receiver, at
+	// /hooks/<hookToken>; nil until a step needs it.
+	hook      *hookEndpoint
+	hookToken string
+	// usedDeliveries are the receiver's deliveries steps already consumed.
+	usedDeliveries map[int]bool
+	// freshLeft and freshLimit are what the last answer to a fresh account
+	// said of its window (freshLeft is -1 until one said it), so that a
+	// scenario stops before its own setup runs into a small limit.
+	freshLeft, freshLimit int
 }
 
 type stateKey struct{}
@@ -105,7 +126,7 @@ func stateFrom(ctx context.Context) *scenarioState {
 }
 
 func newScenarioState(t *target) *scenarioState {
-	return &scenarioState{t: t, key: t.key, headers: http.Header{}, saved: map[string]any{}}
+	return &scenarioState{t: t, key: t.key, headers: http.Header{}, saved: map[string]any{}, sink: newRuleSink(), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
 func (s *scenarioState) last() (*exchange, error) {
@@ -129,14 +150,33 @@ var placeholderRe = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
 // expand replaces {name} placeholders: {key} is the operator's key, {random}
 // a fresh random token, anything else a value saved earlier in the scenario.
 func (s *scenarioState) expand(text string) (string, error) {
+	return s.expandWith(text, func(v string) string { return v })
+}
+
+// expandTarget expands a request target, escaping each value for where it
+// lands, so that a saved value holding "&", "/" or "#" cannot change which
+// resource or filter is asked for.
+func (s *scenarioState) expandTarget(target string) (string, error) {
+	p, q, hasQuery := strings.Cut(target, "?")
+	ep, err := s.expandWith(p, url.PathEscape)
+	if err != nil || !hasQuery {
+		return ep, err
+	}
+	eq, err := s.expandWith(q, url.QueryEscape)
+	return ep + "?" + eq, err
+}
+
+func (s *scenarioState) expandWith(text string, escape func(string) string) (string, error) {
 	var firstErr error
 	out := placeholderRe.ReplaceAllStringFunc(text, func(m string) string {
 		name := m[1 : len(m)-1]
 		switch name {
 		case "key":
-			return s.key
+			return escape(s.key)
 		case "random":
 			return randomToken()
+		case "webhookURL":
+			return escape(s.hookURL())
 		}
 		v, ok := s.saved[name]
 		if !ok {
@@ -146,16 +186,16 @@ func (s *scenarioState) expand(text string) (string, error) {
 			return m
 		}
 		if str, ok := v.(string); ok {
-			return str
+			return escape(str)
 		}
 		b, _ := json.Marshal(v)
-		return string(b)
+		return escape(string(b))
 	})
 	return out, firstErr
 }
 
 func (s *scenarioState) savedNames() string {
-	names := []string{"key", "random"}
+	names := []string{"key", "random", "webhookURL"}
 	for n := range s.saved {
 		names = append(names, n)
 	}
@@ -172,12 +212,12 @@ func randomToken() string {
 // send performs one request and appends it to the history. Only transport
 // failures are errors here; any HTTP answer is for the Then steps to judge.
 func (s *scenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*exchange, error) {
-	url := strings.TrimRight(s.t.baseURL, "/") + path
+	target := strings.TrimRight(s.t.baseURL, "/") + path
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, ruleSinkKey{}, s.sink), method, target, rd)
 	if err != nil {
 		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
 	}
@@ -194,18 +234,32 @@ func (s *scenarioState) send(ctx context.Context, method, path string, body []by
 	for k, vs := range s.headers {
 		req.Header[k] = vs
 	}
+	fresh := s.auth == authConfigured && s.key != s.t.key && strings.HasPrefix(path, "/v1")
+	if fresh && s.freshLeft == 0 && !s.sink.unbudgeted {
+		s.skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
+		return nil, godog.ErrSkip
+	}
 	resp, err := s.t.client.Do(req)
+	if errors.Is(err, errBudgetSpent) {
+		s.skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.budget.of, s.t.budget.share)
+		return nil, godog.ErrSkip
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %s", ErrConnection, method, s.t.redact(url), s.t.redact(err.Error()))
+		return nil, fmt.Errorf("%w: %s %s: %s", ErrConnection, method, s.redact(target), s.redact(err.Error()))
 	}
 	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the answer to %s %s: %s", ErrConnection, method, path, s.t.redact(err.Error()))
+		return nil, fmt.Errorf("%w: reading the answer to %s %s: %s", ErrConnection, method, s.redact(path), s.redact(err.Error()))
 	}
 	ex := &exchange{
-		method: method, url: url, reqHeader: req.Header, reqBody: body,
+		method: method, url: target, reqHeader: req.Header, reqBody: body,
 		status: resp.StatusCode, header: resp.Header, body: rb,
+	}
+	if fresh {
+		if h, err := readRateHeaders(ex); err == nil {
+			s.freshLeft, s.freshLimit = h.remaining, h.limit
+		}
 	}
 	s.history = append(s.history, ex)
 	return ex, nil
@@ -227,9 +281,9 @@ func (s *scenarioState) requestLine(e *exchange) string {
 		b.WriteString(" (no Authorization header)")
 	}
 	if len(e.reqBody) > 0 {
-		fmt.Fprintf(&b, " body: %s", truncate(string(e.reqBody), 200))
+		fmt.Fprintf(&b, " body: %s", truncate(s.redact(string(e.reqBody)), 200))
 	}
-	return s.t.redact(b.String())
+	return s.redact(b.String())
 }
 
 // responseLine describes what came back, with the headers the spec cares about.
@@ -244,8 +298,23 @@ func (s *scenarioState) responseLine(e *exchange) string {
 			fmt.Fprintf(&b, " %s: %s;", h, strings.Join(v, ","))
 		}
 	}
-	fmt.Fprintf(&b, " body: %s", truncate(strings.TrimSpace(string(e.body)), 300))
-	return s.t.redact(b.String())
+	fmt.Fprintf(&b, " body: %s", truncate(s.redact(strings.TrimSpace(string(e.body))), 300))
+	return s.redact(b.String())
+}
+
+// redact hides every credential the scenario knows of: the operator's key,
+// a fresh account's key and any key a step sent. It runs before any
+// truncation, so that a cut never leaves most of a key behind.
+func (s *scenarioState) redact(text string) string {
+	text = s.t.redact(text)
+	keys := append(s.sink.sentKeys(), s.key)
+	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
+	for _, k := range keys {
+		if len(k) >= 8 {
+			text = strings.ReplaceAll(text, k, RedactKey(k))
+		}
+	}
+	return text
 }
 
 func truncate(s string, n int) string {

@@ -46,6 +46,10 @@ func stepDefs() []stepDef {
 		d(`^I send ([A-Z]+) requests to "([^"]*)" until the rate limit is exceeded$`, `When I send GET requests to "/v1/campaigns" until the rate limit is exceeded`, exhaust),
 		d(`^I save the JSON at "([^"]*)" as "([^"]*)"$`, `When I save the JSON at "data.id" as "campaignId"`, saveJSON),
 		d(`^I save "([^"]*)" as "([^"]*)"$`, `Given I save "svc_live_{random}" as "liveKey"`, saveText),
+		d(`^I save the header "([^"]*)" as "([^"]*)"$`, `When I save the header "X-RateLimit-Limit" as "limit"`, saveHeader),
+		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)" with the body '(.*)'$`, `When I send 21 POST requests to "/v1/campaigns" with the body '{"name": "Page", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'`, sendManyWithBody),
+		d(`^within (\d+) seconds the ([A-Z]+) request to "([^"]*)" should answer with the JSON at "([^"]*)" equal to (.+)$`, `Then within 5 seconds the GET request to "/v1/bugs/{bugId}" should answer with the JSON at "data.status" equal to "closed"`, eventually),
+		d(`^a bug with status "([^"]*)"$`, `Given a bug with status "resolved"`, bugWithStatus),
 
 		// What must come back: status and envelope.
 		d(`^the response status should be (\d+)$`, `Then the response status should be 200`, statusIs),
@@ -57,6 +61,7 @@ func stepDefs() []stepDef {
 		d(`^the error code should be "([^"]*)"$`, `Then the error code should be "INVALID_API_KEY"`, errorCode),
 		d(`^the response should be JSON$`, `Then the response should be JSON`, isJSONResponse),
 		d(`^the response body should not contain "([^"]*)"$`, `Then the response body should not contain "{liveKey}"`, bodyLacks),
+		d(`^the response body should contain "(.*)"$`, `Then the response body should contain "7.50"`, bodyContains),
 
 		// What must come back: the body, by path.
 		d(`^the JSON at "([^"]*)" should be "([^"]*)"$`, `Then the JSON at "data.status" should be "draft"`, jsonIsString),
@@ -70,23 +75,44 @@ func stepDefs() []stepDef {
 		d(`^the JSON at "([^"]*)" should not exist$`, `Then the JSON at "error" should not exist`, jsonNotExists),
 		d(`^the JSON at "([^"]*)" should have (\d+) items?$`, `Then the JSON at "data.items" should have 1 item`, jsonLen),
 		d(`^the JSON at "([^"]*)" should have at least (\d+) items?$`, `Then the JSON at "data.items" should have at least 3 items`, jsonMinLen),
+		d(`^the JSON at "([^"]*)" should have at most (\d+) items?$`, `Then the JSON at "data.items" should have at most 20 items`, jsonMaxLen),
+		d(`^the JSON at "([^"]*)" should be a timestamp in UTC with milliseconds$`, `Then the JSON at "data.createdAt" should be a timestamp in UTC with milliseconds`, jsonTimestampMillis),
+		d(`^every timestamp in the response should be in UTC with milliseconds$`, `Then every timestamp in the response should be in UTC with milliseconds`, everyTimestampMillis),
+		d(`^the (JSON at|header) "([^"]*)" should be (less than|at most|greater than|at least|equal to|not equal to) (.+)$`, `Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1`, compareNumberStep),
 		d(`^the JSON at "([^"]*)" should match:$`, "Then the JSON at \"data\" should match:\n  \"\"\"\n  {\"id\": \"<id>\", \"status\": \"draft\", \"createdAt\": \"<timestamp>\"}\n  \"\"\"", jsonMatches),
 		d(`^every item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then every item at "data.items" should have "status" equal to "new"`, everyItemHas),
 		d(`^the items at "([^"]*)" should include one with "([^"]*)" equal to "([^"]*)"$`, `Then the items at "data.items" should include one with "id" equal to "{campaignId}"`, itemsInclude),
-		d(`^the items at "([^"]*)" should be ordered by "([^"]*)" descending$`, `Then the items at "data.items" should be ordered by "createdAt" descending`, itemsDescending),
+		d(`^no item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then no item at "items" should have "id" equal to "{campaignId}"`, noItemHas),
+		d(`^the items at "([^"]*)" should be ordered by "([^"]*)" (ascending|descending)$`, `Then the items at "data.items" should be ordered by "createdAt" descending`, itemsOrdered),
+
+		// Lists walked end to end (their items are then checked at "items").
+		d(`^walking "([^"]*)" with limit (\d+) should give every item once, newest first$`, `Then walking "/v1/campaigns" with limit 2 should give every item once, newest first`, walkComplete),
+		d(`^filtering by "([^"]*)" = "([^"]*)" on "([^"]*)" should give exactly the matching items(?: by "([^"]*)")?$`, `Then filtering by "platform" = "ios" on "/v1/testers" should give exactly the matching items by "platforms"`, filterExact),
+
+		// Webhooks, delivered to conform's own receiver.
+		d(`^I register (?:a|(\d+)) webhooks? for "([^"]*)"$`, `Given I register a webhook for "campaign.created, bug.created"`, registerWebhook),
+		d(`^the receiver answers (\d+) to the next (\d+) deliver(?:y|ies)$`, `Given the receiver answers 500 to the next 1 delivery`, receiverFails),
+		d(`^within (\d+) seconds the receiver should get a "([^"]*)" event$`, `Then within 5 seconds the receiver should get a "campaign.created" event`, awaitEvent),
+		d(`^within (\d+) seconds the receiver should get the same event again$`, `Then within 10 seconds the receiver should get the same event again`, awaitRetry),
+		d(`^the receiver should have got no "([^"]*)" event$`, `Then the receiver should have got no "campaign.created" event`, noEvent),
+		d(`^the delivery should be signed with the webhook's secret$`, `Then the delivery should be signed with the webhook's secret`, deliverySigned),
 
 		// What must come back: headers.
 		d(`^the header "([^"]*)" should be "([^"]*)"$`, `Then the header "X-RateLimit-Limit" should be "1000"`, headerIs),
 		d(`^the header "([^"]*)" should contain "([^"]*)"$`, `Then the header "WWW-Authenticate" should contain "Bearer"`, headerContains),
 		d(`^the header "([^"]*)" should be present$`, `Then the header "Allow" should be present`, headerPresent),
+		d(`^the header "([^"]*)" should be absent$`, `Then the header "WWW-Authenticate" should be absent`, headerAbsent),
+		d(`^the header "([^"]*)" should not be "([^"]*)"$`, `Then the header "Webhook-Id" should not be "{firstWebhookId}"`, headerIsNot),
 		d(`^the header "([^"]*)" should be an integer$`, `Then the header "Retry-After" should be an integer`, headerInteger),
 
 		// Rate limits (spec section 8).
 		d(`^the rate-limit headers should be present as integers$`, `Then the rate-limit headers should be present as integers`, rateHeadersIntegers),
 		d(`^X-RateLimit-Remaining should not exceed X-RateLimit-Limit$`, `Then X-RateLimit-Remaining should not exceed X-RateLimit-Limit`, remainingWithinLimit),
-		d(`^X-RateLimit-Limit should be one of the published limits$`, `Then X-RateLimit-Limit should be one of the published limits`, limitPublished),
+		d(`^X-RateLimit-Limit should not exceed the published limits$`, `Then X-RateLimit-Limit should not exceed the published limits`, limitPublished),
 		d(`^X-RateLimit-Reset should be a plausible reset time$`, `Then X-RateLimit-Reset should be a plausible reset time`, resetPlausible),
-		d(`^X-RateLimit-Reset should be a Unix time in seconds within (\d+) seconds from now$`, `Then X-RateLimit-Reset should be a Unix time in seconds within 60 seconds from now`, resetUnixWithin),
+		d(`^X-RateLimit-Reset should be a Unix time in seconds within (\d+) seconds of the server's clock$`, `Then X-RateLimit-Reset should be a Unix time in seconds within 60 seconds of the server's clock`, resetUnixWithin),
+		d(`^X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day$`, `Then X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day`, resetEndsWindow),
+		d(`^X-RateLimit-Reset should fall on a whole UTC minute$`, `Then X-RateLimit-Reset should fall on a whole UTC minute`, resetOnMinute),
 		d(`^X-RateLimit-Remaining should have decreased since the previous response$`, `Then X-RateLimit-Remaining should have decreased since the previous response`, remainingDecreased),
 		d(`^X-RateLimit-Remaining should be unchanged since the previous response$`, `Then X-RateLimit-Remaining should be unchanged since the previous response`, remainingUnchanged),
 		d(`^X-RateLimit-Limit should be unchanged since the previous response$`, `Then X-RateLimit-Limit should be unchanged since the previous response`, limitUnchanged),
@@ -161,6 +187,7 @@ func freshAccount(ctx context.Context) error {
 		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", ErrUsage)
 	}
 	s.key = TestPrefix + "conform_" + randomToken()
+	s.freshLeft = -1
 	s.auth = authConfigured
 	return nil
 }
@@ -210,7 +237,7 @@ func sendLarge(ctx context.Context, method, path string, size int) error {
 
 func sendBody(ctx context.Context, method, path string, body []byte, contentType string) error {
 	s := stateFrom(ctx)
-	p, err := s.expand(path)
+	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}
@@ -244,7 +271,7 @@ const maxExhaust = 200_000
 // last one allowed and the first one over the limit.
 func exhaust(ctx context.Context, method, path string) error {
 	s := stateFrom(ctx)
-	p, err := s.expand(path)
+	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}

@@ -36,17 +36,19 @@ Feature: Analytics
     And I save the JSON at "data.campaigns" as "before"
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Counted", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     And I send a GET request to "/v1/analytics"
-    Then the JSON at "data.campaigns" should not equal the saved "before"
+    Then the JSON at "data.campaigns" should be equal to the saved "before" plus 1
 
-  @sandbox
-  Scenario: Analytics for one campaign
+  @sandbox @writes
+  Scenario: Analytics for one campaign count its bugs
     Given a fresh sandbox account
-    When I send a GET request to "/v1/campaigns?limit=1"
-    And I save the JSON at "data.items.0.id" as "campaignId"
-    And I send a GET request to "/v1/analytics?campaignId={campaignId}"
+    And a bug with status "confirmed"
+    When I send a GET request to "/v1/analytics?campaignId={campaignId}"
     Then the response status should be 200
     And the JSON at "data.campaignId" should equal the saved "campaignId"
-    And the JSON at "data.bugs.total" should be an integer
+    And the JSON at "data.bugs.total" should be equal to 1
+    And the JSON at "data.bugs.byStatus.confirmed" should be equal to 1
+    And the JSON at "data.bugs.byStatus.new" should be equal to 0
+    And the JSON at "data.bugs.bySeverity.high" should be equal to 1
 
   @sandbox
   Scenario: Analytics for an unknown campaign is 404 NOT_FOUND

@@ -65,15 +65,54 @@ Feature: Authentication
     Then the response status should be 200
     And the response should be a success envelope
 
-  @should @stable
-  Scenario: A 401 names the Bearer scheme in WWW-Authenticate
+  @should
+  Scenario Outline: A 401 from <method> <path> names the Bearer scheme in WWW-Authenticate
     HTTP (RFC 9110 §11.6.1) requires a 401 to carry WWW-Authenticate naming
     the scheme the client should use; the spec uses Bearer.
 
     Given I use the API key "svc_conform_invalid_{random}"
-    When I send a GET request to "/v1/campaigns"
+    When I send a <method> request to "<path>" with the body '<body>'
     Then the response status should be 401
     And the header "WWW-Authenticate" should contain "Bearer"
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {}   |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {}   |
+      | POST   | /v1/webhooks                      | {}   |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
+  @sandbox
+  Scenario Outline: <method> <path> refuses an expired test key with 401 INVALID_API_KEY
+    Given I use the API key "svc_test_expired{random}"
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the response status should be 401
+    And the error code should be "INVALID_API_KEY"
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {}   |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {}   |
+      | POST   | /v1/webhooks                      | {}   |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
 
   @should @stable
   Scenario: The scheme word is case-insensitive
@@ -111,13 +150,68 @@ Feature: Authentication
       | an expired key           | Bearer svc_test_expired{random}       |
       | a live key               | Bearer svc_live_{random}              |
 
-  @sandbox @stable
-  Scenario: The sandbox refuses a missing header with 401 INVALID_API_KEY
+  @sandbox
+  Scenario Outline: The sandbox refuses <method> <path> without a header with 401 INVALID_API_KEY
     Given I am not authenticated
-    When I send a GET request to "/v1/campaigns"
+    When I send a <method> request to "<path>" with the body '<body>'
     Then the response status should be 401
     And the error code should be "INVALID_API_KEY"
     And the header "WWW-Authenticate" should contain "Bearer"
+    And the header "X-RateLimit-Limit" should be absent
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {}   |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {}   |
+      | POST   | /v1/webhooks                      | {}   |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
+  @sandbox
+  Scenario Outline: The sandbox refuses a live key on <method> <path>, without echoing it
+    Given I save "svc_live_{random}{random}" as "liveKey"
+    And I use the API key "{liveKey}"
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the response status should be 401
+    And the error code should be "INVALID_API_KEY"
+    And the header "WWW-Authenticate" should contain "Bearer"
+    And the response body should not contain "{liveKey}"
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {}   |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {}   |
+      | POST   | /v1/webhooks                      | {}   |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
+  @sandbox @stable
+  Scenario Outline: A secret of <length> characters is <verdict>
+    Given I use the API key "<key>"
+    When I send a GET request to "/v1/testers"
+    Then the response status should be <status>
+
+    Examples:
+      | length | verdict  | status | key |
+      | 1      | accepted | 200    | svc_test_a |
+      | 128    | accepted | 200    | svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_abc123 |
+      | 129    | refused  | 401    | svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_abc123 |
 
   @sandbox @stable
   Scenario: The sandbox says why it refuses a live key, without echoing it

@@ -6,8 +6,10 @@ Feature: Bugs
   sandbox's documented lifecycle: new → confirmed | closed; confirmed →
   in_progress | resolved | closed; in_progress → resolved | closed; resolved
   → closed | confirmed; closed → confirmed. Moving to resolved or closed needs
-  a resolution; reopening clears it. Each scenario starts from a fresh,
-  seeded sandbox account, which holds bugs in every status.
+  a resolution; reopening clears it. Each scenario makes the bugs it needs
+  through the API and /_sandbox/bugs in a fresh account, so the checks hold
+  whatever the account was seeded with; checks of the built-in seed are
+  tagged @seed.
 
   @must
   Scenario: Listing bugs succeeds
@@ -15,12 +17,12 @@ Feature: Bugs
     Then the response status should be 200
     And the response should be a success envelope
 
-  @sandbox
-  Scenario: A fresh account holds bugs with the documented fields
+  @sandbox @seed
+  Scenario: A fresh account holds the seeded bugs with the documented fields
     Given a fresh sandbox account
     When I send a GET request to "/v1/bugs"
     Then the response status should be 200
-    And the JSON at "data.items" should have at least 5 items
+    And the JSON at "data.items" should have 9 items
     And the JSON at "data.items.0" should match:
       """
       {
@@ -36,38 +38,113 @@ Feature: Bugs
         "updatedAt": "<timestamp>"
       }
       """
-    And the JSON at "data.items.0.id" should start with "bug_"
     And the items at "data.items" should be ordered by "createdAt" descending
 
-  @sandbox
-  Scenario Outline: Bugs filter by <filter>
+  @sandbox @seed
+  Scenario Outline: The seed holds bugs in status <status>
     Given a fresh sandbox account
-    When I send a GET request to "/v1/bugs?<filter>=<value>"
-    Then the response status should be 200
-    And the JSON at "data.items" should have at least 1 item
-    And every item at "data.items" should have "<filter>" equal to "<value>"
+    When I send a GET request to "/v1/bugs?status=<status>"
+    Then the JSON at "data.items" should have at least 1 item
+    And every item at "data.items" should have "status" equal to "<status>"
 
     Examples:
-      | filter   | value       |
-      | status   | new         |
-      | status   | confirmed   |
-      | status   | in_progress |
-      | status   | resolved    |
-      | status   | closed      |
+      | status      |
+      | new         |
+      | confirmed   |
+      | in_progress |
+      | resolved    |
+      | closed      |
 
-  @sandbox
-  Scenario: Bugs filter by campaign, severity and tester
+  @sandbox @writes
+  Scenario: A filed bug has the documented fields and timestamps
     Given a fresh sandbox account
-    When I send a GET request to "/v1/bugs?limit=1"
-    And I save the JSON at "data.items.0.campaignId" as "campaignId"
-    And I save the JSON at "data.items.0.testerId" as "testerId"
-    And I save the JSON at "data.items.0.severity" as "severity"
-    And I send a GET request to "/v1/bugs?campaignId={campaignId}&testerId={testerId}&severity={severity}"
+    And a bug with status "new"
+    When I send a GET request to "/v1/bugs?campaignId={campaignId}"
     Then the response status should be 200
-    And the JSON at "data.items" should have at least 1 item
-    And every item at "data.items" should have "campaignId" equal to "{campaignId}"
-    And every item at "data.items" should have "testerId" equal to "{testerId}"
-    And every item at "data.items" should have "severity" equal to "{severity}"
+    And the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0" should match:
+      """
+      {
+        "id": "{bugId}",
+        "campaignId": "{campaignId}",
+        "testerId": "{testerId}",
+        "title": "Lifecycle check",
+        "description": "<string>",
+        "severity": "high",
+        "status": "new",
+        "resolution": null,
+        "createdAt": "<timestamp>",
+        "updatedAt": "<timestamp>"
+      }
+      """
+    And the JSON at "data.items.0.id" should start with "bug_"
+
+  @sandbox @writes
+  Scenario: Bug timestamps are RFC 3339 in UTC with milliseconds
+    Given a fresh sandbox account
+    And a bug with status "resolved"
+    When I send a GET request to "/v1/bugs?limit=100"
+    Then every timestamp in the response should be in UTC with milliseconds
+
+  @sandbox @writes
+  Scenario Outline: Bugs filter by <filter> alone, exactly
+    Every bug of the unfiltered list with that value comes back, in order,
+    and no other.
+
+    Given a fresh sandbox account
+    And a bug with status "<status>"
+    Then filtering by "<filter>" = "<value>" on "/v1/bugs" should give exactly the matching items
+    And the items at "items" should include one with "id" equal to "{bugId}"
+
+    Examples:
+      | filter     | value        | status      |
+      | status     | new          | new         |
+      | status     | confirmed    | confirmed   |
+      | status     | in_progress  | in_progress |
+      | status     | resolved     | resolved    |
+      | status     | closed       | closed      |
+      | severity   | high         | new         |
+      | campaignId | {campaignId} | new         |
+      | testerId   | {testerId}   | new         |
+
+  @sandbox @writes
+  Scenario Outline: Bugs filter by severity <severity> alone, exactly
+    Given a fresh sandbox account
+    And a bug with status "new"
+    Then filtering by "severity" = "<severity>" on "/v1/bugs" should give exactly the matching items
+
+    Examples:
+      | severity |
+      | low      |
+      | medium   |
+      | critical |
+
+  @sandbox @writes
+  Scenario: A filter excludes the bugs that do not match
+    Given a fresh sandbox account
+    And a bug with status "closed"
+    When I send a GET request to "/v1/bugs?status=new&limit=100"
+    Then no item at "data.items" should have "id" equal to "{bugId}"
+    And no item at "data.items" should have "status" equal to "closed"
+
+  @sandbox @writes
+  Scenario: Bugs filters combine
+    Given a fresh sandbox account
+    And a bug with status "new"
+    When I send a GET request to "/v1/bugs?campaignId={campaignId}&testerId={testerId}&severity=high&status=new"
+    Then the response status should be 200
+    And the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0.id" should equal the saved "bugId"
+
+  @sandbox @writes
+  Scenario: Bugs are walked page by page without loss or repeat
+    Given a fresh sandbox account
+    And a bug with status "new"
+    And a bug with status "confirmed"
+    And a bug with status "closed"
+    Then walking "/v1/bugs" with limit 2 should give every item once, newest first
+    And the JSON at "items" should have at least 3 items
+    And the items at "items" should include one with "id" equal to "{bugId}"
 
   @sandbox
   Scenario Outline: A bad bug filter is 400 INVALID_PARAMETER: <query>
@@ -81,13 +158,15 @@ Feature: Bugs
       | status=open     |
       | severity=urgent |
       | limit=-1        |
+      | limit=0         |
+      | limit=101       |
+      | cursor=bogus    |
 
   @sandbox @writes
   Scenario Outline: A bug moves from <from> to <to>
     Given a fresh sandbox account
-    When I send a GET request to "/v1/bugs?status=<from>&limit=1"
-    And I save the JSON at "data.items.0.id" as "bugId"
-    And I send a PATCH request to "/v1/bugs/{bugId}" with the body '<body>'
+    And a bug with status "<from>"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '<body>'
     Then the response status should be 200
     And the response should be a success envelope
     And the JSON at "data.id" should equal the saved "bugId"
@@ -104,51 +183,58 @@ Feature: Bugs
       | confirmed   | closed      | {"status": "closed", "resolution": "duplicate"}   | "duplicate"        |
       | in_progress | resolved    | {"status": "resolved", "resolution": "fixed"}     | "fixed"            |
       | in_progress | closed      | {"status": "closed", "resolution": "not_a_bug"}   | "not_a_bug"        |
+      | resolved    | closed      | {"status": "closed"}                              | "fixed"            |
       | resolved    | confirmed   | {"status": "confirmed"}                           | null               |
       | closed      | confirmed   | {"status": "confirmed"}                           | null               |
 
   @sandbox @writes
-  Scenario: Closing a resolved bug keeps its resolution
+  Scenario Outline: Every resolution is accepted: <resolution>
     Given a fresh sandbox account
-    When I send a GET request to "/v1/bugs?status=resolved&limit=1"
-    And I save the JSON at "data.items.0.id" as "bugId"
-    And I save the JSON at "data.items.0.resolution" as "resolution"
-    And I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"status": "closed"}'
+    And a bug with status "confirmed"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"status": "resolved", "resolution": "<resolution>"}'
     Then the response status should be 200
-    And the JSON at "data.status" should be "closed"
-    And the JSON at "data.resolution" should equal the saved "resolution"
-    And the JSON at "data.resolution" should be a string
+    And the JSON at "data.resolution" should be "<resolution>"
+
+    Examples:
+      | resolution       |
+      | fixed            |
+      | wont_fix         |
+      | duplicate        |
+      | cannot_reproduce |
+      | not_a_bug        |
 
   @sandbox @writes
   Scenario Outline: A bug cannot move from <from> with <body>
     Given a fresh sandbox account
-    When I send a GET request to "/v1/bugs?status=<from>&limit=1"
-    And I save the JSON at "data.items.0.id" as "bugId"
-    And I send a PATCH request to "/v1/bugs/{bugId}" with the body '<body>'
+    And a bug with status "<from>"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '<body>'
     Then the response status should be 409
     And the response should be an error envelope
     And the error code should be "INVALID_STATUS_TRANSITION"
-    When I send a GET request to "/v1/bugs?status=<from>&limit=100"
-    Then the items at "data.items" should include one with "id" equal to "{bugId}"
+    When I send a GET request to "/v1/bugs?campaignId={campaignId}"
+    Then the JSON at "data.items.0.status" should be "<from>"
 
     Examples:
       | from        | body                                           |
       | new         | {"status": "in_progress"}                      |
       | new         | {"status": "resolved", "resolution": "fixed"}  |
+      | new         | {"status": "closed"}                           |
       | confirmed   | {"status": "new"}                              |
       | confirmed   | {"status": "resolved"}                         |
       | confirmed   | {"resolution": "fixed"}                        |
       | in_progress | {"status": "confirmed"}                        |
+      | in_progress | {"status": "new"}                              |
       | resolved    | {"status": "in_progress"}                      |
+      | resolved    | {"status": "new"}                              |
       | closed      | {"status": "resolved", "resolution": "fixed"}  |
+      | closed      | {"status": "in_progress"}                      |
       | closed      | {"status": "new"}                              |
 
   @sandbox @writes
   Scenario Outline: An unknown <field> value is 400 VALIDATION_ERROR
     Given a fresh sandbox account
-    When I send a GET request to "/v1/bugs?status=confirmed&limit=1"
-    And I save the JSON at "data.items.0.id" as "bugId"
-    And I send a PATCH request to "/v1/bugs/{bugId}" with the body '<body>'
+    And a bug with status "confirmed"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '<body>'
     Then the response status should be 400
     And the error code should be "VALIDATION_ERROR"
     And the items at "error.details" should include one with "field" equal to "<field>"
@@ -161,8 +247,8 @@ Feature: Bugs
   @sandbox @writes
   Scenario: A tester files a bug, which is new and listed first
     Given a fresh sandbox account
-    When I send a GET request to "/v1/campaigns?limit=1"
-    And I save the JSON at "data.items.0.id" as "campaignId"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Filed", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "campaignId"
     And I send a POST request to "/_sandbox/bugs" with JSON:
       """
       {"campaignId": "{campaignId}", "title": "Crash on login", "description": "Tapping login crashes the app", "severity": "high"}
@@ -183,3 +269,25 @@ Feature: Bugs
     When I save the JSON at "data.id" as "bugId"
     And I send a GET request to "/v1/bugs"
     Then the JSON at "data.items.0.id" should equal the saved "bugId"
+
+  @sandbox @writes
+  Scenario: Another account's bug is 404 NOT_FOUND, and listed nowhere
+    Given a fresh sandbox account
+    And a bug with status "new"
+    And a fresh sandbox account
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"status": "confirmed"}'
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"
+    When I send a GET request to "/v1/bugs?limit=100"
+    Then no item at "data.items" should have "id" equal to "{bugId}"
+    When I send a GET request to "/v1/analytics?campaignId={campaignId}"
+    Then the response status should be 404
+
+  @sandbox @writes
+  Scenario: The same requests give the same bug ids in every fresh account
+    Given a fresh sandbox account
+    And a bug with status "new"
+    And I save the JSON at "data.id" as "firstAccountBug"
+    And a fresh sandbox account
+    And a bug with status "new"
+    Then the JSON at "data.id" should equal the saved "firstAccountBug"

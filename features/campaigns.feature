@@ -109,11 +109,11 @@ Feature: Campaigns
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Golden", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     Then the JSON at "data.id" should equal the saved "firstAccountId"
 
-  @sandbox
+  @sandbox @seed
   Scenario: A fresh account is seeded with campaigns
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns"
-    Then the JSON at "data.items" should have at least 3 items
+    Then the JSON at "data.items" should have 4 items
     And the JSON at "data.items.0" should match:
       """
       {
@@ -127,10 +127,19 @@ Feature: Campaigns
       }
       """
 
-  @sandbox
+  @sandbox @writes
+  Scenario: Timestamps are RFC 3339 in UTC with milliseconds
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Clock", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the JSON at "data.createdAt" should be a timestamp in UTC with milliseconds
+    When I send a GET request to "/v1/campaigns?limit=100"
+    Then every timestamp in the response should be in UTC with milliseconds
+
+  @sandbox @writes
   Scenario: Lists page with limit and cursor
     Given a fresh sandbox account
-    When I send a GET request to "/v1/campaigns?limit=1"
+    When I send 2 POST requests to "/v1/campaigns" with the body '{"name": "Paged", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a GET request to "/v1/campaigns?limit=1"
     Then the JSON at "data.items" should have 1 item
     And the JSON at "data.hasMore" should equal true
     And the JSON at "data.nextCursor" should be a string
@@ -141,6 +150,40 @@ Feature: Campaigns
     And the JSON at "data.items" should have 1 item
     And the JSON at "data.items.0.id" should not equal the saved "firstId"
 
+  @sandbox @writes
+  Scenario: A list has 20 items a page by default
+    Given a fresh sandbox account
+    When I send 21 POST requests to "/v1/campaigns" with the body '{"name": "Default page", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+    And the JSON at "data.items" should have 20 items
+    And the JSON at "data.hasMore" should equal true
+    And the JSON at "data.nextCursor" should be a string
+
+  @sandbox @writes
+  Scenario: A list gives up to 100 items a page, and no more
+    Given a fresh sandbox account
+    When I send 21 POST requests to "/v1/campaigns" with the body '{"name": "Big page", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a GET request to "/v1/campaigns?limit=100"
+    Then the response status should be 200
+    And the JSON at "data.items" should have at least 21 items
+    And the JSON at "data.items" should have at most 100 items
+    And the JSON at "data.hasMore" should equal false
+    And the JSON at "data.nextCursor" should equal null
+
+  @sandbox @writes
+  Scenario Outline: Campaigns are walked page by page without loss or repeat, <limit> a page
+    Given a fresh sandbox account
+    When I send 5 POST requests to "/v1/campaigns" with the body '{"name": "Walked", "platform": "android", "testersRequired": 1, "rewardPerBug": 1}'
+    Then walking "/v1/campaigns" with limit <limit> should give every item once, newest first
+    And the JSON at "items" should have at least 5 items
+
+    Examples:
+      | limit |
+      | 1     |
+      | 2     |
+      | 3     |
+
   @sandbox
   Scenario Outline: A bad list parameter is 400 INVALID_PARAMETER: <query>
     Given a fresh sandbox account
@@ -150,23 +193,91 @@ Feature: Campaigns
     And the error code should be "INVALID_PARAMETER"
 
     Examples:
-      | query              |
-      | limit=0            |
-      | limit=101          |
-      | limit=many         |
-      | cursor=not-a-cursor |
+      | query                 |
+      | limit=0               |
+      | limit=101             |
+      | limit=-1              |
+      | limit=many            |
+      | limit=2.5             |
+      | cursor=not-a-cursor   |
       | status=no-such-status |
-      | platform=symbian   |
+      | platform=symbian      |
 
   @sandbox @writes
-  Scenario: Lists filter by status and platform
+  Scenario Outline: Campaigns filter by <filter> = <value> alone, exactly
+    Every campaign of the unfiltered list with that value comes back, in
+    order, and no other.
+
     Given a fresh sandbox account
-    When I send a POST request to "/v1/campaigns" with JSON:
-      """
-      {"name": "Filtered", "platform": "android", "testersRequired": 2, "rewardPerBug": 3}
-      """
-    And I send a GET request to "/v1/campaigns?status=draft&platform=android"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Filtered", "platform": "android", "testersRequired": 2, "rewardPerBug": 3}'
+    Then filtering by "<filter>" = "<value>" on "/v1/campaigns" should give exactly the matching items
+
+    Examples:
+      | filter   | value     |
+      | status   | draft     |
+      | status   | active    |
+      | status   | completed |
+      | platform | ios       |
+      | platform | android   |
+      | platform | web       |
+
+  @sandbox @writes
+  Scenario: Lists filter by status and platform together
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Filtered", "platform": "android", "testersRequired": 2, "rewardPerBug": 3}'
+    And I save the JSON at "data.id" as "campaignId"
+    And I send a GET request to "/v1/campaigns?status=draft&platform=android&limit=100"
     Then the response status should be 200
-    And the JSON at "data.items" should have at least 1 item
+    And the items at "data.items" should include one with "id" equal to "{campaignId}"
     And every item at "data.items" should have "status" equal to "draft"
     And every item at "data.items" should have "platform" equal to "android"
+    When I send a GET request to "/v1/campaigns?platform=ios&limit=100"
+    Then no item at "data.items" should have "id" equal to "{campaignId}"
+
+  @sandbox @writes
+  Scenario Outline: A campaign at the edge of the bounds is accepted: <case>
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '<body>'
+    Then the response status should be 200
+    And the response should be a success envelope
+    And the JSON at "data.status" should be "draft"
+    And the response body should contain "<raw>"
+
+    Examples:
+      | case                   | raw                       | body |
+      | name of 1 character    | "name":"a"                | {"name": "a", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | name of 200 characters | "testersRequired":1       | {"name": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | platform web           | "platform":"web"          | {"name": "p", "platform": "web", "testersRequired": 1, "rewardPerBug": 1} |
+      | platform android       | "platform":"android"      | {"name": "p", "platform": "android", "testersRequired": 1, "rewardPerBug": 1} |
+      | 1 tester               | "testersRequired":1       | {"name": "t", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | 10000 testers          | "testersRequired":10000   | {"name": "t", "platform": "ios", "testersRequired": 10000, "rewardPerBug": 1} |
+      | a reward of 0          | "rewardPerBug":0          | {"name": "r", "platform": "ios", "testersRequired": 1, "rewardPerBug": 0} |
+      | a reward of 100000     | "rewardPerBug":100000     | {"name": "r", "platform": "ios", "testersRequired": 1, "rewardPerBug": 100000} |
+      | a reward of 7.50       | "rewardPerBug":7.50       | {"name": "r", "platform": "ios", "testersRequired": 1, "rewardPerBug": 7.50} |
+      | a reward of 19.99      | "rewardPerBug":19.99      | {"name": "r", "platform": "ios", "testersRequired": 1, "rewardPerBug": 19.99} |
+
+  @sandbox @writes
+  Scenario Outline: A campaign outside the bounds is 400 VALIDATION_ERROR on <field>: <case>
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '<body>'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+    And the items at "error.details" should include one with "field" equal to "<field>"
+    When I send a GET request to "/v1/campaigns?limit=100"
+    Then no item at "data.items" should have "name" equal to "Out of bounds"
+
+    Examples:
+      | case                    | field           | body |
+      | no name                 | name            | {"platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | an empty name           | name            | {"name": "", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | a name of 201           | name            | {"name": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | an unknown platform     | platform        | {"name": "Out of bounds", "platform": "symbian", "testersRequired": 1, "rewardPerBug": 1} |
+      | no platform             | platform        | {"name": "Out of bounds", "testersRequired": 1, "rewardPerBug": 1} |
+      | 0 testers               | testersRequired | {"name": "Out of bounds", "platform": "ios", "testersRequired": 0, "rewardPerBug": 1} |
+      | 10001 testers           | testersRequired | {"name": "Out of bounds", "platform": "ios", "testersRequired": 10001, "rewardPerBug": 1} |
+      | 10.0 testers            | testersRequired | {"name": "Out of bounds", "platform": "ios", "testersRequired": 10.0, "rewardPerBug": 1} |
+      | testers as a string     | testersRequired | {"name": "Out of bounds", "platform": "ios", "testersRequired": "5", "rewardPerBug": 1} |
+      | a negative reward       | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": -0.01} |
+      | a reward over 100000    | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 100000.01} |
+      | a reward with 3 decimals | rewardPerBug   | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1.234} |
+      | no reward               | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1} |

@@ -81,6 +81,53 @@ Feature: Errors
     And the header "Allow" should contain "GET"
     And the header "Allow" should contain "POST"
 
+  @sandbox
+  Scenario Outline: A wrong method on <path> is 405 METHOD_NOT_ALLOWED, Allow naming <allowed>
+    When I send a <method> request to "<path>"
+    Then the response status should be 405
+    And the response should be an error envelope
+    And the error code should be "METHOD_NOT_ALLOWED"
+    And the header "Allow" should contain "<allowed>"
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | allowed |
+      | PUT    | /v1/campaigns                     | POST    |
+      | DELETE | /v1/campaigns/cmp_conform_no_such | GET     |
+      | POST   | /v1/bugs                          | GET     |
+      | GET    | /v1/bugs/bug_conform_no_such      | PATCH   |
+      | GET    | /v1/webhooks                      | POST    |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | allowed |
+      | POST   | /v1/testers   | GET     |
+      | DELETE | /v1/analytics | GET     |
+
+  @sandbox @stable
+  Scenario Outline: A body that is not JSON on POST <path> is 415 UNSUPPORTED_MEDIA_TYPE
+    When I send a POST request to "<path>" with a "text/plain" body:
+      """
+      name=Beta
+      """
+    Then the response status should be 415
+    And the error code should be "UNSUPPORTED_MEDIA_TYPE"
+
+    Examples:
+      | path          |
+      | /v1/campaigns |
+      | /v1/webhooks  |
+
+  @sandbox @stable @writes
+  Scenario: Malformed JSON on PATCH /v1/bugs/:id is 400 INVALID_JSON, and the bug is unchanged
+    Given a fresh sandbox account
+    And a bug with status "new"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"status": '
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+    When I send a GET request to "/v1/bugs?campaignId={campaignId}"
+    Then the JSON at "data.items.0.status" should be "new"
+
   @sandbox @stable
   Scenario: A body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE
     When I send a POST request to "/v1/campaigns" with a "text/plain" body:

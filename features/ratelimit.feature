@@ -27,17 +27,25 @@ Feature: Rate limits
       | /v1/analytics |
 
   @must @stable
-  Scenario: The limit in force is one of the published limits
-    When I send a GET request to "/v1/campaigns"
-    Then X-RateLimit-Limit should be one of the published limits
+  Scenario: The limit in force does not exceed the published limits
+    The spec lists maxima: a deployment may enforce less, never more than
+    1000 a minute, 10000 an hour, 100000 a day.
 
-  @must @stable
+    When I send a GET request to "/v1/campaigns"
+    Then X-RateLimit-Limit should not exceed the published limits
+
+  @must @stable @writes
   Scenario: The reset time is plausible in every reading of its unit
     Seconds until the reset, Unix seconds and Unix milliseconds are all
-    accepted, as long as the moment is at most a day (the longest window) away.
+    accepted, as long as the moment is at most a day (the longest window)
+    after the server's own clock, read from the createdAt of a record it
+    has just made (so a deployment with a frozen or skewed clock is judged
+    by its own clock).
 
-    When I send a GET request to "/v1/campaigns"
-    Then X-RateLimit-Reset should be a plausible reset time
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Reset time", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the response should be a success envelope
+    And X-RateLimit-Reset should be a plausible reset time
+    And the rate-limit headers should be present as integers
 
   @must @stable
   Scenario: The remaining count goes down with each request
@@ -74,13 +82,61 @@ Feature: Rate limits
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
+  @sandbox @stable @writes
+  Scenario: A fresh account reports its window's end in Unix seconds
+    The limit is whatever the sandbox was started with; the first request
+    leaves one less, and the reported window (the minute unless the hour
+    or day limit was set lower) ends at the next UTC minute, hour or day of
+    the sandbox's own clock (the createdAt of the campaign just made).
+
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Window", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
+    And X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day
+
+  @sandbox @writes
+  Scenario Outline: <method> <path> uses one unit of the window
+    Given a fresh sandbox account
+    When I send a <method> request to "<path>" with the body '<body>'
+    And I send a GET request to "/v1/testers"
+    Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
+
+    @stable
+    Examples: stable endpoints
+      | method | path                              | body |
+      | GET    | /v1/campaigns                     |      |
+      | POST   | /v1/campaigns                     | {"name": "Counted", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | GET    | /v1/campaigns/cmp_conform_no_such |      |
+      | GET    | /v1/bugs                          |      |
+      | PATCH  | /v1/bugs/bug_conform_no_such      | {"status": "confirmed"} |
+      | POST   | /v1/webhooks                      | {"url": "/relative", "events": ["*"]} |
+      | DELETE | /v1/campaigns                     |      |
+
+    @beta
+    Examples: beta endpoints
+      | method | path          | body |
+      | GET    | /v1/testers   |      |
+      | GET    | /v1/analytics |      |
+
   @sandbox @stable
-  Scenario: A fresh account reports its minute window in Unix seconds
+  Scenario: The minute window ends on a whole UTC minute
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns"
-    Then the header "X-RateLimit-Limit" should be "1000"
-    And the header "X-RateLimit-Remaining" should be "999"
-    And X-RateLimit-Reset should be a Unix time in seconds within 60 seconds from now
+    Then X-RateLimit-Reset should fall on a whole UTC minute
+
+  @sandbox @stable @writes
+  Scenario: The controls carry their own rate-limit headers and leave the /v1 window alone
+    CONTRACT: controls use their own per-key budget and carry its headers;
+    injected faults do not use up the /v1 limit.
+
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns"
+    And I send a POST request to "/_sandbox/faults" with the body '{"status": 500, "count": 1}'
+    Then the rate-limit headers should be present as integers
+    When I send a GET request to "/v1/bugs"
+    Then the response status should be 500
+    When I send a GET request to "/v1/campaigns"
+    Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
 
   @sandbox @stable
   Scenario: Error answers count like successes
@@ -88,24 +144,58 @@ Feature: Rate limits
     When I send a GET request to "/v1/campaigns/cmp_conform_no_such"
     And I send a GET request to "/v1/campaigns/cmp_conform_no_such"
     Then the response status should be 404
-    And the header "X-RateLimit-Remaining" should be "998"
+    And the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
 
   @sandbox @stable @writes
   Scenario: A sandbox reset restores the rate-limit window
     Given a fresh sandbox account
-    When I send a GET request to "/v1/campaigns"
+    When I send 2 GET requests to "/v1/campaigns"
     And I send a POST request to "/_sandbox/reset"
     And I send a GET request to "/v1/campaigns"
-    Then the header "X-RateLimit-Remaining" should be "999"
+    Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
+
+  @sandbox @stable @writes
+  Scenario: A quick 429 through an injected fault carries Retry-After
+    The real exhaustion is @exhaustive; /_sandbox/faults makes the next
+    request answer 429 without spending the window.
+
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"status": 429, "count": 1}'
+    And I send a GET request to "/v1/campaigns"
+    Then the response status should be 429
+    And the response should be an error envelope
+    And the error code should be "RATE_LIMIT_EXCEEDED"
+    And the JSON at "error.status" should equal 429
+    And the header "Retry-After" should be an integer
+    And the header "Retry-After" should be greater than 0
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+
+  @sandbox @stable @writes
+  Scenario: An injected 500 is INTERNAL_ERROR in the envelope
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"status": 500, "count": 1}'
+    And I send a GET request to "/v1/bugs"
+    Then the response status should be 500
+    And the error code should be "INTERNAL_ERROR"
+    And the JSON at "error.status" should equal 500
+
+  @must @stable @writes
+  Scenario: A creation carries the rate-limit headers too
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Counted", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the rate-limit headers should be present as integers
+    And X-RateLimit-Remaining should not exceed X-RateLimit-Limit
 
   @should @stable @exhaustive
   Scenario: Over the limit the answer is 429 in the error envelope
     Spends the key's whole window (up to 1000 requests with the published
-    limits). 429 Too Many Requests is the HTTP status for this (RFC 6585).
+    limits). 429 Too Many Requests is the HTTP status for this (RFC 6585),
+    and Retry-After (RFC 9110 §10.2.3) tells the client when to come back.
 
     When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
     Then the response status should be 429
     And the response should be an error envelope
+    And the header "Retry-After" should be an integer
 
   @sandbox @stable @exhaustive
   Scenario: Over the limit the sandbox answers 429 RATE_LIMIT_EXCEEDED with Retry-After
@@ -115,6 +205,7 @@ Feature: Rate limits
     And the error code should be "RATE_LIMIT_EXCEEDED"
     And the JSON at "error.status" should equal 429
     And the header "Retry-After" should be an integer
+    And the header "Retry-After" should be greater than 0
     And the header "X-RateLimit-Remaining" should be "0"
     And the rate-limit headers should be present as integers
 

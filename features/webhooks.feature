@@ -5,6 +5,9 @@ Feature: Webhooks
   checks are the sandbox's: "url" (absolute http or https) and "events"
   (non-empty; campaign.created, bug.created, bug.updated or *), answered with
   id, url, events, secret ("whsec_…"), status ("active") and createdAt.
+  Scenarios tagged @delivery register conform's own receiver ({webhookURL}) and
+  check what arrives: the three headers, the HMAC-SHA256 signature with the
+  registered secret, the body, event-type filtering and a retry after a 500.
 
   @should
   Scenario: Registering with malformed JSON is a client error
@@ -15,17 +18,14 @@ Feature: Webhooks
   @sandbox @writes
   Scenario: A registered webhook comes back with its signing secret
     Given a fresh sandbox account
-    When I send a POST request to "/v1/webhooks" with JSON:
-      """
-      {"url": "https://example.com/hooks/conform", "events": ["campaign.created", "bug.updated"]}
-      """
+    When I register a webhook for "campaign.created, bug.updated"
     Then the response status should be 200
     And the response should be a success envelope
     And the JSON at "data" should match:
       """
       {
         "id": "<id>",
-        "url": "https://example.com/hooks/conform",
+        "url": "{webhookURL}",
         "events": ["campaign.created", "bug.updated"],
         "secret": "<string>",
         "status": "active",
@@ -38,7 +38,7 @@ Feature: Webhooks
   @sandbox @writes
   Scenario: A webhook may subscribe to every event
     Given a fresh sandbox account
-    When I send a POST request to "/v1/webhooks" with the body '{"url": "http://127.0.0.1:9/hook", "events": ["*"]}'
+    When I register a webhook for "*"
     Then the response status should be 200
     And the JSON at "data.events" should equal ["*"]
 
@@ -54,6 +54,101 @@ Feature: Webhooks
     Examples:
       | case              | field  | body                                                          |
       | a relative url    | url    | {"url": "/hooks", "events": ["bug.created"]}                  |
-      | an ftp url        | url    | {"url": "ftp://example.com/hooks", "events": ["bug.created"]} |
-      | no events         | events | {"url": "https://example.com/hooks", "events": []}            |
-      | an unknown event  | events | {"url": "https://example.com/hooks", "events": ["bug.eaten"]} |
+      | an ftp url        | url    | {"url": "ftp://127.0.0.1:9/hooks", "events": ["bug.created"]} |
+      | no events         | events | {"url": "http://127.0.0.1:9/hooks", "events": []}            |
+      | an unknown event  | events | {"url": "http://127.0.0.1:9/hooks", "events": ["bug.eaten"]} |
+
+  @sandbox @writes @delivery
+  Scenario: A campaign.created event is delivered, signed with the secret
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Hooked", "platform": "ios", "testersRequired": 3, "rewardPerBug": 7.50}'
+    And I save the JSON at "data.id" as "campaignId"
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+    And the header "Webhook-Id" should be present
+    And the header "Content-Type" should contain "application/json"
+    And the JSON at "" should match:
+      """
+      {"id": "<id>", "type": "campaign.created", "createdAt": "<timestamp>", "data": {"id": "{campaignId}", "name": "Hooked", "status": "draft"}}
+      """
+    And the JSON at "id" should start with "evt_"
+    And the response body should contain "7.50"
+
+  @sandbox @writes @delivery
+  Scenario: Event timestamps are RFC 3339 in UTC with milliseconds
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Stamped", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And every timestamp in the response should be in UTC with milliseconds
+
+  @sandbox @writes @delivery
+  Scenario: Only the subscribed event types are delivered
+    Given a fresh sandbox account
+    And I register a webhook for "bug.created"
+    And a bug with status "confirmed"
+    Then within 10 seconds the receiver should get a "bug.created" event
+    And the delivery should be signed with the webhook's secret
+    And the JSON at "data.id" should equal the saved "bugId"
+    And the JSON at "data.status" should be "new"
+    And the receiver should have got no "campaign.created" event
+    And the receiver should have got no "bug.updated" event
+
+  @sandbox @writes @delivery
+  Scenario: A bug change is delivered as bug.updated
+    Given a fresh sandbox account
+    And I register a webhook for "*"
+    And a bug with status "confirmed"
+    Then within 10 seconds the receiver should get a "bug.updated" event
+    And the delivery should be signed with the webhook's secret
+    And the JSON at "data.id" should equal the saved "bugId"
+    And the JSON at "data.status" should be "confirmed"
+
+  @sandbox @writes @delivery
+  Scenario: A delivery answered with 500 is retried with the same Webhook-Id
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    And the receiver answers 500 to the next 1 delivery
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Retried", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And within 15 seconds the receiver should get the same event again
+    And the delivery should be signed with the webhook's secret
+
+  @sandbox @writes @delivery
+  Scenario: Webhook-Id is unique across accounts
+    CONTRACT: Webhook-Id is derived from the key and the event id, so that
+    the same event id in two accounts gives two ids a receiver can tell apart.
+
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Twin", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And I save the header "Webhook-Id" as "firstWebhookId"
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Twin", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the header "Webhook-Id" should not be "{firstWebhookId}"
+
+  @sandbox @writes
+  Scenario: An account holds at most 16 webhooks
+    Given a fresh sandbox account
+    When I register 16 webhooks for "*"
+    And I send a POST request to "/v1/webhooks" with the body '{"url": "{webhookURL}", "events": ["*"]}'
+    Then the response should not be successful
+    And the response should be an error envelope
+
+  @sandbox @writes
+  Scenario Outline: Registering <case> is refused
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/webhooks" with the body '<body>'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+
+    Examples:
+      | case              | body                                                  |
+      | no url            | {"events": ["bug.created"]}                           |
+      | no events         | {"url": "http://127.0.0.1:9/hooks"}                  |
+      | events not a list | {"url": "http://127.0.0.1:9/hooks", "events": "*"}   |
+      | a url without host | {"url": "https:///hooks", "events": ["*"]}           |

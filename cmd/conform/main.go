@@ -56,6 +56,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, "conform", version.Read())
 		return conformance.ExitConformant
 	}
+	if len(args) > 0 && args[0] == "check" {
+		return check(args[1:], stdout, stderr)
+	}
 
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -77,8 +80,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "with a live key, also run @writes and @exhaustive scenarios (they change real data)")
 	fs.BoolVar(&cfg.Exhaustive, "exhaustive", false, "run @exhaustive scenarios, which spend a whole rate-limit window")
 	fs.BoolVar(&cfg.Color, "color", false, "colour godog's report")
+	fs.StringVar(&cfg.JUnitFile, "junit", "", "also write a junit report of the run to this file")
+	fs.StringVar(&cfg.CucumberFile, "cucumber", "", "also write a cucumber JSON report of the run to this file")
+	fs.StringVar(&cfg.WebhookListen, "webhook-listen", "127.0.0.1:0", `address of conform's webhook receiver ("off" skips the @delivery scenarios)`)
+	fs.StringVar(&cfg.WebhookURL, "webhook-url", "", "the receiver's URL as the deployment reaches it, if not the listening address")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  conform steps\n\nFlags:\n", keyEnv)
+		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n\nFlags:\n", keyEnv)
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error.\n", keyEnv)
 	}
@@ -89,7 +96,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return conformance.ExitError
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "conform: unexpected argument %q (the only command is \"steps\")\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "conform: unexpected argument %q (the commands are \"check\" and \"steps\")\n", fs.Arg(0))
 		return conformance.ExitError
 	}
 	cfg.FeatureDirs = dirs
@@ -123,6 +130,42 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return rep.ExitCode()
 }
 
+// check validates feature files without sending a request.
+func check(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("conform check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		dirs dirList
+		cfg  conformance.Config
+	)
+	fs.Var(&dirs, "features", "directory of .feature files to check (repeatable)")
+	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "check only the --features directories")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return conformance.ExitConformant
+		}
+		return conformance.ExitError
+	}
+	cfg.FeatureDirs = dirs
+	if len(dirs) > 0 {
+		cfg.NoBuiltin = true
+	}
+	problems, err := conformance.Check(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "conform check: %v\n", err)
+		return conformance.ExitError
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, p)
+	}
+	if len(problems) > 0 {
+		fmt.Fprintf(stderr, "conform check: %d problem(s)\n", len(problems))
+		return conformance.ExitError
+	}
+	fmt.Fprintln(stdout, "conform check: the features are valid")
+	return conformance.ExitConformant
+}
+
 // redact is for the few messages main prints itself; everything the runner
 // prints is already redacted.
 func redact(s, key string) string {
@@ -137,6 +180,7 @@ func printSteps(w io.Writer) {
 	fmt.Fprintf(w, "Placeholders in paths, bodies, headers and expected values:\n")
 	fmt.Fprintf(w, "  {key}     the key from %s (never printed)\n", keyEnv)
 	fmt.Fprintf(w, "  {random}  a fresh random token\n")
+	fmt.Fprintf(w, "  {webhookURL}  the scenario's address on conform's webhook receiver\n")
 	fmt.Fprintf(w, "  {name}    a value saved with: I save the JSON at \"…\" as \"name\"\n\n")
 	fmt.Fprintf(w, "Placeholders in `should match:` documents (objects match if every listed key matches):\n  %s\n\n",
 		strings.Join(conformance.PlaceholderNames(), " "))

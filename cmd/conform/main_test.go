@@ -27,7 +27,9 @@ func runCLI(t *testing.T, env map[string]string, args ...string) result {
 	var stdout, stderr bytes.Buffer
 	// A generous timeout keeps a busy test machine from turning slowness
 	// into connection errors.
-	args = append(args, "--timeout", "60s")
+	if len(args) == 0 || (args[0] != "check" && args[0] != "steps") {
+		args = append(args, "--timeout", "60s")
+	}
 	code := run(context.Background(), args, func(k string) string { return env[k] }, &stdout, &stderr)
 	return result{code, stdout.String(), stderr.String()}
 }
@@ -79,10 +81,16 @@ func TestExitCodes(t *testing.T) {
 		want   int
 		stderr string // must appear in standard error
 	}{
-		{"sandbox conforms", withKey, []string{"--base-url", sandbox, "--profile", "sandbox"}, 0, "RESULT: CONFORMANT"},
+		{"sandbox conforms", withKey, []string{"--base-url", sandbox}, 0, "RESULT: CONFORMANT"},
+		{"tags that select nothing", withKey, []string{"--base-url", sandbox, "--tags", "@nosuchtag"}, 2, `the tag expression "@nosuchtag" selects no scenario`},
+		{"tags whose scenarios are all skipped", withKey, []string{"--base-url", sandbox, "--tags", "@sandbox"}, 2, "nothing to run: the"},
+		{"a dangling &&", withKey, []string{"--base-url", sandbox, "--tags", "@auth&&"}, 2, "invalid tag expression"},
+		{"an empty or-term", withKey, []string{"--base-url", sandbox, "--tags", "@auth,,@bugs"}, 2, "invalid tag expression"},
+		{"a term without @", withKey, []string{"--base-url", sandbox, "--tags", "auth"}, 2, "invalid tag expression"},
+		{"a bad webhook URL", withKey, []string{"--base-url", sandbox, "--webhook-url", "hooks.example.com"}, 2, "webhook URL"},
 		{"success as a string", withKey, []string{"--base-url", successAsString, "--profile", "sandbox"}, 1, `envelope rule (spec §4): "success" must be a boolean, got string "true"`},
 		{"should failure warns", withKey, []string{"--base-url", noChallenge}, 0, "WARNINGS (@should"},
-		{"should failure fails when strict", withKey, []string{"--base-url", noChallenge, "--strict"}, 1, "A 401 names the Bearer scheme in WWW-Authenticate"},
+		{"should failure fails when strict", withKey, []string{"--base-url", noChallenge, "--strict"}, 1, "A 401 from GET /v1/campaigns names the Bearer scheme in WWW-Authenticate"},
 		{"no key in the environment", nil, []string{"--base-url", sandbox}, 2, "SVC_API_KEY"},
 		{"key as a flag is refused", nil, []string{"--base-url", sandbox, "--api-key", testKey}, 2, "flag provided but not defined"},
 		{"no base URL", withKey, nil, 2, "--base-url is required"},
@@ -107,6 +115,9 @@ func TestExitCodes(t *testing.T) {
 			if !strings.Contains(got.stderr, tt.stderr) {
 				t.Errorf("stderr does not say %q:\n%s", tt.stderr, got.stderr)
 			}
+			if got.code == conformance.ExitError && strings.Contains(got.stderr, "goroutine") {
+				t.Errorf("a usage error printed a Go trace:\n%s", got.stderr)
+			}
 		})
 	}
 }
@@ -126,8 +137,11 @@ func TestKeyNeverPrintedWhole(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
 			report := filepath.Join(t.TempDir(), "report")
+			// Refusals echo the key in their message and new campaigns in
+			// their status: these areas cover both, in every level.
 			got := runCLI(t, map[string]string{keyEnv: testKey},
-				"--base-url", echo, "--profile", "sandbox", "--format", format, "--output", report)
+				"--base-url", echo, "--profile", "sandbox", "--format", format, "--output", report,
+				"--tags", "@auth,@errors,@must")
 			if got.code != conformance.ExitDeviations {
 				t.Fatalf("exit code %d, want %d\n%s", got.code, conformance.ExitDeviations, got.stderr)
 			}
@@ -244,8 +258,114 @@ func TestExtraFeatureDirectories(t *testing.T) {
 		t.Errorf("own features beside the built-in ones: exit %d\n%s", got.code, got.stderr)
 	}
 	got = runCLI(t, key, "--base-url", url, "--features", typo, "--no-builtin", "--format", "none")
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "step is undefined") {
-		t.Errorf("undefined step: exit %d, want 2 and the reason\n%s", got.code, got.stderr)
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, `did you mean "the response status should be 200"`) {
+		t.Errorf("undefined step: exit %d, want 2 and a suggestion\n%s", got.code, got.stderr)
+	}
+	if strings.Contains(got.stdout+got.stderr, "func ") {
+		t.Errorf("a Go snippet reached the user:\n%s%s", got.stdout, got.stderr)
+	}
+}
+
+// TestAuthoringErrorsBeforeAnyRequest checks that a feature using a value
+// nobody saved, or a misspelt match placeholder, is refused with exit 2
+// before the deployment sees a single request.
+func TestAuthoringErrorsBeforeAnyRequest(t *testing.T) {
+	t.Parallel()
+	var requests atomic.Int64
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			requests.Add(1)
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	tests := []struct {
+		name, feature, want string
+	}{
+		{"a value never saved", `Feature: F
+  Scenario: S
+    When I send a GET request to "/v1/campaigns/{campaignID}"
+    Then the response status should be 200
+`, "unknown placeholder {campaignID}"},
+		{"a value saved only later", `Feature: F
+  Scenario: S
+    When I send a GET request to "/v1/campaigns/{id}"
+    And I save the JSON at "data.id" as "id"
+`, "unknown placeholder {id}"},
+		{"a misspelt match placeholder", `Feature: F
+  Scenario: S
+    When I send a GET request to "/v1/campaigns"
+    Then the JSON at "data" should match:
+      """
+      {"createdAt": "<timestmp>"}
+      """
+`, "unknown placeholder <timestmp>"},
+		{"an outline parameter without a column", `Feature: F
+  Scenario Outline: S
+    When I send a GET request to "<pth>"
+
+    Examples:
+      | path          |
+      | /v1/campaigns |
+`, "unknown outline parameter <pth>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "f.feature"), []byte(tt.feature), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--features", dir, "--no-builtin", "--format", "none")
+			if got.code != conformance.ExitError || !strings.Contains(got.stderr, tt.want) {
+				t.Errorf("exit %d, want 2 and %q\n%s", got.code, tt.want, got.stderr)
+			}
+			check := runCLI(t, nil, "check", "--features", dir)
+			if check.code != conformance.ExitError || !strings.Contains(check.stderr, tt.want) {
+				t.Errorf("conform check: exit %d, want 2 and %q\n%s", check.code, tt.want, check.stderr)
+			}
+		})
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d authenticated request(s) reached the deployment; want none", n)
+	}
+}
+
+func TestCheckCommand(t *testing.T) {
+	t.Parallel()
+	got := runCLI(t, nil, "check")
+	if got.code != conformance.ExitConformant || !strings.Contains(got.stdout, "valid") {
+		t.Errorf("check of the built-in suite: exit %d\n%s%s", got.code, got.stdout, got.stderr)
+	}
+}
+
+// TestReportsSideBySide writes junit and cucumber files in the same run as
+// the human output, with the key kept out of both.
+func TestReportsSideBySide(t *testing.T) {
+	t.Parallel()
+	url := serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{}))
+	dir := t.TempDir()
+	junit, cucumber := filepath.Join(dir, "report.xml"), filepath.Join(dir, "report.json")
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--tags", "@auth", "--format", "progress",
+		"--junit", junit, "--cucumber", cucumber)
+	if got.code != conformance.ExitConformant {
+		t.Fatalf("exit %d\n%s", got.code, got.stderr)
+	}
+	for _, f := range []string{junit, cucumber} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) == 0 || strings.Contains(string(b), testKey) {
+			t.Errorf("%s: %d bytes, key present: %v", f, len(b), strings.Contains(string(b), testKey))
+		}
+	}
+	if b, _ := os.ReadFile(cucumber); !strings.Contains(string(b), `"keyword"`) {
+		t.Errorf("%s is not a cucumber report:\n%.300s", cucumber, b)
+	}
+	if b, _ := os.ReadFile(junit); !strings.Contains(string(b), "<testsuite") || !strings.Contains(string(b), `<testsuites name="conform `) {
+		t.Errorf("%s is not a junit report:\n%.300s", junit, b)
+	}
+	if !strings.Contains(got.stdout, "passed") {
+		t.Errorf("the human output is missing:\n%s", got.stdout)
 	}
 }
 

@@ -1,0 +1,339 @@
+package conformance
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+)
+
+// Steps that register a webhook on conform's receiver and check what the
+// deployment delivers to it.
+
+// registerWebhook registers the scenario's receiver endpoint for the listed
+// events, n times (once when n is empty), and saves webhookId and
+// webhookSecret from the last answer. A deployment may refuse loopback and
+// private destinations (the sandbox's -webhook-deny-private): that refusal
+// skips the scenario with the reason instead of failing it.
+func registerWebhook(ctx context.Context, n, events string) error {
+	s := stateFrom(ctx)
+	times := 1
+	if n != "" {
+		var err error
+		if times, err = strconv.Atoi(n); err != nil {
+			return fmt.Errorf("%w: %q is not a count", ErrUsage, n)
+		}
+	}
+	hookURL := s.hookURL()
+	var list []string
+	for _, e := range strings.Split(events, ",") {
+		list = append(list, strings.TrimSpace(e))
+	}
+	body, _ := json.Marshal(map[string]any{"url": hookURL, "events": list})
+	for i := 0; i < times; i++ {
+		e, err := s.send(ctx, http.MethodPost, "/v1/webhooks", body, "application/json")
+		if err != nil {
+			return err
+		}
+		if e.status == http.StatusBadRequest && refusesURL(e) {
+			s.skip = fmt.Sprintf("the deployment refuses the receiver's address %s as a webhook URL; pass --webhook-url with an address it accepts", hookURL)
+			return godog.ErrSkip
+		}
+		if e.status != http.StatusOK {
+			return fmt.Errorf("registering a webhook for %s: want HTTP 200, got %d", events, e.status)
+		}
+		v, err := e.json()
+		if err != nil {
+			return err
+		}
+		for field, name := range map[string]string{"data.id": "webhookId", "data.secret": "webhookSecret"} {
+			x, err := lookup(v, field)
+			if err != nil {
+				return fmt.Errorf("registering a webhook: %w", err)
+			}
+			s.saved[name] = x
+		}
+	}
+	return nil
+}
+
+// refusesURL tells whether a 400 names the url field and nothing else.
+func refusesURL(e *exchange) bool {
+	v, err := e.json()
+	if err != nil {
+		return false
+	}
+	details, _ := lookup(v, "error.details")
+	list, ok := details.([]any)
+	if !ok || len(list) == 0 {
+		return false
+	}
+	for _, d := range list {
+		if f, _ := lookup(d, "field"); f != "url" {
+			return false
+		}
+	}
+	return true
+}
+
+func receiverFails(ctx context.Context, status, n int) error {
+	e, _, err := stateFrom(ctx).endpoint()
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.failNext, e.failStatus = n, status
+	return nil
+}
+
+func eventType(d delivery) string {
+	v, err := decodeJSON(d.body)
+	if err != nil {
+		return ""
+	}
+	t, _ := lookup(v, "type")
+	s, _ := t.(string)
+	return s
+}
+
+// pushDelivery makes a delivery the last "response" of the scenario, so that
+// the JSON and header steps check it.
+func pushDelivery(s *scenarioState, d delivery) {
+	s.history = append(s.history, &exchange{method: "DELIVERY", url: "(webhook receiver)", status: d.answered, header: d.header, body: d.body})
+}
+
+func awaitEvent(ctx context.Context, secs int, typ string) error {
+	s := stateFrom(ctx)
+	e, _, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	_, hookURL, _ := s.endpoint()
+	tick := func() error {
+		return s.deliveryLogSays(ctx, hookURL, "", func(a attemptRecord) string {
+			if a.final && a.statusCode == 0 {
+				return fmt.Sprintf("the deployment's delivery log says it cannot post to the receiver at %s (%q) and will not try again (started with -webhook-deny-private, or behind a firewall?); pass --webhook-url with an address it may post to", s.t.hooks.base, a.err)
+			}
+			return ""
+		})
+	}
+	d, i, err := e.await(ctx, 0, time.Duration(secs)*time.Second, func(i int, d delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ }, tick)
+	if errors.Is(err, godog.ErrSkip) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("webhook rule: no %q event reached the receiver within %d seconds (%d other deliveries): %w", typ, secs, len(e.all()), err)
+	}
+	s.usedDeliveries[i] = true
+	pushDelivery(s, d)
+	return nil
+}
+
+// awaitRetry waits for the next attempt at the last delivered event and
+// checks that it carries the same Webhook-Id and body.
+func awaitRetry(ctx context.Context, secs int) error {
+	s := stateFrom(ctx)
+	last, err := s.last()
+	if err != nil || last.method != "DELIVERY" {
+		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", ErrUsage)
+	}
+	e, _, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	id := last.header.Get("Webhook-Id")
+	all := e.all()
+	from := 0
+	for i, d := range all {
+		if s.usedDeliveries[i] && d.header.Get("Webhook-Id") == id {
+			from = i + 1
+		}
+	}
+	typ := eventType(delivery{body: last.body})
+	_, hookURL, _ := s.endpoint()
+	eventID := ""
+	if v, err := last.json(); err == nil {
+		x, _ := lookup(v, "id")
+		eventID, _ = x.(string)
+	}
+	tick := func() error {
+		return s.deliveryLogSays(ctx, hookURL, "the deployment's delivery log no longer holds the attempt the receiver answered: the account was replaced while waiting (a sandbox holding few accounts evicts the least recently used)", func(a attemptRecord) string {
+			switch {
+			case a.eventID != eventID || a.statusCode != last.status:
+			case a.final:
+				return fmt.Sprintf("the deployment's delivery log says it makes no further attempt after the receiver's %d (started with -webhook-attempts 1?)", last.status)
+			case a.wait > time.Duration(secs)*time.Second:
+				return fmt.Sprintf("the deployment's delivery log says it retries after %s, longer than the %d seconds the scenario waits (started with a long -webhook-first-retry?)", a.wait, secs)
+			}
+			return ""
+		})
+	}
+	d, i, err := e.await(ctx, from, time.Duration(secs)*time.Second, func(i int, d delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ }, tick)
+	if errors.Is(err, godog.ErrSkip) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("webhook rule: the event answered with %d was not delivered again within %d seconds: %w", last.status, secs, err)
+	}
+	if got := d.header.Get("Webhook-Id"); got != id {
+		return fmt.Errorf("webhook rule: a retry must keep its Webhook-Id: first %q, then %q", id, got)
+	}
+	if string(d.body) != string(last.body) {
+		return fmt.Errorf("webhook rule: a retry must carry the same body: first %s, then %s", truncate(string(last.body), 200), truncate(string(d.body), 200))
+	}
+	s.usedDeliveries[i] = true
+	pushDelivery(s, d)
+	return nil
+}
+
+func noEvent(ctx context.Context, typ string) error {
+	e, _, err := stateFrom(ctx).endpoint()
+	if err != nil {
+		return err
+	}
+	for _, d := range e.all() {
+		if eventType(d) == typ {
+			return fmt.Errorf("webhook rule: the receiver got a %q event it did not subscribe to", typ)
+		}
+	}
+	return nil
+}
+
+// signatureSlack is how far Webhook-Timestamp may be from the event's own
+// createdAt: retries come later, clocks differ a little.
+const signatureSlack = 5 * time.Minute
+
+// deliverySigned checks the three headers of the last delivery: a
+// Webhook-Id, a Webhook-Timestamp in Unix seconds near the server's clock
+// (the event's createdAt), and a Webhook-Signature that is v1=<hex
+// HMAC-SHA256 of "<timestamp>.<body>"> keyed with the registered secret.
+func deliverySigned(ctx context.Context) error {
+	s := stateFrom(ctx)
+	d, err := s.last()
+	if err != nil || d.method != "DELIVERY" {
+		return fmt.Errorf("%w: no delivery to check; wait for an event first", ErrUsage)
+	}
+	if d.header.Get("Webhook-Id") == "" {
+		return fmt.Errorf("webhook rule: the delivery has no Webhook-Id header")
+	}
+	ts := d.header.Get("Webhook-Timestamp")
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || !isIntegerLiteral(ts) {
+		return fmt.Errorf("webhook rule: Webhook-Timestamp must be Unix seconds, got %q", ts)
+	}
+	v, err := d.json()
+	if err != nil {
+		return fmt.Errorf("webhook rule: the delivery body: %w", err)
+	}
+	created, err := lookup(v, "createdAt")
+	if err != nil {
+		return fmt.Errorf("webhook rule: the delivery body: %w", err)
+	}
+	cs, _ := created.(string)
+	at, err := parseTimestamp(cs)
+	if err != nil {
+		return fmt.Errorf("webhook rule: the event's createdAt %s is not a timestamp", describe(created))
+	}
+	if got := time.Unix(sec, 0); got.Before(at.Add(-signatureSlack)) || got.After(at.Add(signatureSlack)) {
+		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not within %s of the event's createdAt %s", sec, got.UTC().Format(time.RFC3339), signatureSlack, cs)
+	}
+	secret, ok := s.saved["webhookSecret"].(string)
+	if !ok {
+		return fmt.Errorf("%w: no webhook secret saved; register the webhook with \"I register a webhook for …\"", ErrUsage)
+	}
+	mac := hmac.New(sha256.New, []byte(secret))
+	fmt.Fprintf(mac, "%s.", ts)
+	mac.Write(d.body)
+	want := "v1=" + hex.EncodeToString(mac.Sum(nil))
+	if got := d.header.Get("Webhook-Signature"); !hmac.Equal([]byte(got), []byte(want)) {
+		return fmt.Errorf("webhook rule: Webhook-Signature %q is not v1=<hex HMAC-SHA256 of \"<timestamp>.<body>\" keyed with the registered secret>", got)
+	}
+	return nil
+}
+
+// attemptRecord is one line of the sandbox's delivery log.
+type attemptRecord struct {
+	url, eventID, err string
+	statusCode        int
+	final             bool          // no further attempt is planned
+	wait              time.Duration // until the next attempt, on the deployment's clock
+}
+
+// deliveryLogSays reads the account's delivery log (GET /_sandbox/deliveries)
+// and skips the scenario with the reason why if an attempt at hookURL
+// explains the wait (explain returns the reason), or, when missing is set,
+// if no attempt at hookURL is logged at all. A deployment configured not to
+// deliver or not to retry is thus not reported as broken. Outside the
+// sandbox profile, or when the log cannot be read, it says nothing and the
+// wait goes on.
+func (s *scenarioState) deliveryLogSays(ctx context.Context, hookURL, missing string, explain func(attemptRecord) string) error {
+	if s.t.profile != ProfileSandbox {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, ruleSinkKey{}, s.sink), http.MethodGet, s.t.baseURL+"/_sandbox/deliveries?limit=100", nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Authorization", "Bearer "+s.key)
+	resp, err := s.t.client.Do(req)
+	if err != nil {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	v, err := decodeJSON(b)
+	if err != nil {
+		return nil
+	}
+	items, _ := lookup(v, "data.items")
+	list, _ := items.([]any)
+	seen := false
+	for _, it := range list {
+		m, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		a := attemptRecord{final: m["nextAttemptAt"] == nil}
+		a.url, _ = m["url"].(string)
+		a.eventID, _ = m["eventId"].(string)
+		a.err, _ = m["error"].(string)
+		at, _ := m["at"].(string)
+		next, _ := m["nextAttemptAt"].(string)
+		if t0, err := parseTimestamp(at); err == nil {
+			if t1, err := parseTimestamp(next); err == nil {
+				a.wait = t1.Sub(t0)
+			}
+		}
+		if n, ok := m["statusCode"].(json.Number); ok {
+			c, _ := n.Int64()
+			a.statusCode = int(c)
+		}
+		if a.url != hookURL {
+			continue
+		}
+		seen = true
+		if reason := explain(a); reason != "" {
+			s.skip = reason
+			return godog.ErrSkip
+		}
+	}
+	if missing != "" && !seen {
+		s.skip = missing
+		return godog.ErrSkip
+	}
+	return nil
+}
