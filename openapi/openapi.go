@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
@@ -65,6 +66,10 @@ type Validator struct {
 	model     *v3.Document
 	validator validator.Validator
 	schemas   schema_validation.SchemaValidator
+	// unrouted serializes checks against components.responses: the
+	// library renders a shared schema on each check, and that rendering
+	// is not safe for concurrent use.
+	unrouted sync.Mutex
 }
 
 // Load parses an OpenAPI 3.1 document, in YAML or JSON. It fails if the
@@ -226,6 +231,8 @@ var unroutedAnswers = map[int]string{
 
 // checkUnrouted checks the answer to a path or method the document lacks.
 func (v *Validator) checkUnrouted(req *http.Request, res *http.Response, resBody []byte, pathKnown bool, errs []*verrors.ValidationError) []Violation {
+	v.unrouted.Lock()
+	defer v.unrouted.Unlock()
 	name, status := "NotFound", http.StatusNotFound
 	if pathKnown {
 		name, status = "MethodNotAllowed", http.StatusMethodNotAllowed

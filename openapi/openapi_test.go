@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -339,4 +341,30 @@ func TestStrictReportsUndeclaredResponseFieldsOnly(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckIsSafeForConcurrentUse checks answers of every kind, the unrouted
+// ones included, from parallel goroutines; the race detector is the judge.
+func TestCheckIsSafeForConcurrentUse(t *testing.T) {
+	v, err := openapi.Default(openapi.Strict())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := openapitest.Checking(v, sandboxtest.NewHandler(t, sandboxtest.Options{}), func(r *http.Request, _ int, violation openapi.Violation) {
+		t.Errorf("%s %s: %+v", r.Method, r.URL.Path, violation)
+	})
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, target := range []string{"/v1/nowhere", "/v1/campaigns/cmp_000001", "/nowhere", "/v1/testers"} {
+				method := []string{"GET", "DELETE"}[i%2]
+				req := httptest.NewRequest(method, target, nil)
+				req.Header.Set("Authorization", "Bearer svc_test_concurrent_"+strconv.Itoa(i))
+				h.ServeHTTP(httptest.NewRecorder(), req)
+			}
+		}()
+	}
+	wg.Wait()
 }
