@@ -273,3 +273,14 @@ func TestWebhookDeliveriesAreVisibleThroughControls(t *testing.T) {
 		t.Errorf("deliveries = %+v", deliveries.Items)
 	}
 }
+
+func TestDateFollowsTheAccountsClock(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{Now: frozenAt})
+	if got, want := c.do("GET", "/v1/testers", "").header.Get("Date"), frozenAt.Format(http.TimeFormat); got != want {
+		t.Errorf("Date = %q, want the frozen %q", got, want)
+	}
+	c.ok("POST", "/_sandbox/clock", `{"advance":"1h"}`, nil)
+	if got, want := c.do("GET", "/v1/testers", "").header.Get("Date"), frozenAt.Add(time.Hour).Format(http.TimeFormat); got != want {
+		t.Errorf("Date after moving the clock = %q, want %q", got, want)
+	}
+}

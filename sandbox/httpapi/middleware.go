@@ -158,7 +158,12 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		stateOf(r).account = s.accounts.Get(key)
+		a := s.accounts.Get(key)
+		stateOf(r).account = a
+		// The account's clock, not the process's: under a frozen clock a
+		// client that compares X-RateLimit-Reset with Date must see the
+		// same time the windows do.
+		w.Header().Set("Date", a.Clock.Now().UTC().Format(http.TimeFormat))
 		next.ServeHTTP(w, r)
 	})
 }
