@@ -91,6 +91,11 @@ type Config struct {
 	// WebhookURL is the receiver's address as the deployment reaches it,
 	// when that is not the listening address (a tunnel, a container host).
 	WebhookURL string
+	// OpenAPI, if set, is an OpenAPI 3 document every exchange and webhook
+	// delivery of the run must match: a file, an http(s) URL, or
+	// OpenAPIServed for the deployment's own /openapi.json. Breaks fail the
+	// scenario that made the exchange, in the area "schema", at must level.
+	OpenAPI string
 }
 
 // IsLiveKey reports whether key acts on real data and billing (spec §5).

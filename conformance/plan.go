@@ -43,7 +43,11 @@ type runEnv struct {
 
 // Areas in report order: those of the built-in suite. Scenarios of other
 // features are reported under their file name.
-var areaOrder = [...]string{"envelope", "auth", "errors", "ratelimit", "campaigns", "bugs", "webhooks", "testers", "analytics", "versioning"}
+var areaOrder = [...]string{"envelope", "auth", "errors", "ratelimit", "campaigns", "bugs", "webhooks", "testers", "analytics", "versioning", areaSchema}
+
+// areaSchema is where --openapi reports exchanges that break the document,
+// whatever scenario made them.
+const areaSchema = "schema"
 
 type featureFile struct {
 	uri     string

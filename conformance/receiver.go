@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/testcampaign/kit/openapi"
 	"io"
 	"net"
 	"net/http"
@@ -27,6 +28,10 @@ type hookEndpoint struct {
 	failNext   int // answer this many deliveries with failStatus
 	failStatus int
 	arrived    chan struct{} // closed and replaced on each delivery
+	// schema and sink, with --openapi, check each delivery against the
+	// document's webhooks.
+	schema *openapi.Validator
+	sink   *ruleSink
 }
 
 // delivery is one request the deployment made to the receiver.
@@ -72,6 +77,12 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if err != nil {
 		http.Error(w, "unreadable body", http.StatusBadRequest)
 		return
+	}
+	if end.schema != nil {
+		found := end.schema.CheckWebhook(eventType(delivery{body: body}), req, body)
+		if v, ok := schemaViolation(found, "webhook delivery "+req.Header.Get("Webhook-Id")); ok {
+			end.sink.add(v)
+		}
 	}
 	status := end.record(req.Header.Clone(), body)
 	w.WriteHeader(status)
@@ -142,7 +153,7 @@ func (s *scenarioState) endpoint() (*hookEndpoint, string, error) {
 	}
 	if s.hook == nil {
 		s.hookToken = randomToken()
-		s.hook = &hookEndpoint{arrived: make(chan struct{})}
+		s.hook = &hookEndpoint{arrived: make(chan struct{}), schema: s.t.schema, sink: s.sink}
 		s.t.hooks.mu.Lock()
 		s.t.hooks.ends[s.hookToken] = s.hook
 		s.t.hooks.mu.Unlock()

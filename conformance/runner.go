@@ -147,6 +147,15 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if err := preflight(ctx, tgt); err != nil {
 		return nil, err
 	}
+	if cfg.OpenAPI != "" {
+		// Loaded after the preflight, whose exchanges are the kit's own
+		// business, and before any scenario.
+		schema, err := loadSchema(ctx, cfg, tgt.client)
+		if err != nil {
+			return nil, err
+		}
+		tgt.schema = schema
+	}
 	if cfg.Profile == ProfileSandbox {
 		tgt.seeded = holdsBuiltinSeed(ctx, tgt)
 	}
@@ -282,6 +291,9 @@ func (r *prepared) report(d time.Duration) *Report {
 			res.Status, res.Duration, res.SkipReason = got.Status, got.Duration, got.SkipReason
 			res.FailedStep, res.Message, res.Request, res.Response = got.FailedStep, got.Message, got.Request, got.Response
 			res.Rule, res.RuleLevel = got.Rule, got.RuleLevel
+			if got.Area != "" {
+				res.Area = got.Area
+			}
 		}
 		level := res.Level
 		if res.Rule != "" {
@@ -477,7 +489,7 @@ func scenarioInitializer(t *target, rec *recorder) func(*godog.ScenarioContext) 
 			if err == nil {
 				if v, ok := s.sink.first(); ok {
 					err = fmt.Errorf("%s: %s (answer to %s)", v.rule, v.message, v.request)
-					res.Rule, res.RuleLevel = v.rule, v.level
+					res.Rule, res.RuleLevel, res.Area = v.rule, v.level, v.area
 					info.failedStep = "every response: " + v.rule
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/testcampaign/kit/openapi"
 	"io"
 	"net/http"
 	"net/url"
@@ -32,6 +33,8 @@ type target struct {
 	redact  func(string) string
 	budget  *budget
 	hooks   *receiver // nil when no webhook receiver runs
+	// schema checks every exchange and delivery when --openapi is set.
+	schema *openapi.Validator
 	// seeded says whether a fresh sandbox account holds the built-in seed.
 	seeded bool
 }

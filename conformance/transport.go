@@ -23,6 +23,7 @@ var errBudgetSpent = errors.New("rate-limit budget spent")
 type ruleViolation struct {
 	rule    string // what the rule says, as a report shows it
 	level   string // LevelMust, LevelShould or LevelSandbox
+	area    string // the report's area for the break; the scenario's own if empty
 	message string
 	request string // method and URL of the exchange that broke it
 }
@@ -107,8 +108,8 @@ func (b *budget) take() bool {
 }
 
 // checkingTransport is the one path every request of a run takes. It spends
-// the rate-limit budget and checks the rules that hold for every response;
-// a schema validator belongs here too.
+// the rate-limit budget and checks the rules that hold for every response,
+// and, with --openapi, the exchange against the document.
 type checkingTransport struct {
 	next   http.RoundTripper
 	target *target
@@ -123,6 +124,13 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if b := t.target.budget; sink != nil && !sink.unbudgeted && b != nil && token == t.target.key && strings.HasPrefix(req.URL.Path, "/v1") && !b.take() {
 		return nil, fmt.Errorf("%w: %d of a limit of %d", errBudgetSpent, b.share, b.of)
 	}
+	var reqBody []byte
+	if t.target.schema != nil && req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			reqBody, _ = io.ReadAll(rc)
+			rc.Close()
+		}
+	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || sink == nil {
 		return resp, err
@@ -134,6 +142,11 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	t.check(sink, req, resp, body)
+	if t.target.schema != nil {
+		if v, ok := schemaViolation(t.target.schema.Check(req, reqBody, resp, body), req.Method+" "+req.URL.Path); ok {
+			sink.add(v)
+		}
+	}
 	return resp, nil
 }
 

@@ -45,6 +45,23 @@ func (d *dirList) Set(v string) error {
 	return nil
 }
 
+// openAPISource is --openapi: alone, the deployment's own /openapi.json;
+// --openapi=FILE or --openapi=URL, that document.
+type openAPISource string
+
+func (o *openAPISource) String() string { return string(*o) }
+
+func (o *openAPISource) Set(v string) error {
+	if v == "true" {
+		v = conformance.OpenAPIServed
+	}
+	*o = openAPISource(v)
+	return nil
+}
+
+// IsBoolFlag lets --openapi stand alone, as a switch.
+func (o *openAPISource) IsBoolFlag() bool { return true }
+
 // run is the whole command with its environment passed in, so that tests can
 // drive it without a process.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
@@ -63,9 +80,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		cfg    conformance.Config
-		output string
-		dirs   dirList
+		cfg     conformance.Config
+		output  string
+		dirs    dirList
+		openAPI openAPISource
 	)
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "root URL of the deployment, e.g. https://api.example.com (required)")
 	fs.StringVar(&cfg.Profile, "profile", conformance.ProfileSpec, "spec: @must and @should; sandbox: also the sandbox's own choices (@sandbox)")
@@ -84,6 +102,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.StringVar(&cfg.CucumberFile, "cucumber", "", "also write a cucumber JSON report of the run to this file")
 	fs.StringVar(&cfg.WebhookListen, "webhook-listen", "127.0.0.1:0", `address of conform's webhook receiver ("off" skips the @delivery scenarios)`)
 	fs.StringVar(&cfg.WebhookURL, "webhook-url", "", "the receiver's URL as the deployment reaches it, if not the listening address")
+	fs.Var(&openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n\nFlags:\n", keyEnv)
 		fs.PrintDefaults()
@@ -96,9 +115,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return conformance.ExitError
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "conform: unexpected argument %q (the commands are \"check\" and \"steps\")\n", fs.Arg(0))
+		hint := ` (the commands are "check" and "steps")`
+		if openAPI == conformance.OpenAPIServed {
+			hint = " (a document is given as --openapi=FILE)"
+		}
+		fmt.Fprintf(stderr, "conform: unexpected argument %q%s\n", fs.Arg(0), hint)
 		return conformance.ExitError
 	}
+	cfg.OpenAPI = string(openAPI)
 	cfg.FeatureDirs = dirs
 	cfg.Version = version.Read().Short()
 	cfg.APIKey = strings.TrimSpace(getenv(keyEnv))
