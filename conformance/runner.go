@@ -291,8 +291,10 @@ func (r *prepared) report(d time.Duration) *Report {
 			res.Status, res.Duration, res.SkipReason = got.Status, got.Duration, got.SkipReason
 			res.FailedStep, res.Message, res.Request, res.Response = got.FailedStep, got.Message, got.Request, got.Response
 			res.Rule, res.RuleLevel = got.Rule, got.RuleLevel
+			// A rule with an area of its own (the document's) is reported
+			// there, at its own level, whatever scenario broke it.
 			if got.Area != "" {
-				res.Area = got.Area
+				res.Area, res.Level = got.Area, got.RuleLevel
 			}
 		}
 		level := res.Level
