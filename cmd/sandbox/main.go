@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -27,6 +28,7 @@ type config struct {
 	fixturesDir string
 	frozenClock string
 	logFormat   string
+	memoryLimit byteSize
 	app         app.Config
 }
 
@@ -47,6 +49,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.DurationVar(&a.AccountTTL, "account-ttl", app.DefaultAccountTTL, "drop an account idle for this long; its key then starts afresh")
 	fset.IntVar(&a.MaxAccounts, "max-accounts", app.DefaultMaxAccounts, "accounts held at once; past it the least recently used is dropped")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
+	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
 	fset.DurationVar(&a.Webhooks.FirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
 	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback and private networks too (link-local, multicast and unspecified ones always are)")
@@ -132,6 +135,9 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	cfg.app.Logger = logger
 	if err := cfg.resolve(); err != nil {
 		return err
+	}
+	if cfg.memoryLimit > 0 {
+		debug.SetMemoryLimit(int64(cfg.memoryLimit))
 	}
 	sandboxApp, err := app.New(cfg.app)
 	if err != nil {

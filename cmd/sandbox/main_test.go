@@ -152,3 +152,22 @@ func TestOversizedHeadersAreRefusedBeforeAnyHandler(t *testing.T) {
 		t.Errorf("a %d-byte header got %d, want 431", 2*maxHeaderBytes, res.StatusCode)
 	}
 }
+
+func TestMemoryLimitTakesGOMEMLIMITsSizes(t *testing.T) {
+	for in, want := range map[string]int64{"1900MiB": 1900 << 20, "2GiB": 2 << 30, "512": 512, "64KiB": 64 << 10, "0": 0} {
+		var got byteSize
+		if err := got.Set(in); err != nil || int64(got) != want {
+			t.Errorf("Set(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "1.5GiB", "-1MiB", "2GB", "MiB", "99999999999TiB"} {
+		var got byteSize
+		if err := got.Set(bad); err == nil {
+			t.Errorf("Set(%q) accepted as %d", bad, got)
+		}
+	}
+	cfg, err := parseFlags([]string{"-memory-limit", "1900MiB"}, io.Discard)
+	if err != nil || cfg.memoryLimit != 1900<<20 || cfg.memoryLimit.String() != "1900MiB" {
+		t.Errorf("-memory-limit 1900MiB: %v, %v", cfg.memoryLimit, err)
+	}
+}
