@@ -38,6 +38,9 @@ func startReceivers() (*receivers, error) {
 	mux.HandleFunc("/ok", func(w http.ResponseWriter, req *http.Request) { _, _ = io.Copy(io.Discard, req.Body) })
 	mux.HandleFunc("/fail", func(w http.ResponseWriter, req *http.Request) { http.Error(w, "no", http.StatusInternalServerError) })
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, req *http.Request) {
+		// Read first: only then does the server notice, and cancel the
+		// context, when the sandbox gives up and closes the connection.
+		_, _ = io.Copy(io.Discard, req.Body)
 		select {
 		case <-req.Context().Done():
 		case <-r.stop:
