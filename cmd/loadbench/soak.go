@@ -7,10 +7,10 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"text/tabwriter"
 	"time"
 )
 
@@ -86,8 +86,9 @@ func runSoak(opts options, out io.Writer) error {
 	defer recv.close()
 
 	fmt.Fprintf(out, "soak: %s, %d workers, fresh keys, sandbox flags %s\n\n", opts.soak, opts.connections, strings.Join(soakFlags, " "))
-	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "elapsed\trequests\tRSS\tgoroutines\taccounts\t")
+	// Fixed widths rather than a tabwriter: rows are printed as they come.
+	const row = "%8s %10s %11s %11s %9s\n"
+	fmt.Fprintf(out, row, "elapsed", "requests", "RSS", "goroutines", "accounts")
 	var (
 		sent    atomic.Int64
 		failure atomic.Value
@@ -125,8 +126,7 @@ func runSoak(opts options, out io.Writer) error {
 			return err
 		}
 		samples = append(samples, s)
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t\n", s.at.Round(time.Second), s.requests, mib(s.rss), s.goroutines, s.accounts)
-		_ = tw.Flush()
+		fmt.Fprintf(out, row, s.at.Round(time.Second), strconv.FormatInt(s.requests, 10), mib(s.rss), strconv.Itoa(s.goroutines), strconv.Itoa(s.accounts))
 	}
 	if err, ok := failure.Load().(error); ok {
 		return err
