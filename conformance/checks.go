@@ -423,21 +423,31 @@ func everyItemHas(ctx context.Context, path, field, want string) error {
 }
 
 func noItemHas(ctx context.Context, path, field, want string) error {
-	s := stateFrom(ctx)
-	w, err := s.expand(want)
+	i, w, _, err := itemWith(ctx, path, field, want)
+	if err == nil && i >= 0 {
+		return fmt.Errorf("item %d at %q has %q = %q; want no such item", i, path, field, w)
+	}
+	return err
+}
+
+// itemWith returns the index of the first item at path whose field equals
+// want, placeholders expanded (-1 if none), the expanded value and how many
+// items there are.
+func itemWith(ctx context.Context, path, field, want string) (int, string, int, error) {
+	w, err := stateFrom(ctx).expand(want)
 	if err != nil {
-		return err
+		return -1, "", 0, err
 	}
 	items, err := arrayAt(ctx, path)
 	if err != nil {
-		return err
+		return -1, w, 0, err
 	}
 	for i, it := range items {
 		if got, err := lookup(it, field); err == nil && got == w {
-			return fmt.Errorf("item %d at %q has %q = %q; want no such item", i, path, field, w)
+			return i, w, len(items), nil
 		}
 	}
-	return nil
+	return -1, w, len(items), nil
 }
 
 func jsonMaxLen(ctx context.Context, path string, n int) error {
@@ -543,21 +553,11 @@ func checkTimestamps(v any) error {
 }
 
 func itemsInclude(ctx context.Context, path, field, want string) error {
-	s := stateFrom(ctx)
-	w, err := s.expand(want)
-	if err != nil {
-		return err
+	i, w, n, err := itemWith(ctx, path, field, want)
+	if err == nil && i < 0 {
+		return fmt.Errorf("none of the %d item(s) at %q has %q = %q", n, path, field, w)
 	}
-	items, err := arrayAt(ctx, path)
-	if err != nil {
-		return err
-	}
-	for _, it := range items {
-		if got, err := lookup(it, field); err == nil && got == w {
-			return nil
-		}
-	}
-	return fmt.Errorf("none of the %d item(s) at %q has %q = %q", len(items), path, field, w)
+	return err
 }
 
 func itemsOrdered(ctx context.Context, path, field, direction string) error {

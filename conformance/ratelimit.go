@@ -39,11 +39,19 @@ func readRateHeaders(e *exchange) (rateHeaders, error) {
 }
 
 func lastRateHeaders(ctx context.Context) (rateHeaders, error) {
+	_, h, err := lastExchangeRates(ctx)
+	return h, err
+}
+
+// lastExchangeRates is the last exchange with its rate-limit headers, for
+// checks that also need the server's clock.
+func lastExchangeRates(ctx context.Context) (*exchange, rateHeaders, error) {
 	e, err := lastExchange(ctx)
 	if err != nil {
-		return rateHeaders{}, err
+		return nil, rateHeaders{}, err
 	}
-	return readRateHeaders(e)
+	h, err := readRateHeaders(e)
+	return e, h, err
 }
 
 func rateHeadersIntegers(ctx context.Context) error {
@@ -67,11 +75,7 @@ func remainingWithinLimit(ctx context.Context) error {
 // -rate-limit-minute 50) may enforce less, never more. The window the
 // headers describe is told by how far away the reset is.
 func limitPublished(ctx context.Context) error {
-	e, err := lastExchange(ctx)
-	if err != nil {
-		return err
-	}
-	h, err := readRateHeaders(e)
+	e, h, err := lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}
@@ -144,11 +148,7 @@ func serverClock(e *exchange) (time.Time, string) {
 // Unix milliseconds, each at most a day (the longest window) after the
 // server's clock.
 func resetPlausible(ctx context.Context) error {
-	e, err := lastExchange(ctx)
-	if err != nil {
-		return err
-	}
-	h, err := readRateHeaders(e)
+	e, h, err := lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}
@@ -162,11 +162,7 @@ func resetPlausible(ctx context.Context) error {
 // resetUnixWithin is the sandbox's reading: Unix seconds at the end of the
 // reported window, after the server's clock and at most secs later.
 func resetUnixWithin(ctx context.Context, secs int) error {
-	e, err := lastExchange(ctx)
-	if err != nil {
-		return err
-	}
-	h, err := readRateHeaders(e)
+	e, h, err := lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}
@@ -257,11 +253,7 @@ func resetOnMinute(ctx context.Context) error {
 // windows aligned to UTC, so the reset is the end of the server's current
 // minute, hour or day, whichever has the fewest requests left.
 func resetEndsWindow(ctx context.Context) error {
-	e, err := lastExchange(ctx)
-	if err != nil {
-		return err
-	}
-	h, err := readRateHeaders(e)
+	e, h, err := lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}
