@@ -22,13 +22,7 @@ cd "$(dirname "$0")/.."
 
 need_package curl curl
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  [ ${#pids[@]} -eq 0 ] || stop_pids "${pids[@]}"
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch
 
 # The Dockerfile as logical lines: comments dropped, continuations joined.
 logical_lines() {

@@ -20,13 +20,7 @@ cd "$(dirname "$0")/.."
 need_package curl curl
 need_package nginx nginx-light
 
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  [ ${#pids[@]} -eq 0 ] || stop_pids "${pids[@]}"
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch
 
 say "building sandbox and conform"
 go build -o "$tmp/bin/" ./cmd/sandbox ./cmd/conform

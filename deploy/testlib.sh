@@ -62,3 +62,17 @@ stop_pids() {
   done
   for pid in "$@"; do kill -KILL "$pid" 2>/dev/null || true; done
 }
+
+# scratch makes the directory $tmp and the list pids of processes started,
+# and on exit, however the script ends, stops those processes and removes
+# the directory.
+scratch() {
+  tmp=$(mktemp -d)
+  pids=()
+  trap 'cleanup_scratch' EXIT
+}
+
+cleanup_scratch() {
+  [ ${#pids[@]} -eq 0 ] || stop_pids "${pids[@]}"
+  rm -rf "$tmp"
+}
