@@ -19,7 +19,7 @@ func (d *DB) CreateCampaign(in sandbox.CampaignInput) (sandbox.Campaign, error) 
 		}
 		c = sandbox.Campaign{
 			ID: id, Name: in.Name, Platform: in.Platform, TestersRequired: in.TestersRequired, RewardPerBug: in.RewardPerBug,
-			Status: sandbox.CampaignDraft, CreatedAt: d.now() + d.origin, Seq: seq,
+			Status: sandbox.CampaignDraft, CreatedAt: d.now(), Seq: seq,
 		}
 		if err := txn.Insert(campaigns.name, stored(d, campaigns, c)); err != nil {
 			return fmt.Errorf("insert campaign: %w", err)
@@ -63,7 +63,7 @@ func (d *DB) FileBug(in sandbox.BugInput) (sandbox.Bug, error) {
 		if err != nil {
 			return err
 		}
-		now := d.now() + d.origin
+		now := d.now()
 		b = sandbox.Bug{
 			ID: id, CampaignID: in.CampaignID, TesterID: testerID, Title: in.Title, Description: in.Description,
 			Severity: in.Severity, Status: sandbox.BugNew, CreatedAt: now, UpdatedAt: now, Seq: seq,
@@ -124,7 +124,7 @@ func (d *DB) UpdateBug(id string, p sandbox.BugPatch) (sandbox.Bug, error) {
 		if err != nil {
 			return err
 		}
-		next, changed, err := resolved(d, bugs, current).Apply(p, d.now()+d.origin)
+		next, changed, err := resolved(d, bugs, current).Apply(p, d.now())
 		updated = next
 		if err != nil || !changed {
 			return err
@@ -147,7 +147,7 @@ func (d *DB) CreateWebhook(in sandbox.WebhookInput) (sandbox.Webhook, error) {
 		}
 		w = sandbox.Webhook{
 			ID: id, URL: in.URL, Events: in.Events, Status: sandbox.WebhookActive,
-			Secret: webhookSecret(d.accountID, id), CreatedAt: d.now() + d.origin, Seq: seq,
+			Secret: webhookSecret(d.accountID, id), CreatedAt: d.now(), Seq: seq,
 		}
 		if err := txn.Insert(webhooks.name, stored(d, webhooks, w)); err != nil {
 			return fmt.Errorf("insert webhook: %w", err)

@@ -102,10 +102,10 @@ func (d *DB) write(fn func(txn *memdb.Txn) error) error {
 	return nil
 }
 
-// now is the account's clock reading, relative to its origin, as records
-// store it.
+// now is the account's clock reading; records built with it are made
+// relative to the origin by stored, on their way in.
 func (d *DB) now() sandbox.Time {
-	return sandbox.At(d.clock.Now()) - d.origin
+	return sandbox.At(d.clock.Now())
 }
 
 // nextSeq returns the sequence number after the table's last: IDs depend only
@@ -158,7 +158,7 @@ func (d *DB) emit(txn *memdb.Txn, eventType string, record any) error {
 	if err != nil {
 		return err
 	}
-	createdAt := d.now() + d.origin
+	createdAt := d.now()
 	encoded, err := json.Marshal(struct {
 		ID        string       `json:"id"`
 		Type      string       `json:"type"`
