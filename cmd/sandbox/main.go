@@ -63,9 +63,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if a.Limits.Minute < 1 || a.Limits.Hour < 1 || a.Limits.Day < 1 || a.ControlLimits.Minute < 1 {
 		return cfg, errors.New("rate limits must be at least 1")
 	}
-	// The controls' budget is a per-minute one; the longer windows only
-	// keep up with it.
-	a.ControlLimits.Hour, a.ControlLimits.Day = a.ControlLimits.Minute*60, a.ControlLimits.Minute*24*60
+	a.ControlLimits = ratelimit.PerMinute(a.ControlLimits.Minute)
 	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 {
 		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1 and -account-ttl positive")
 	}

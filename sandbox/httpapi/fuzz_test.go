@@ -52,7 +52,9 @@ var fuzzProbes = []struct{ path, body string }{
 func newFuzzSandbox(f *testing.F) *fuzzSandbox {
 	s := &fuzzSandbox{h: sandboxtest.NewHandler(f, sandboxtest.Options{
 		MinuteLimit: math.MaxInt32, HourLimit: math.MaxInt32, DayLimit: math.MaxInt32,
-		Now: time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC),
+		// Every input resets the account first, through the controls.
+		ControlMinuteLimit: math.MaxInt32 / (24 * 60),
+		Now:                time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC),
 	})}
 	s.reset(f)
 	s.seeded = s.snapshot(f)

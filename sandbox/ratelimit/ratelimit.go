@@ -21,7 +21,13 @@ var DefaultLimits = Limits{Minute: 1000, Hour: 10000, Day: 100000}
 // DefaultControlLimits are the sandbox controls' own budget: generous, but
 // enough to stop a script that floods them (each control can emit webhook
 // events).
-var DefaultControlLimits = Limits{Minute: 600, Hour: 36000, Day: 864000}
+var DefaultControlLimits = PerMinute(600)
+
+// PerMinute is a budget set by the minute alone: the hour and the day allow
+// 60 and 1440 times as much, so that only the minute ever binds.
+func PerMinute(n int) Limits {
+	return Limits{Minute: n, Hour: n * 60, Day: n * 24 * 60}
+}
 
 // Decision is the outcome of one request, with the figures of the window that
 // has the fewest requests left (the shortest one on a tie).

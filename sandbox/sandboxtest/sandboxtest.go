@@ -67,7 +67,7 @@ func New(tb testing.TB, opts Options) *Sandbox {
 		Fixtures:      opts.Fixtures,
 		FrozenAt:      opts.Now,
 		Limits:        ratelimit.Limits{Minute: opts.MinuteLimit, Hour: opts.HourLimit, Day: opts.DayLimit},
-		ControlLimits: ratelimit.Limits{Minute: opts.ControlMinuteLimit},
+		ControlLimits: ratelimit.PerMinute(opts.ControlMinuteLimit),
 		AccountTTL:    opts.AccountTTL,
 		MaxAccounts:   opts.MaxAccounts,
 		// Whatever URLs a test registers, its deliveries never leave
