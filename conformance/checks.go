@@ -20,6 +20,15 @@ func lastExchange(ctx context.Context) (*exchange, error) {
 	return stateFrom(ctx).last()
 }
 
+// lastJSON is the body of the last response, decoded.
+func lastJSON(ctx context.Context) (any, error) {
+	e, err := lastExchange(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return e.json()
+}
+
 func statusIs(ctx context.Context, want int) error {
 	e, err := lastExchange(ctx)
 	if err != nil {
@@ -155,11 +164,7 @@ func describeField(m map[string]any, k string) string {
 }
 
 func errorCode(ctx context.Context, code string) error {
-	e, err := lastExchange(ctx)
-	if err != nil {
-		return err
-	}
-	v, err := e.json()
+	v, err := lastJSON(ctx)
 	if err != nil {
 		return err
 	}
@@ -503,11 +508,7 @@ func checkMillisTimestamp(path string, v any) error {
 // everyTimestampMillis checks every field named createdAt, updatedAt or
 // otherwise ending in "At" anywhere in the body, and fails if there is none.
 func everyTimestampMillis(ctx context.Context) error {
-	e, err := lastExchange(ctx)
-	if err != nil {
-		return err
-	}
-	v, err := e.json()
+	v, err := lastJSON(ctx)
 	if err != nil {
 		return err
 	}
