@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -471,4 +472,12 @@ func TestUncleanPathsGetTheEnvelope(t *testing.T) {
 		c.fails("GET", path, "", http.StatusNotFound, "NOT_FOUND")
 	}
 	c.fails("PATCH", "/v1/bugs/.", `{"status":"confirmed"}`, http.StatusNotFound, "NOT_FOUND")
+}
+
+func TestTextComesBackAsSent(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	res := c.do("POST", "/v1/campaigns", `{"name":"R&D <beta>","platform":"web","testersRequired":1,"rewardPerBug":1}`)
+	if res.status != http.StatusOK || !bytes.Contains(res.raw, []byte(`"name":"R&D <beta>"`)) {
+		t.Errorf("the name came back as %s", res.raw)
+	}
 }

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -62,11 +63,15 @@ var internalErrorBody = []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR
 // encoded before the status is written, so that a body that cannot be
 // encoded still gets a 500 envelope rather than a 200 and half a body.
 func writeJSON(w http.ResponseWriter, status int, body any) error {
-	encoded, err := json.Marshal(body)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Names and descriptions come back as sent: "R&D <beta>", not
+	// "R\u0026D \u003cbeta\u003e".
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(body)
+	encoded := buf.Bytes()
 	if err != nil {
 		status, encoded = http.StatusInternalServerError, internalErrorBody
-	} else {
-		encoded = append(encoded, '\n')
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -77,7 +82,7 @@ func writeJSON(w http.ResponseWriter, status int, body any) error {
 
 func (s *Server) writeData(w http.ResponseWriter, r *http.Request, data any) {
 	if err := writeJSON(w, http.StatusOK, successEnvelope{Success: true, Data: data}); err != nil {
-		s.logger.ErrorContext(r.Context(), "encode response", "path", r.URL.Path, "error", err)
+		s.logger.ErrorContext(r.Context(), "encode response", "path", loggedPath(r), "error", err)
 	}
 }
 
@@ -94,7 +99,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		apiErr = sandbox.Errorf(sandbox.ErrRequestTimeout, "the request body did not arrive in time")
 	case apiErr.Code == sandbox.ErrInternal:
-		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", loggedPath(r), "error", err)
 	}
 	if apiErr.Code == sandbox.ErrInvalidAPIKey {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="svc"`)
