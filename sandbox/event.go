@@ -5,10 +5,9 @@ package sandbox
 // record as it was right after the change, encoded once when the event
 // happens: it is both what GET /_sandbox/events lists and the webhook body.
 type Event struct {
-	ID        string
-	Type      string
-	CreatedAt Time
-	JSON      []byte
+	ID   string
+	Type string
+	JSON []byte
 
 	Seq uint64
 }

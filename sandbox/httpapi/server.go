@@ -125,8 +125,7 @@ func (s *Server) handle(h handlerFunc) http.Handler {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
-	path, _ := accounts.Prefix(r.URL.Path, accounts.MaxLoggedText)
-	s.writeError(w, r, sandbox.Errorf(sandbox.ErrNotFound, "no route for %s %s", r.Method, path))
+	s.writeError(w, r, sandbox.Errorf(sandbox.ErrNotFound, "no route for %s %s", r.Method, loggedPath(r)))
 }
 
 // allowMethods are the methods the API could route; Allow lists those the
@@ -146,8 +145,7 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
-	path, _ := accounts.Prefix(r.URL.Path, accounts.MaxLoggedText)
-	s.writeError(w, r, sandbox.Errorf(sandbox.ErrMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, path, strings.Join(allowed, ", ")))
+	s.writeError(w, r, sandbox.Errorf(sandbox.ErrMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, loggedPath(r), strings.Join(allowed, ", ")))
 }
 
 // health also tells an operator of a shared sandbox what it is holding, the

@@ -158,17 +158,16 @@ func (d *DB) emit(txn *memdb.Txn, eventType string, record any) error {
 	if err != nil {
 		return err
 	}
-	createdAt := d.now()
 	encoded, err := json.Marshal(struct {
 		ID        string       `json:"id"`
 		Type      string       `json:"type"`
 		CreatedAt sandbox.Time `json:"createdAt"`
 		Data      any          `json:"data"`
-	}{id, eventType, createdAt, record})
+	}{id, eventType, d.now(), record})
 	if err != nil {
 		return fmt.Errorf("encode %s event: %w", eventType, err)
 	}
-	event := &sandbox.Event{ID: id, Type: eventType, CreatedAt: createdAt, JSON: encoded, Seq: seq}
+	event := &sandbox.Event{ID: id, Type: eventType, JSON: encoded, Seq: seq}
 	if err := txn.Insert(events.name, event); err != nil {
 		return fmt.Errorf("insert %s event: %w", eventType, err)
 	}

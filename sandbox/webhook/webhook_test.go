@@ -32,7 +32,7 @@ func event(n int) sandbox.Event {
 	id := fmt.Sprintf("evt_%06d", n)
 	at := sandbox.At(frozen)
 	body := fmt.Sprintf(`{"id":%q,"type":"campaign.created","createdAt":"%s","data":{"id":"cmp_%06d","rewardPerBug":3.10}}`, id, at, n)
-	return sandbox.Event{ID: id, Type: sandbox.EventCampaignCreated, CreatedAt: at, JSON: []byte(body)}
+	return sandbox.Event{ID: id, Type: sandbox.EventCampaignCreated, JSON: []byte(body)}
 }
 
 func hook(id, url string) sandbox.Webhook {
