@@ -112,7 +112,7 @@ func TestLeastRecentlyUsedAccountsAreDroppedPastTheCap(t *testing.T) {
 func TestDroppedKeyStartsAfresh(t *testing.T) {
 	r := newRegistry(t, Config{Max: 1})
 	first := r.Get(key(1))
-	if _, err := first.Store.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
+	if _, err := first.Store.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	r.Get(key(2))
@@ -120,7 +120,7 @@ func TestDroppedKeyStartsAfresh(t *testing.T) {
 	if again == first {
 		t.Fatal("the evicted account came back")
 	}
-	if _, err := again.Store.Campaign("cmp_000006"); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+	if _, err := again.Store.Campaign(t.Context(), "cmp_000006"); sandbox.AsError(err).Code != sandbox.ErrNotFound {
 		t.Errorf("the reseeded account holds the old campaign: %v", err)
 	}
 }
@@ -189,10 +189,10 @@ func TestEachAccountHasItsOwnClock(t *testing.T) {
 func TestAnnounceNeverFailsTheWrite(t *testing.T) {
 	r := newRegistry(t, Config{Max: 10, NewOutbox: func(string, sandbox.Clock) Outbox { return &panickingOutbox{} }})
 	a := r.Get(key(1))
-	if _, err := a.Store.CreateWebhook(sandbox.WebhookInput{URL: "http://127.0.0.1:1/", Events: []string{"*"}}); err != nil {
+	if _, err := a.Store.CreateWebhook(t.Context(), sandbox.WebhookInput{URL: "http://127.0.0.1:1/", Events: []string{"*"}}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := a.Store.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
+	c, err := a.Store.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
 	if err != nil || c.ID == "" {
 		t.Fatalf("the write failed with its announcement: %+v, %v", c, err)
 	}
@@ -236,7 +236,7 @@ func BenchmarkFreshAccount(b *testing.B) {
 			a := r.Get(key(i))
 			a.Limiter.Take(a.Clock.Now())
 			a.Requests.Add(LoggedRequest{Method: "GET", Path: "/v1/campaigns", Status: 200})
-			if _, err := a.Store.Campaigns(sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 20}); err != nil {
+			if _, err := a.Store.Campaigns(b.Context(), sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 20}); err != nil {
 				b.Fatal(err)
 			}
 		}

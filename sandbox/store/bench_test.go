@@ -22,12 +22,12 @@ var accountSizes = []int{10_000, 300_000}
 func filledDB(b *testing.B, n int) *DB {
 	b.Helper()
 	tmpl, _ := newTemplate(b, Limits{Records: 10 * n, Webhooks: 16, Events: DefaultLimits.Events})
-	db := tmpl.Open("acct-1", sandbox.NewFrozenClock(origin), nil)
+	db := tmpl.Open("acct-1", sandbox.NewFrozenClock(origin), Options{})
 	for range n {
-		if _, err := db.CreateCampaign(benchCampaign); err != nil {
+		if _, err := db.CreateCampaign(b.Context(), benchCampaign); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := db.FileBug(benchBug); err != nil {
+		if _, err := db.FileBug(b.Context(), benchBug); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -42,7 +42,7 @@ func BenchmarkCreateCampaign(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := db.CreateCampaign(benchCampaign); err != nil {
+				if _, err := db.CreateCampaign(b.Context(), benchCampaign); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -57,7 +57,7 @@ func BenchmarkFileBug(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := db.FileBug(benchBug); err != nil {
+				if _, err := db.FileBug(b.Context(), benchBug); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -72,15 +72,15 @@ func BenchmarkRetainedPerRecord(b *testing.B) {
 		b.Run("records=2x100k", func(b *testing.B) {
 			for b.Loop() {
 				before := heapInUse()
-				db := openDB(b, nil)
+				db := openDB(b, Options{})
 				for range n {
-					c, err := db.CreateCampaign(benchCampaign)
+					c, err := db.CreateCampaign(b.Context(), benchCampaign)
 					if err != nil {
 						b.Fatal(err)
 					}
 					in := benchBug
 					in.CampaignID = c.ID
-					if _, err := db.FileBug(in); err != nil {
+					if _, err := db.FileBug(b.Context(), in); err != nil {
 						b.Fatal(err)
 					}
 				}
