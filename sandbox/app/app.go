@@ -75,7 +75,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	outboxes, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
+	outboxes, identity, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
 	registry, err := accounts.New(accounts.Config{
 		Template:      template,
 		Limits:        cfg.Limits.Or(ratelimit.DefaultLimits),
@@ -84,6 +84,7 @@ func New(cfg Config) (*App, error) {
 		TTL:           cmp.Or(cfg.AccountTTL, DefaultAccountTTL),
 		Max:           cmp.Or(cfg.MaxAccounts, DefaultMaxAccounts),
 		NewOutbox:     outboxes,
+		Identity:      identity,
 		WrapStore:     cfg.WrapStore,
 		Logger:        cfg.Logger,
 	})
