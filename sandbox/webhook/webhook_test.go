@@ -76,13 +76,17 @@ func (r *receiver) received() []post {
 }
 
 // hangingReceiver answers nothing until the test ends or the request is
-// cancelled; started tells of each request it got.
+// cancelled, but at /ok, where it answers 200 at once; started tells of each
+// request it holds.
 func hangingReceiver(t *testing.T) (*httptest.Server, chan struct{}) {
 	t.Helper()
 	release := make(chan struct{})
 	started := make(chan struct{}, 100)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/ok" {
+			return
+		}
 		select {
 		case started <- struct{}{}:
 		default:
@@ -462,14 +466,21 @@ func TestHangingReceiversLeaveTheFastLane(t *testing.T) {
 	}
 	waitStarted(t, started1, 2)
 	waitStarted(t, started2, 2)
-	healthy := d.NewOutbox("healthy", sandbox.NewFrozenClock(frozen))
-	for n := range 5 {
-		healthy.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", fast.URL)})
+	bystanderDelivered(t, d, wall, fast.URL, 5)
+}
+
+// bystanderDelivered has another account send n events to url, moves the
+// dispatcher's clock past SlowAfter, and checks that all n are delivered.
+func bystanderDelivered(t *testing.T, d *webhook.Dispatcher, wall *sandbox.FrozenClock, url string, n int) {
+	t.Helper()
+	bystander := d.NewOutbox("bystander", sandbox.NewFrozenClock(frozen))
+	for i := range n {
+		bystander.Send(event(i+1), []sandbox.Webhook{hook("whk_000001", url)})
 	}
 	wall.Advance(time.Second)
-	for _, r := range waitRecords(t, healthy, 5) {
+	for _, r := range waitRecords(t, bystander, n) {
 		if r.StatusCode != http.StatusOK {
-			t.Errorf("healthy account's delivery %+v", r)
+			t.Errorf("the other account's delivery %+v", r)
 		}
 	}
 }
@@ -503,20 +514,7 @@ func TestOneReceiverSpelledManyWaysIsOneHost(t *testing.T) {
 // have hung for SlowAfter, that key has one at a time there, and the
 // tenant's own deliveries to the same host go through.
 func TestHangingPathOnAnotherTenantsHost(t *testing.T) {
-	release := make(chan struct{})
-	started := make(chan struct{}, 100)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		if r.URL.Path == "/hang" {
-			started <- struct{}{}
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(release) })
+	srv, started := hangingReceiver(t)
 	wall := sandbox.NewFrozenClock(frozen)
 	d := start(t, webhook.Options{PerHost: 2, Clock: wall})
 	attacker := d.NewOutbox("attacker", sandbox.NewFrozenClock(frozen))
@@ -528,16 +526,7 @@ func TestHangingPathOnAnotherTenantsHost(t *testing.T) {
 		attacker.Send(event(n+1), hooks)
 	}
 	waitStarted(t, started, 2)
-	tenant := d.NewOutbox("tenant", sandbox.NewFrozenClock(frozen))
-	for n := range 10 {
-		tenant.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", srv.URL+"/ok")})
-	}
-	wall.Advance(time.Second)
-	for _, r := range waitRecords(t, tenant, 10) {
-		if r.StatusCode != http.StatusOK {
-			t.Errorf("tenant's delivery %+v", r)
-		}
-	}
+	bystanderDelivered(t, d, wall, srv.URL+"/ok", 10)
 }
 
 func TestFullSlowLaneCutsAttemptsShort(t *testing.T) {
