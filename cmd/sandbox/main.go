@@ -23,6 +23,14 @@ import (
 	"github.com/testcampaign/kit/sandbox/store"
 )
 
+// secretEnv names the environment variable that sets the server secret: a
+// command line is visible to every user of the machine, the environment is not.
+const secretEnv = "SANDBOX_SECRET"
+
+// minSecretLength keeps a server secret from being guessed, which would make
+// short keys recoverable from their Webhook-Ids again.
+const minSecretLength = 16
+
 type config struct {
 	addr        string
 	fixturesDir string
@@ -55,8 +63,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
 	fset.DurationVar(&a.Webhooks.FirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
-	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback and private networks too (link-local, multicast and unspecified ones always are)")
-	fset.BoolVar(&a.Webhooks.LoopbackOnly, "webhook-loopback-only", false, "deliver webhooks only to receivers on this machine (localhost and loopback addresses)")
+	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback, private and special-purpose networks and the host's own addresses too (link-local, multicast and unspecified ones always are)")
+	fset.BoolVar(&a.Webhooks.LoopbackOnly, "webhook-loopback-only", false, "deliver webhooks only to receivers on this machine (loopback addresses and the name localhost), and look no name up")
+	fset.StringVar(&a.Webhooks.Secret, "secret", "", "server secret (at least 16 bytes) that webhook secrets and Webhook-Ids are derived with, so that replicas and reruns agree; prefer the "+secretEnv+" environment variable, which other users cannot read (default: "+secretEnv+", else random for each start)")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -73,6 +82,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	a.MemoryBudget = int64(cfg.budget)
 	if a.Webhooks.DenyPrivate && a.Webhooks.LoopbackOnly {
 		return cfg, errors.New("-webhook-deny-private and -webhook-loopback-only together would refuse every destination")
+	}
+	if a.Webhooks.Secret == "" {
+		a.Webhooks.Secret = os.Getenv(secretEnv)
+	}
+	if a.Webhooks.Secret != "" && len(a.Webhooks.Secret) < minSecretLength {
+		return cfg, fmt.Errorf("-secret or %s must be at least %d bytes", secretEnv, minSecretLength)
 	}
 	if a.Webhooks.Attempts < 1 || a.Webhooks.FirstRetry <= 0 {
 		return cfg, errors.New("-webhook-attempts must be at least 1 and -webhook-first-retry positive")

@@ -83,7 +83,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	outboxes, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
+	outboxes, identity, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
 	registry, err := accounts.New(accounts.Config{
 		Template:      template,
 		Limits:        cfg.Limits.Or(ratelimit.DefaultLimits),
@@ -93,6 +93,7 @@ func New(cfg Config) (*App, error) {
 		Max:           cmp.Or(cfg.MaxAccounts, DefaultMaxAccounts),
 		MemoryBudget:  cmp.Or(cfg.MemoryBudget, DefaultMemoryBudget),
 		NewOutbox:     outboxes,
+		Identity:      identity,
 		WrapStore:     cfg.WrapStore,
 		Logger:        cfg.Logger,
 	})
