@@ -153,7 +153,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		key, err := sandbox.ParseAuthorization(r.Header.Get("Authorization"))
+		key, err := ParseAuthorization(r.Header.Get("Authorization"))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
