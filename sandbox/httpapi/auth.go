@@ -20,9 +20,7 @@ func validSecret(s string) bool {
 		return false
 	}
 	for i := range len(s) {
-		switch c := s[i]; {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-':
-		default:
+		if !sandbox.IsKeyByte(s[i]) {
 			return false
 		}
 	}

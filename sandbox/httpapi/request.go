@@ -17,7 +17,7 @@ func readJSONBody(r *http.Request) ([]byte, error) {
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
 		return nil, sandbox.Errorf(sandbox.ErrUnsupportedMediaType,
-			"request body must be sent with Content-Type: application/json (got %q)", r.Header.Get("Content-Type"))
+			"request body must be sent with Content-Type: application/json (got %q)", sandbox.Echo(r.Header.Get("Content-Type")))
 	}
 	// r.Body is already limited by limitBody; the *http.MaxBytesError it
 	// returns is turned into PAYLOAD_TOO_LARGE by writeError.

@@ -227,14 +227,14 @@ func stored[T, F any](d *DB, t table[T, F], rec T) *T {
 func get[T, F any](d *DB, txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
 	seq, ok := parseID(t, id)
 	if !ok {
-		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
+		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
 	}
 	raw, err := txn.First(t.name, indexID, seq)
 	if err != nil {
 		return nil, fmt.Errorf("look up %s %q: %w", noun, id, err)
 	}
 	if raw == nil {
-		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
+		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
 	}
 	return raw.(*T), nil
 }
