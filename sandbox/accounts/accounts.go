@@ -227,3 +227,11 @@ func (a *Account) close() {
 		a.Outbox.Close()
 	}
 }
+
+// Has reports whether the key has an account now, without counting as a use
+// of it: so a caller can tell a new account from a held one before Get.
+func (r *Registry) Has(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lru.Contains(sandbox.KeyOf(key))
+}
