@@ -175,3 +175,28 @@ func TestABodyCutShortIs400LoggedAtInfo(t *testing.T) {
 		t.Errorf("want one INFO line with status 400:\n%s", logs)
 	}
 }
+
+// deadlineRecorder is a ResponseWriter that, like a server's, takes a write
+// deadline.
+type deadlineRecorder struct {
+	*httptest.ResponseRecorder
+	deadline time.Time
+}
+
+func (d *deadlineRecorder) SetWriteDeadline(t time.Time) error {
+	d.deadline = t
+	return nil
+}
+
+func TestAResponseGetsAWriteDeadlineWhenItStarts(t *testing.T) {
+	built := sandboxtest.New(t, sandboxtest.Options{})
+	handler := httpapi.NewServer(httpapi.Options{Accounts: built.Accounts, WriteTimeout: 7 * time.Second})
+	for _, path := range []string{"/healthz", "/openapi.json", "/v1/nowhere"} {
+		rec := &deadlineRecorder{ResponseRecorder: httptest.NewRecorder()}
+		before := time.Now()
+		handler.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.deadline.Before(before.Add(7*time.Second)) || rec.deadline.After(time.Now().Add(7*time.Second)) {
+			t.Errorf("%s: write deadline %v, want 7s after the response started (%v)", path, rec.deadline, before)
+		}
+	}
+}
