@@ -10,6 +10,9 @@
 #     replica directly for each key's request log (GET /_sandbox/requests):
 #     all of a key's requests must be on exactly one replica, and the keys
 #     must spread over more than one;
+#   - sends a request from 127.0.0.2 with a forged X-Forwarded-For: the
+#     replica (run with -trust-forwarded-for, as compose.yaml does) must log
+#     the client as 127.0.0.2, the address nginx appended, not the forged one;
 #   - restarts one replica: its key must find a freshly seeded account there;
 #   - stops everything it started, also on failure.
 # Every request goes to 127.0.0.1 and every step is bounded in time.
@@ -33,7 +36,7 @@ replicas=$(grep -cE '^[[:space:]]*server[[:space:]]+sandbox-[0-9]+:8080;' "$conf
 # from each one's start-up log line.
 ports=()
 for i in $(seq "$replicas"); do
-  "$tmp/bin/sandbox" -addr 127.0.0.1:0 2>"$tmp/sandbox-$i.log" &
+  "$tmp/bin/sandbox" -addr 127.0.0.1:0 -trust-forwarded-for 2>"$tmp/sandbox-$i.log" &
   pids+=($!)
 done
 for i in $(seq "$replicas"); do
@@ -113,6 +116,15 @@ done
 [ ${#used[@]} -gt 1 ] || die "all $((${#keys[@]} + 1)) keys went to one replica: nginx is not spreading them"
 say "keys spread over ${#used[@]} of $replicas replicas"
 
+# Each client counts by the address nginx saw, whatever it claims itself.
+curl -fsS -o /dev/null --max-time 10 --interface 127.0.0.2 -H "X-Forwarded-For: 198.51.100.7" "$base/healthz"
+line=$(grep -h 'path=/healthz' "$tmp"/sandbox-*.log | grep 'client=127.0.0.2' || true)
+[ -n "$line" ] || die "no replica logged the request from 127.0.0.2 as that client"
+if grep -h 'client=198.51.100.7' "$tmp"/sandbox-*.log >/dev/null; then
+  die "a replica counted a client by the X-Forwarded-For it forged"
+fi
+say "replicas count each client by the address nginx appends"
+
 # A replica that restarts comes back with freshly seeded accounts, and nginx
 # sends the same keys to it again.
 key=${keys[0]}
@@ -124,7 +136,7 @@ has_fleet_campaign || die "the campaign key ${key:0:9}…${key: -4} created is n
 for i in "${!ports[@]}"; do
   [ "${ports[$i]}" = "$port" ] || continue
   stop_pids "${pids[$i]}"
-  "$tmp/bin/sandbox" -addr "127.0.0.1:$port" 2>>"$tmp/sandbox-$((i + 1)).log" &
+  "$tmp/bin/sandbox" -addr "127.0.0.1:$port" -trust-forwarded-for 2>>"$tmp/sandbox-$((i + 1)).log" &
   pids[i]=$!
 done
 wait_http "http://127.0.0.1:$port/healthz" 10 || die "the replica at port $port did not restart"

@@ -123,7 +123,8 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			return
 		}
 		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", loggedPath(r)),
-			slog.Int("status", rec.status), slog.Duration("duration", elapsed)}
+			slog.Int("status", rec.status), slog.Duration("duration", elapsed),
+			slog.String("client", s.clients.clientAddress(r).String())}
 		if a != nil {
 			attrs = append(attrs, slog.String("key", a.KeyHint))
 		}
