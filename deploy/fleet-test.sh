@@ -12,6 +12,9 @@
 #     must spread over more than one;
 #   - registers a webhook with one key on two replicas directly: both must
 #     give it the same secret, since every replica has the same SANDBOX_SECRET;
+#   - sends a request from 127.0.0.2 with a forged X-Forwarded-For: the
+#     replica (run with -trust-forwarded-for, as compose.yaml does) must log
+#     the client as 127.0.0.2, the address nginx appended, not the forged one;
 #   - restarts one replica: its key must find a freshly seeded account there;
 #   - stops everything it started, also on failure.
 # Every request goes to 127.0.0.1 and every step is bounded in time.
@@ -40,7 +43,7 @@ export SANDBOX_SECRET
 # from each one's start-up log line.
 ports=()
 for i in $(seq "$replicas"); do
-  "$tmp/bin/sandbox" -addr 127.0.0.1:0 2>"$tmp/sandbox-$i.log" &
+  "$tmp/bin/sandbox" -addr 127.0.0.1:0 -trust-forwarded-for 2>"$tmp/sandbox-$i.log" &
   pids+=($!)
 done
 for i in $(seq "$replicas"); do
@@ -131,6 +134,14 @@ first=$(webhook_secret "${ports[0]}" svc_test_fleet_secret)
 second=$(webhook_secret "${ports[1]}" svc_test_fleet_secret)
 [ -n "$first" ] && [ "$first" = "$second" ] || die "one key's first webhook got different secrets on two replicas"
 say "replicas agree on webhook secrets"
+# Each client counts by the address nginx saw, whatever it claims itself.
+curl -fsS -o /dev/null --max-time 10 --interface 127.0.0.2 -H "X-Forwarded-For: 198.51.100.7" "$base/healthz"
+line=$(grep -h 'path=/healthz' "$tmp"/sandbox-*.log | grep 'client=127.0.0.2' || true)
+[ -n "$line" ] || die "no replica logged the request from 127.0.0.2 as that client"
+if grep -h 'client=198.51.100.7' "$tmp"/sandbox-*.log >/dev/null; then
+  die "a replica counted a client by the X-Forwarded-For it forged"
+fi
+say "replicas count each client by the address nginx appends"
 
 # A replica that restarts comes back with freshly seeded accounts, and nginx
 # sends the same keys to it again.
@@ -143,7 +154,7 @@ has_fleet_campaign || die "the campaign key ${key:0:9}…${key: -4} created is n
 for i in "${!ports[@]}"; do
   [ "${ports[$i]}" = "$port" ] || continue
   stop_pids "${pids[$i]}"
-  "$tmp/bin/sandbox" -addr "127.0.0.1:$port" 2>>"$tmp/sandbox-$((i + 1)).log" &
+  "$tmp/bin/sandbox" -addr "127.0.0.1:$port" -trust-forwarded-for 2>>"$tmp/sandbox-$((i + 1)).log" &
   pids[i]=$!
 done
 wait_http "http://127.0.0.1:$port/healthz" 10 || die "the replica at port $port did not restart"

@@ -24,7 +24,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || cfg.app.Limits.Minute != 5 || cfg.frozenClock == "" || cfg.logFormat != "json" {
 		t.Errorf("set: %+v, %v", cfg, err)
 	}
-	for _, bad := range [][]string{{"-rate-limit-day", "0"}, {"-log-format", "xml"}, {"-webhook-attempts", "0"}, {"extra"}, {"-nope"}} {
+	for _, bad := range [][]string{{"-rate-limit-day", "0"}, {"-log-format", "xml"}, {"-webhook-attempts", "0"}, {"-max-conns", "0"}, {"-write-timeout", "0s"}, {"-client-limit-minute", "-1"}, {"extra"}, {"-nope"}} {
 		if _, err := parseFlags(bad, io.Discard); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -305,3 +305,11 @@ func (r *Registry) MemoryUsed() int64 {
 	defer r.mu.Unlock()
 	return r.used
 }
+
+// Has reports whether the key has an account now, without counting as a use
+// of it: so a caller can tell a new account from a held one before Get.
+func (r *Registry) Has(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lru.Contains(sandbox.KeyOf(key))
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 	"github.com/testcampaign/kit/sandbox/app"
+	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 )
 
@@ -49,6 +50,9 @@ type Options struct {
 	// WrapStore, if set, stands between each account and its database, so
 	// a test can make the store misbehave.
 	WrapStore func(sandbox.Store) sandbox.Store
+	// Clients bounds each client address; zero bounds nothing. Its minutes
+	// are counted at Now when that is set, so they never roll over.
+	Clients httpapi.ClientLimits
 }
 
 // Sandbox is a whole sandbox built for a test.
@@ -67,7 +71,7 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 // New is NewHandler for tests that also need the accounts.
 func New(tb testing.TB, opts Options) *Sandbox {
 	tb.Helper()
-	built, err := app.New(app.Config{
+	cfg := app.Config{
 		Fixtures:      opts.Fixtures,
 		FrozenAt:      opts.Now,
 		Limits:        ratelimit.Limits{Minute: opts.MinuteLimit, Hour: opts.HourLimit, Day: opts.DayLimit},
@@ -84,7 +88,12 @@ func New(tb testing.TB, opts Options) *Sandbox {
 		},
 		Logger:    opts.Logger,
 		WrapStore: opts.WrapStore,
-	})
+		Clients:   opts.Clients,
+	}
+	if !opts.Now.IsZero() {
+		cfg.ClientClock = func() time.Time { return opts.Now }
+	}
+	built, err := app.New(cfg)
 	if err != nil {
 		tb.Fatalf("build sandbox: %v", err)
 	}
