@@ -320,6 +320,15 @@ func (s *scenarioState) redact(text string) string {
 	return text
 }
 
+// transcript is every exchange of the scenario, one line each, redacted.
+func (s *scenarioState) transcript() []string {
+	out := make([]string, 0, len(s.history))
+	for _, e := range s.history {
+		out = append(out, s.requestLine(e)+"\n    → "+s.responseLine(e))
+	}
+	return out
+}
+
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -89,7 +89,7 @@ func TestExitCodes(t *testing.T) {
 		stderr string // must appear in standard error
 	}{
 		{"sandbox conforms", withKey, []string{"--base-url", sandbox}, 0, "RESULT: CONFORMANT"},
-		{"tags that select nothing", withKey, []string{"--base-url", sandbox, "--tags", "@nosuchtag"}, 2, `the tag expression "@nosuchtag" selects no scenario`},
+		{"tags that select nothing", withKey, []string{"--base-url", sandbox, "--tags", "@nosuchtag"}, 2, `no scenario carries the tag @nosuchtag`},
 		{"tags whose scenarios are all skipped", withKey, []string{"--base-url", sandbox, "--tags", "@sandbox"}, 2, "nothing to run: the"},
 		{"a dangling &&", withKey, []string{"--base-url", sandbox, "--tags", "@auth&&"}, 2, "invalid tag expression"},
 		{"an empty or-term", withKey, []string{"--base-url", sandbox, "--tags", "@auth,,@bugs"}, 2, "invalid tag expression"},
@@ -269,7 +269,7 @@ func TestExtraFeatureDirectories(t *testing.T) {
 		t.Errorf("own features beside the built-in ones: exit %d\n%s", got.code, got.stderr)
 	}
 	got = runCLI(t, key, "--base-url", url, "--features", typo, "--no-builtin", "--format", "none")
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, `did you mean "the response status should be 200"`) {
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "did you mean:\n      Then the response status should be 200\n") {
 		t.Errorf("undefined step: exit %d, want 2 and a suggestion\n%s", got.code, got.stderr)
 	}
 	if strings.Contains(got.stdout+got.stderr, "func ") {
