@@ -68,6 +68,21 @@ func TestMatchDiff(t *testing.T) {
 	}
 }
 
+// TestMatchDiffIsJSON checks that a difference reads as the JSON the author
+// wrote, not as Go syntax.
+func TestMatchDiffIsJSON(t *testing.T) {
+	d := matchDiff(mustJSON(t, `{"status": "draft", "name": "<string>"}`), mustJSON(t, `{"status": "active", "name": "x"}`))
+	want := "  {\n    \"name\": \"<string>\",\n-   \"status\": \"draft\"\n+   \"status\": \"active\"\n  }\n"
+	if d != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", d, want)
+	}
+	for _, goSyntax := range []string{"map[string]any", "json.Number", "string(\""} {
+		if strings.Contains(d, goSyntax) {
+			t.Errorf("the diff shows Go syntax %q:\n%s", goSyntax, d)
+		}
+	}
+}
+
 func TestMatchTags(t *testing.T) {
 	tags := []string{"@auth", "@must", "@stable"}
 	tests := []struct {

@@ -78,8 +78,13 @@ func stepDefs() []stepDef {
 		d(`^the JSON at "([^"]*)" should have at most (\d+) items?$`, `Then the JSON at "data.items" should have at most 20 items`, jsonMaxLen),
 		d(`^the JSON at "([^"]*)" should be a timestamp in UTC with milliseconds$`, `Then the JSON at "data.createdAt" should be a timestamp in UTC with milliseconds`, jsonTimestampMillis),
 		d(`^every timestamp in the response should be in UTC with milliseconds$`, `Then every timestamp in the response should be in UTC with milliseconds`, everyTimestampMillis),
-		d(`^the (JSON at|header) "([^"]*)" should be (less than|at most|greater than|at least|equal to|not equal to) (.+)$`, `Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1`, compareNumberStep),
+		d(`^the (JSON at|header) "([^"]*)" should be (less than|at most|greater than|at least|equal to|not equal to) (.+)$`, `Then the JSON at "data.updatedAt" should be at least the JSON at "data.createdAt"`, compareStep),
 		d(`^the JSON at "([^"]*)" should match:$`, "Then the JSON at \"data\" should match:\n  \"\"\"\n  {\"id\": \"<id>\", \"status\": \"draft\", \"createdAt\": \"<timestamp>\"}\n  \"\"\"", jsonMatches),
+		d(`^the JSON at "([^"]*)" should contain "([^"]*)"$`, `Then the JSON at "data.events" should contain "bug.created"`, jsonContains),
+		d(`^the JSON at "([^"]*)" should contain:$`, "Then the JSON at \"data.items\" should contain:\n  \"\"\"\n  {\"id\": \"{campaignId}\", \"status\": \"draft\"}\n  \"\"\"", jsonContainsDoc),
+		d(`^the JSON at "([^"]*)" should be empty$`, `Then the JSON at "data.items" should be empty`, jsonEmpty),
+		d(`^the JSON at "([^"]*)" should not be empty$`, `Then the JSON at "data.items" should not be empty`, jsonNotEmpty),
+		d(`^each of the last (\d+) responses should have status (\d+)$`, `Then each of the last 3 responses should have status 200`, lastStatuses),
 		d(`^every item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then every item at "data.items" should have "status" equal to "new"`, everyItemHas),
 		d(`^the items at "([^"]*)" should include one with "([^"]*)" equal to "([^"]*)"$`, `Then the items at "data.items" should include one with "id" equal to "{campaignId}"`, itemsInclude),
 		d(`^no item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then no item at "items" should have "id" equal to "{campaignId}"`, noItemHas),
@@ -95,6 +100,8 @@ func stepDefs() []stepDef {
 		d(`^within (\d+) seconds the receiver should get a "([^"]*)" event$`, `Then within 5 seconds the receiver should get a "campaign.created" event`, awaitEvent),
 		d(`^within (\d+) seconds the receiver should get the same event again$`, `Then within 10 seconds the receiver should get the same event again`, awaitRetry),
 		d(`^the receiver should have got no "([^"]*)" event$`, `Then the receiver should have got no "campaign.created" event`, noEvent),
+		d(`^the receiver should have got exactly (\d+) "([^"]*)" deliver(?:y|ies)$`, `Then the receiver should have got exactly 1 "campaign.created" delivery`, exactDeliveries),
+		d(`^no further "([^"]*)" delivery should reach the receiver within (\d+) seconds?$`, `Then no further "campaign.created" delivery should reach the receiver within 2 seconds`, noFurtherDelivery),
 		d(`^the delivery should be signed with the webhook's secret$`, `Then the delivery should be signed with the webhook's secret`, deliverySigned),
 
 		// What must come back: headers.
