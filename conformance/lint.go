@@ -273,6 +273,19 @@ func shape(text string) string {
 	})
 }
 
+// valueKinds counts the quoted and the bare values of a step.
+func valueKinds(text string) [2]int {
+	var n [2]int
+	for _, v := range valueRe.FindAllString(text, -1) {
+		if v[0] == '"' || v[0] == '\'' {
+			n[0]++
+		} else {
+			n[1]++
+		}
+	}
+	return n
+}
+
 // maxSuggestions is how many steps "did you mean" offers.
 const maxSuggestions = 3
 
@@ -296,6 +309,11 @@ func suggestions(keyword, text string, defs []stepDef) string {
 		}
 		seen[filled] = true
 		dist := editDistance(want, shape(ex))
+		// A step taking other kinds of values than the author wrote
+		// ("draft" for true) would not keep them.
+		if valueKinds(ex) != valueKinds(text) {
+			dist += 6
+		}
 		// Further than a third of the step's wording is another step.
 		if dist <= max(4, len(want)/3) {
 			cands = append(cands, cand{filled, dist})

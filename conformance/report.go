@@ -519,7 +519,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 			why += fmt.Sprintf(": %d scenario(s) left unfinished; the ones that finished are listed as usual", r.Unfinished)
 		}
 		suite.Cases = append(suite.Cases, junitCase{Name: "the run", Classname: "conform", Time: secs(r.Duration),
-			Error: &junitProblem{Message: r.Stopped, Type: "stopped", Text: why}})
+			Error: &junitProblem{Message: firstLine(r.Stopped), Type: "stopped", Text: why}})
 		suite.Tests++
 		suite.Errors++
 	}

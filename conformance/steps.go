@@ -73,7 +73,7 @@ func stepDefs() []stepDef {
 		d(`^the JSON at "([^"]*)" should start with "([^"]*)"$`, `Then the JSON at "data.id" should start with "cmp_"`, jsonStartsWith),
 		d(`^the JSON at "([^"]*)" should exist$`, `Then the JSON at "error.details" should exist`, jsonExists),
 		d(`^the JSON at "([^"]*)" should not exist$`, `Then the JSON at "error" should not exist`, jsonNotExists),
-		d(`^the JSON at "([^"]*)" should have (\d+) items?$`, `Then the JSON at "data.items" should have 1 item`, jsonLen),
+		d(`^the JSON at "([^"]*)" should have (\d+) items?$`, `Then the JSON at "data.items" should have 2 items`, jsonLen),
 		d(`^the JSON at "([^"]*)" should have at least (\d+) items?$`, `Then the JSON at "data.items" should have at least 3 items`, jsonMinLen),
 		d(`^the JSON at "([^"]*)" should have at most (\d+) items?$`, `Then the JSON at "data.items" should have at most 20 items`, jsonMaxLen),
 		d(`^the JSON at "([^"]*)" should be a timestamp in UTC with milliseconds$`, `Then the JSON at "data.createdAt" should be a timestamp in UTC with milliseconds`, jsonTimestampMillis),
