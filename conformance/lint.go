@@ -304,7 +304,8 @@ func suggestions(keyword, text string, defs []stepDef) string {
 		ex, _, _ := strings.Cut(d.Example, "\n")
 		_, ex, _ = strings.Cut(ex, " ")
 		filled := fillValues(ex, text)
-		if seen[filled] {
+		// A suggestion that its own step would not take is no suggestion.
+		if seen[filled] || !regexp.MustCompile(d.Pattern).MatchString(filled) {
 			continue
 		}
 		seen[filled] = true
