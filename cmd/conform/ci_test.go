@@ -29,9 +29,9 @@ type junitDoc struct {
 	Suites []struct {
 		Timestamp string `xml:"timestamp,attr"`
 		Cases     []struct {
-			Name      string    `xml:"name,attr"`
-			Failure   *struct{} `xml:"failure"`
-			Error     *struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+			Error   *struct {
 				Message string `xml:"message,attr"`
 			} `xml:"error"`
 			Skipped *struct {
