@@ -106,6 +106,9 @@ type Config struct {
 	// OpenAPIServed for the deployment's own /openapi.json. Breaks fail the
 	// scenario that made the exchange, in the area "schema", at must level.
 	OpenAPI string
+	// LoadSchema reads the OpenAPI document for OpenAPI; a run with OpenAPI
+	// set and no loader is a usage error (see SchemaLoader).
+	LoadSchema SchemaLoader
 }
 
 // settings is the effective configuration a report records.
@@ -174,6 +177,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.NoBuiltin && len(c.FeatureDirs) == 0 {
 		return c, fmt.Errorf("%w: no built-in features and no feature directories: nothing to run", ErrUsage)
+	}
+	if c.OpenAPI != "" && c.LoadSchema == nil {
+		return c, fmt.Errorf("%w: --openapi: this build of conform has no OpenAPI validator; build it with `go build -tags openapi ./cmd/conform`", ErrUsage)
 	}
 	return c, nil
 }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/testcampaign/kit/openapi"
 	"io"
 	"net/http"
 	"net/url"
@@ -34,7 +33,7 @@ type target struct {
 	budget  *budget
 	hooks   *receiver // nil when no webhook receiver runs
 	// schema checks every exchange and delivery when --openapi is set.
-	schema *openapi.Validator
+	schema Schema
 	// seeded says whether a fresh sandbox account holds the built-in seed.
 	seeded bool
 }

@@ -139,7 +139,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "conform: unexpected argument %q%s\n", fs.Arg(0), hint)
 		return conformance.ExitError
 	}
-	cfg.OpenAPI = string(openAPI)
+	cfg.OpenAPI, cfg.LoadSchema = string(openAPI), schemaLoader
 	cfg.FeatureDirs = dirs
 	cfg.Version = version.Read().Short()
 	cfg.APIKey = strings.TrimSpace(getenv(keyEnv))
