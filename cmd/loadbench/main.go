@@ -6,6 +6,7 @@
 // latency percentiles.
 //
 //	go run ./cmd/loadbench                   # throughput: get, list, create, mix
+//	go run ./cmd/loadbench -seed-bugs 200000 -workloads get,analytics,nomatch
 //	go run ./cmd/loadbench -memory           # RSS: 200,000 creates, 20,000 fresh keys
 //	go run ./cmd/loadbench -soak 10m         # RSS, goroutines and accounts over a long mixed run
 //
@@ -29,6 +30,7 @@ type options struct {
 	freshKeys   int
 	records     int
 	gomemlimit  string
+	seedBugs    int
 	soak        time.Duration
 	soakEvery   time.Duration
 }
@@ -45,7 +47,8 @@ func main() {
 	flag.DurationVar(&opts.duration, "duration", 5*time.Second, "length of one round against one server")
 	flag.IntVar(&opts.rounds, "rounds", 3, "rounds per server and workload; the median is reported")
 	flag.IntVar(&opts.connections, "c", 32, "concurrent keep-alive connections")
-	flag.StringVar(&opts.workloads, "workloads", "get,list,create,mix", "comma-separated workloads to run")
+	flag.StringVar(&opts.workloads, "workloads", "get,list,create,mix", "comma-separated workloads to run, in order: get, list, create, mix, analytics, nomatch")
+	flag.IntVar(&opts.seedBugs, "seed-bugs", 0, "seed every account with this many bugs (none critical) through -fixtures instead of the embedded fixtures")
 	flag.BoolVar(&opts.memory, "memory", false, "measure the sandbox's RSS instead of its throughput")
 	flag.IntVar(&opts.creates, "creates", 200_000, "with -memory: creates in one account")
 	flag.IntVar(&opts.freshKeys, "fresh-keys", 20_000, "with -memory: fresh keys, each making one read")

@@ -29,6 +29,7 @@ type config struct {
 	frozenClock string
 	logFormat   string
 	memoryLimit byteSize
+	budget      byteSize
 	app         app.Config
 }
 
@@ -48,6 +49,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.StoreLimits.Events, "max-events", store.DefaultLimits.Events, "most recent events each account keeps for /_sandbox/events")
 	fset.DurationVar(&a.AccountTTL, "account-ttl", app.DefaultAccountTTL, "drop an account idle for this long; its key then starts afresh")
 	fset.IntVar(&a.MaxAccounts, "max-accounts", app.DefaultMaxAccounts, "accounts held at once; past it the least recently used is dropped")
+	cfg.budget = app.DefaultMemoryBudget
+	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records and events of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
 	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
@@ -64,9 +67,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, errors.New("rate limits must be at least 1")
 	}
 	a.ControlLimits = ratelimit.PerMinute(a.ControlLimits.Minute)
-	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 {
-		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1 and -account-ttl positive")
+	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 || cfg.budget <= 0 {
+		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1, and -account-ttl and -memory-budget positive")
 	}
+	a.MemoryBudget = int64(cfg.budget)
 	if a.Webhooks.DenyPrivate && a.Webhooks.LoopbackOnly {
 		return cfg, errors.New("-webhook-deny-private and -webhook-loopback-only together would refuse every destination")
 	}

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -238,7 +239,7 @@ func TestPanicBecomesInternalError(t *testing.T) {
 
 type panickingStore struct{ sandbox.Store }
 
-func (panickingStore) Testers(sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
+func (panickingStore) Testers(context.Context, sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
 	panic("boom")
 }
 
