@@ -420,11 +420,28 @@ func everyItemHas(ctx context.Context, path, field, want string) error {
 	}
 	for i, it := range items {
 		got, err := lookup(it, field)
-		if err != nil || got != w {
-			return fmt.Errorf("item %d at %q: want %q = %q, got %s", i, path, field, w, describeLookup(got, err))
+		if err != nil || !valueIs(got, w) {
+			return fmt.Errorf("item %d at %q: want %q = %s, got %s", i, path, field, w, describeLookup(got, err))
 		}
 	}
 	return nil
+}
+
+// valueIs tells whether a JSON value is what a step wrote as text: a string
+// equal to it, a number of that value, a boolean or null so spelt. Steps
+// quote every value, so "1" must find the integer 1 and "true" the boolean.
+func valueIs(got any, want string) bool {
+	switch g := got.(type) {
+	case string:
+		return g == want
+	case json.Number:
+		return numbersEqual(g, json.Number(strings.TrimSpace(want)))
+	case bool:
+		return strconv.FormatBool(g) == want
+	case nil:
+		return want == "null"
+	}
+	return false
 }
 
 func noItemHas(ctx context.Context, path, field, want string) error {
@@ -448,7 +465,7 @@ func itemWith(ctx context.Context, path, field, want string) (int, string, int, 
 		return -1, w, 0, err
 	}
 	for i, it := range items {
-		if got, err := lookup(it, field); err == nil && got == w {
+		if got, err := lookup(it, field); err == nil && valueIs(got, w) {
 			return i, w, len(items), nil
 		}
 	}
@@ -627,4 +644,108 @@ func describeLookup(v any, err error) string {
 		return err.Error()
 	}
 	return describe(v)
+}
+
+// jsonContains holds when the string at path contains the text, or the
+// array there has an item equal to it (text, number, boolean or null).
+func jsonContains(ctx context.Context, path, want string) error {
+	s := stateFrom(ctx)
+	w, err := s.expand(want)
+	if err != nil {
+		return err
+	}
+	got, err := valueAt(s, path)
+	if err != nil {
+		return err
+	}
+	switch g := got.(type) {
+	case string:
+		if strings.Contains(g, w) {
+			return nil
+		}
+	case []any:
+		for _, it := range g {
+			if valueIs(it, w) {
+				return nil
+			}
+		}
+	default:
+		return fmt.Errorf("the JSON at %q: want a string or an array to look in, got %s", path, describe(got))
+	}
+	return fmt.Errorf("the JSON at %q does not contain %q: got %s", path, w, truncate(describe(got), 300))
+}
+
+// jsonContainsDoc holds when some item of the array at path matches the
+// document as "should match:" matches: every listed key, placeholders
+// allowed.
+func jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) error {
+	s := stateFrom(ctx)
+	text, err := s.expand(doc.Content)
+	if err != nil {
+		return err
+	}
+	want, err := decodeJSON([]byte(text))
+	if err != nil {
+		return fmt.Errorf("%w: the expected item is not JSON: %v", ErrUsage, err)
+	}
+	items, err := arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if matchDiff(want, it) == "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("none of the %d item(s) at %q matches:\n%s", len(items), path, strings.Join(jsonLines(want), "\n"))
+}
+
+// jsonEmpty holds for an empty array, object or string.
+func jsonEmpty(ctx context.Context, path string) error {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if n, ok := sizeOf(got); !ok || n != 0 {
+		return fmt.Errorf("the JSON at %q: want it empty, got %s", path, truncate(describe(got), 300))
+	}
+	return nil
+}
+
+func jsonNotEmpty(ctx context.Context, path string) error {
+	got, err := jsonAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	if n, ok := sizeOf(got); !ok || n == 0 {
+		return fmt.Errorf("the JSON at %q: want a non-empty array, object or string, got %s", path, describe(got))
+	}
+	return nil
+}
+
+func sizeOf(v any) (int, bool) {
+	switch x := v.(type) {
+	case []any:
+		return len(x), true
+	case map[string]any:
+		return len(x), true
+	case string:
+		return len(x), true
+	}
+	return 0, false
+}
+
+// lastStatuses holds when each of the last n responses has the status,
+// after "I send N … requests".
+func lastStatuses(ctx context.Context, n, want int) error {
+	s := stateFrom(ctx)
+	if n < 1 || len(s.history) < n {
+		return fmt.Errorf("%w: the step checks the last %d responses, but the scenario has %d", ErrUsage, n, len(s.history))
+	}
+	for i, e := range s.history[len(s.history)-n:] {
+		if e.status != want {
+			return fmt.Errorf("response %d of the last %d (%s %s): want HTTP status %d, got %d", i+1, n, e.method, e.url, want, e.status)
+		}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,54 +15,120 @@ import (
 // Steps that compare numbers, save headers, wait for asynchronous effects
 // and set up sandbox data through the API.
 
-var operandRe = regexp.MustCompile(`^(?:(-?[0-9]+(?:\.[0-9]+)?)|the saved "([^"]*)"|the header "([^"]*)"|the JSON at "([^"]*)")(?: (plus|minus) ([0-9]+))?$`)
+var operandRe = regexp.MustCompile(`^(?:(-?[0-9]+(?:\.[0-9]+)?|true|false)|the saved "([^"]*)"|the header "([^"]*)"|the JSON at "([^"]*)")(?: (plus|minus) ([0-9]+))?$`)
 
-// operand reads the right-hand side of a numeric comparison: a literal, a
-// saved value, a header or a JSON value of the last response, optionally
-// plus or minus a whole number.
-func operand(s *scenarioState, text string) (*big.Rat, string, error) {
+// scalar is one side of a comparison: a number, an instant or a
+// boolean, as read from a JSON value, a header or a literal.
+type scalar struct {
+	num  *big.Rat
+	at   time.Time
+	bool *bool
+	kind string // "number", "timestamp" or "boolean"
+	raw  string
+}
+
+// scalarOf reads v as a number (a JSON number or a numeric string, as
+// headers are), a timestamp (RFC 3339 text) or a boolean.
+func scalarOf(v any) (scalar, error) {
+	switch x := v.(type) {
+	case bool:
+		return scalar{bool: &x, kind: "boolean", raw: strconv.FormatBool(x)}, nil
+	case json.Number:
+		if n, ok := new(big.Rat).SetString(string(x)); ok {
+			return scalar{num: n, kind: "number", raw: string(x)}, nil
+		}
+	case string:
+		t := strings.TrimSpace(x)
+		if n, ok := new(big.Rat).SetString(t); ok && t != "" {
+			return scalar{num: n, kind: "number", raw: x}, nil
+		}
+		if at, err := parseTimestamp(t); err == nil {
+			return scalar{at: at, kind: "timestamp", raw: x}, nil
+		}
+	}
+	return scalar{}, fmt.Errorf("%s is neither a number, a timestamp nor a boolean", describe(v))
+}
+
+// plus moves a number by d, or an instant by d seconds.
+func (c scalar) plus(d *big.Rat) (scalar, error) {
+	switch c.kind {
+	case "number":
+		c.num = new(big.Rat).Add(c.num, d)
+	case "timestamp":
+		secs, _ := d.Float64()
+		c.at = c.at.Add(time.Duration(secs * float64(time.Second)))
+	default:
+		return c, fmt.Errorf("a %s cannot be moved by plus or minus", c.kind)
+	}
+	return c, nil
+}
+
+// compare orders two values of one kind; booleans are only equal or not.
+func (c scalar) compare(o scalar) (int, error) {
+	if c.kind != o.kind {
+		return 0, fmt.Errorf("cannot compare a %s (%s) with a %s (%s)", c.kind, c.raw, o.kind, o.raw)
+	}
+	switch c.kind {
+	case "number":
+		return c.num.Cmp(o.num), nil
+	case "timestamp":
+		return c.at.Compare(o.at), nil
+	}
+	if *c.bool == *o.bool {
+		return 0, nil
+	}
+	return 1, nil
+}
+
+// operand reads the right-hand side of a comparison: a literal number or
+// boolean, a saved value, a header or a JSON value of the last response,
+// optionally plus or minus a whole number (seconds, for a timestamp).
+func operand(s *scenarioState, text string) (scalar, error) {
 	m := operandRe.FindStringSubmatch(text)
 	if m == nil {
-		return nil, "", fmt.Errorf("%w: %q is not a number, the saved \"…\", the header \"…\" or the JSON at \"…\"", ErrUsage, text)
+		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\"", ErrUsage, text)
 	}
-	var raw string
+	var v any
 	switch {
+	case m[1] == "true" || m[1] == "false":
+		v = m[1] == "true"
 	case m[1] != "":
-		raw = m[1]
+		v = json.Number(m[1])
 	case m[2] != "":
-		v, ok := s.saved[m[2]]
+		saved, ok := s.saved[m[2]]
 		if !ok {
-			return nil, "", fmt.Errorf("nothing saved as %q (known: %s)", m[2], s.savedNames())
+			return scalar{}, fmt.Errorf("nothing saved as %q (known: %s)", m[2], s.savedNames())
 		}
-		raw = fmt.Sprint(v)
+		v = saved
 	case m[3] != "":
 		e, err := s.last()
 		if err != nil {
-			return nil, "", err
+			return scalar{}, err
 		}
-		raw = e.header.Get(m[3])
+		raw := e.header.Get(m[3])
 		if raw == "" {
-			return nil, "", fmt.Errorf("the header %s is missing", m[3])
+			return scalar{}, fmt.Errorf("the header %s is missing", m[3])
 		}
+		v = raw
 	default:
-		v, err := valueAt(s, m[4])
+		x, err := valueAt(s, m[4])
 		if err != nil {
-			return nil, "", err
+			return scalar{}, err
 		}
-		raw = fmt.Sprint(v)
+		v = x
 	}
-	n, ok := new(big.Rat).SetString(strings.TrimSpace(raw))
-	if !ok {
-		return nil, "", fmt.Errorf("%s is %q, not a number", text, raw)
+	c, err := scalarOf(v)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", text, err)
 	}
 	if m[5] != "" {
 		d, _ := new(big.Rat).SetString(m[6])
 		if m[5] == "minus" {
 			d.Neg(d)
 		}
-		n.Add(n, d)
+		return c.plus(d)
 	}
-	return n, raw, nil
+	return c, nil
 }
 
 var comparisons = map[string]func(int) bool{
@@ -73,49 +140,65 @@ var comparisons = map[string]func(int) bool{
 	"not equal to": func(c int) bool { return c != 0 },
 }
 
-// compareNumber compares a JSON value or header of the last response with
-// an operand, as numbers: "1000" and "1e3" are equal, "10" is more than "9".
-func compareNumber(ctx context.Context, kind, name, op, rhs string) error {
+// compareValue compares a JSON value or header of the last response with an
+// operand: numbers by value ("1000" equals "1e3"), timestamps as instants
+// (an updatedAt at least its createdAt), booleans as equal or not.
+func compareValue(ctx context.Context, kind, name, op, rhs string) error {
 	s := stateFrom(ctx)
-	var raw string
+	var v any
 	if kind == "header" {
 		e, err := s.last()
 		if err != nil {
 			return err
 		}
-		raw = e.header.Get(name)
+		raw := e.header.Get(name)
 		if raw == "" {
 			return fmt.Errorf("the header %s is missing", name)
 		}
+		v = raw
 	} else {
-		v, err := valueAt(s, name)
+		x, err := valueAt(s, name)
 		if err != nil {
 			return err
 		}
-		if _, ok := v.(json.Number); !ok {
-			return fmt.Errorf("the JSON at %q: want a number, got %s", name, describe(v))
-		}
-		raw = string(v.(json.Number))
+		v = x
 	}
-	left, ok := new(big.Rat).SetString(strings.TrimSpace(raw))
-	if !ok {
-		return fmt.Errorf("the %s %q is %q, not a number", kind, name, raw)
+	left, err := scalarOf(v)
+	if err != nil {
+		return fmt.Errorf("the %s %q: %w", kind, name, err)
 	}
-	right, _, err := operand(s, rhs)
+	right, err := operand(s, rhs)
 	if err != nil {
 		return err
 	}
-	if !comparisons[op](left.Cmp(right)) {
-		return fmt.Errorf("the %s %q is %s; want it %s %s (%s)", kind, name, raw, op, rhs, right.RatString())
+	c, err := left.compare(right)
+	if err == nil && left.kind == "boolean" && op != "equal to" && op != "not equal to" {
+		err = fmt.Errorf("%w: booleans are only equal to or not equal to each other", ErrUsage)
+	}
+	if err != nil {
+		return fmt.Errorf("the %s %q: %w", kind, name, err)
+	}
+	if !comparisons[op](c) {
+		return fmt.Errorf("the %s %q is %s; want it %s %s (%s)", kind, name, left.raw, op, rhs, right.String())
 	}
 	return nil
 }
 
-func compareNumberStep(ctx context.Context, kind, name, op, rhs string) error {
+func (c scalar) String() string {
+	switch c.kind {
+	case "number":
+		return c.num.RatString()
+	case "timestamp":
+		return c.at.UTC().Format(time.RFC3339Nano)
+	}
+	return c.raw
+}
+
+func compareStep(ctx context.Context, kind, name, op, rhs string) error {
 	if kind == "JSON at" {
 		kind = "JSON"
 	}
-	return compareNumber(ctx, kind, name, op, rhs)
+	return compareValue(ctx, kind, name, op, rhs)
 }
 
 func headerAbsent(ctx context.Context, name string) error {

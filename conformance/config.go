@@ -80,10 +80,20 @@ type Config struct {
 	// sets it from the binary's build information), so that a report says
 	// which suite wrote it.
 	Version string
-	// JUnitFile and CucumberFile, if set, receive a junit and a cucumber
-	// JSON report of the same run, next to Format on Output.
+	// JUnitFile, CucumberFile and HTMLFile, if set, receive a junit, a
+	// cucumber JSON and a self-contained HTML report of the same run, next
+	// to Format on Output. They are created before the first request, so
+	// that a path that cannot be written stops the run at once.
 	JUnitFile    string
 	CucumberFile string
+	HTMLFile     string
+	// OutputName is the file Output writes to, if any, for the summary to
+	// name where the whole report is.
+	OutputName string
+	// FailOnSkip fails the run (exit 1) when any selected scenario was
+	// skipped because it could not run, as opposed to disabled by the
+	// configuration.
+	FailOnSkip bool
 	// WebhookListen is where conform's own webhook receiver listens:
 	// 127.0.0.1:0 (a free loopback port) when empty, "off" for no receiver,
 	// in which case @delivery scenarios are skipped.
@@ -96,6 +106,18 @@ type Config struct {
 	// OpenAPIServed for the deployment's own /openapi.json. Breaks fail the
 	// scenario that made the exchange, in the area "schema", at must level.
 	OpenAPI string
+	// LoadSchema reads the OpenAPI document for OpenAPI; a run with OpenAPI
+	// set and no loader is a usage error (see SchemaLoader).
+	LoadSchema SchemaLoader
+}
+
+// settings is the effective configuration a report records.
+func (c Config) settings() Settings {
+	return Settings{
+		Tags: c.Tags, Profile: c.Profile, Strict: c.Strict, FailOnSkip: c.FailOnSkip,
+		FeatureDirs: c.FeatureDirs, NoBuiltin: c.NoBuiltin, OpenAPI: c.OpenAPI,
+		Concurrency: c.Concurrency, Exhaustive: c.Exhaustive, AllowWrites: c.AllowWrites,
+	}
 }
 
 // IsLiveKey reports whether key acts on real data and billing (spec §5).
@@ -155,6 +177,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.NoBuiltin && len(c.FeatureDirs) == 0 {
 		return c, fmt.Errorf("%w: no built-in features and no feature directories: nothing to run", ErrUsage)
+	}
+	if c.OpenAPI != "" && c.LoadSchema == nil {
+		return c, fmt.Errorf("%w: --openapi: this build of conform has no OpenAPI validator; build it with `go build -tags openapi ./cmd/conform`", ErrUsage)
 	}
 	return c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 )
 
 // cucumberFormat is a godog formatter that writes godog's own cucumber JSON
@@ -33,3 +34,43 @@ func registerCucumber(suite string, w io.Writer) string {
 }
 
 func unregisterCucumber(suite string) { cucumberWriters.Delete(suite) }
+
+// indexFormat is a silent godog formatter that hands godog's own parsed
+// documents to the run's recorder, so that results keyed by godog's pickle
+// ids can be placed at their file and line.
+const indexFormat = "conform-index"
+
+// indexRecorders maps a suite name to the recorder of its run.
+var indexRecorders sync.Map
+
+func init() {
+	godog.Format(indexFormat, "the kit's index of godog's documents", func(suite string, out io.Writer) godog.Formatter {
+		f := &indexFormatter{BaseFmt: godog.NewBaseFmt(suite, io.Discard)}
+		if r, ok := indexRecorders.Load(suite); ok {
+			f.rec = r.(*recorder)
+		}
+		return f
+	})
+}
+
+type indexFormatter struct {
+	*godog.BaseFmt
+	rec *recorder
+}
+
+func (f *indexFormatter) Feature(doc *messages.GherkinDocument, _ string, _ []byte) {
+	if f.rec != nil {
+		f.rec.document(doc)
+	}
+}
+
+// Summary is silent: the kit writes its own.
+func (f *indexFormatter) Summary() {}
+
+func registerIndex(suite string, r *recorder) string {
+	r.suite = suite
+	indexRecorders.Store(suite, r)
+	return indexFormat
+}
+
+func unregisterIndex(r *recorder) { indexRecorders.Delete(r.suite) }

@@ -68,6 +68,21 @@ func TestMatchDiff(t *testing.T) {
 	}
 }
 
+// TestMatchDiffIsJSON checks that a difference reads as the JSON the author
+// wrote, not as Go syntax.
+func TestMatchDiffIsJSON(t *testing.T) {
+	d := matchDiff(mustJSON(t, `{"status": "draft", "name": "<string>"}`), mustJSON(t, `{"status": "active", "name": "x"}`))
+	want := "  {\n    \"name\": \"<string>\",\n-   \"status\": \"draft\"\n+   \"status\": \"active\"\n  }\n"
+	if d != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", d, want)
+	}
+	for _, goSyntax := range []string{"map[string]any", "json.Number", "string(\""} {
+		if strings.Contains(d, goSyntax) {
+			t.Errorf("the diff shows Go syntax %q:\n%s", goSyntax, d)
+		}
+	}
+}
+
 func TestMatchTags(t *testing.T) {
 	tags := []string{"@auth", "@must", "@stable"}
 	tests := []struct {
@@ -97,21 +112,26 @@ func TestSkipReason(t *testing.T) {
 		env  runEnv
 		tags []string
 		want string
+		as   Status
 	}{
-		{"live key, writes", live, runEnv{}, []string{"@writes"}, "live key"},
-		{"live key, writes allowed", Config{APIKey: live.APIKey, Profile: ProfileSpec, AllowWrites: true}, runEnv{}, []string{"@writes"}, ""},
-		{"live key, exhaustive opted in", Config{APIKey: live.APIKey, Exhaustive: true}, runEnv{}, []string{"@exhaustive"}, "live key"},
-		{"test key, exhaustive not opted in", Config{APIKey: TestPrefix + "k"}, runEnv{}, []string{"@exhaustive"}, "pass --exhaustive"},
-		{"sandbox scenario, spec profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSpec}, runEnv{}, []string{"@sandbox"}, "--profile sandbox"},
-		{"sandbox scenario, sandbox profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@writes"}, ""},
-		{"seed scenario, other fixtures", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@seed"}, "built-in seed"},
-		{"seed scenario, built-in seed", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true}, []string{"@sandbox", "@seed"}, ""},
-		{"delivery scenario, no receiver", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true, noReceiver: "it is off"}, []string{"@sandbox", "@delivery"}, "receiver"},
+		{"live key, writes", live, runEnv{}, []string{"@writes"}, "live key", Disabled},
+		{"live key, writes allowed", Config{APIKey: live.APIKey, Profile: ProfileSpec, AllowWrites: true}, runEnv{}, []string{"@writes"}, "", Passed},
+		{"live key, exhaustive opted in", Config{APIKey: live.APIKey, Exhaustive: true}, runEnv{}, []string{"@exhaustive"}, "live key", Disabled},
+		{"test key, exhaustive not opted in", Config{APIKey: TestPrefix + "k"}, runEnv{}, []string{"@exhaustive"}, "pass --exhaustive", Disabled},
+		{"sandbox scenario, spec profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSpec}, runEnv{}, []string{"@sandbox"}, "--profile sandbox", Disabled},
+		{"sandbox scenario, sandbox profile", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@writes"}, "", Passed},
+		{"seed scenario, other fixtures", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{}, []string{"@sandbox", "@seed"}, "built-in seed", Skipped},
+		{"seed scenario, built-in seed", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true}, []string{"@sandbox", "@seed"}, "", Passed},
+		{"delivery scenario, receiver off", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox, WebhookListen: "off"}, runEnv{seeded: true, noReceiver: "it is off"}, []string{"@sandbox", "@delivery"}, "receiver", Disabled},
+		{"delivery scenario, receiver unreachable", Config{APIKey: TestPrefix + "k", Profile: ProfileSandbox}, runEnv{seeded: true, noReceiver: "it listens on loopback"}, []string{"@sandbox", "@delivery"}, "loopback", Skipped},
 	}
 	for _, tt := range tests {
-		got := skipReason(tt.cfg, tt.env, tt.tags)
+		got, as := skipReason(tt.cfg, tt.env, tt.tags)
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
 			t.Errorf("%s: skipReason = %q, want it to say %q", tt.name, got, tt.want)
+		}
+		if got != "" && as != tt.as {
+			t.Errorf("%s: counted as %s, want %s", tt.name, as, tt.as)
 		}
 		// godog's filter must drop exactly what skipReason skips.
 		if kept := matchTags(strings.Join(exclusionTags(tt.cfg, tt.env), " && "), tt.tags); kept != (got == "") {

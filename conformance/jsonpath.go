@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -175,9 +176,61 @@ func PlaceholderNames() []string {
 // matchDiff compares actual with an expected document that may hold
 // placeholders. Objects match if every expected key matches (extra keys are
 // allowed, since the spec describes fields as "at least"); arrays must match
-// item by item. It returns a go-cmp diff (-want +got), empty on a match.
+// item by item. It returns the difference as JSON lines, "-" for what was
+// wanted and "+" for what came, empty on a match.
 func matchDiff(want, got any) string {
-	return cmp.Diff(want, project(want, got))
+	shown := project(want, got)
+	if cmp.Equal(want, shown) {
+		return ""
+	}
+	return jsonLineDiff(want, shown)
+}
+
+// jsonLineDiff shows two JSON documents as indented JSON, line by line,
+// common lines unmarked: the language the author wrote the expectation in.
+func jsonLineDiff(want, got any) string {
+	a, b := jsonLines(want), jsonLines(got)
+	// lcs[i][j] is the longest common run of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			out.WriteString("  " + a[i] + "\n")
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			out.WriteString("- " + a[i] + "\n")
+			i++
+		default:
+			out.WriteString("+ " + b[j] + "\n")
+			j++
+		}
+	}
+	return out.String()
+}
+
+func jsonLines(v any) []string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return []string{fmt.Sprint(v)}
+	}
+	return strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
 }
 
 // project reshapes got to look like want wherever they agree, so that the diff

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
@@ -53,7 +54,19 @@ type featureFile struct {
 	uri     string
 	content []byte
 	builtin bool
+	// lines, when set, are the only scenarios of the file to run: the line
+	// of a Scenario (or Scenario Outline), or of one row of its Examples.
+	lines map[int]bool
 }
+
+// selects tells whether the file's line selection takes the pickle whose
+// scenario starts at scenarioLine and whose own line is line.
+func (f featureFile) selects(scenarioLine, line int) bool {
+	return f.lines == nil || f.lines[scenarioLine] || f.lines[line]
+}
+
+// lineSuffixRe is the ":LINE" of "file.feature:LINE".
+var lineSuffixRe = regexp.MustCompile(`^(.+\.feature):([0-9]+)$`)
 
 // loadFeatures reads the built-in suite and every .feature file under the
 // extra directories. Files holding @exhaustive scenarios go last: those
@@ -78,6 +91,14 @@ func loadFeatures(cfg Config) ([]featureFile, error) {
 		}
 	}
 	for _, dir := range cfg.FeatureDirs {
+		if m := lineSuffixRe.FindStringSubmatch(dir); m != nil {
+			f, err := loadOneScenario(m[1], m[2])
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, f)
+			continue
+		}
 		found := 0
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
@@ -98,16 +119,51 @@ func loadFeatures(cfg Config) ([]featureFile, error) {
 			return nil, fmt.Errorf("%w: no .feature files in %s", ErrUsage, dir)
 		}
 	}
+	files = mergeSelections(files)
 	sort.SliceStable(files, func(i, j int) bool {
 		return !bytes.Contains(files[i].content, []byte(tagExhaustive)) && bytes.Contains(files[j].content, []byte(tagExhaustive))
 	})
 	return files, nil
 }
 
+// loadOneScenario reads file.feature for --features file.feature:LINE.
+func loadOneScenario(file, line string) (featureFile, error) {
+	n, _ := strconv.Atoi(line)
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return featureFile{}, fmt.Errorf("%w: reading features from %s: %v", ErrUsage, file, err)
+	}
+	return featureFile{uri: filepath.ToSlash(file), content: b, lines: map[int]bool{n: true}}, nil
+}
+
+// mergeSelections joins several line selections of one file, and lets a
+// whole-file mention win over a selection, so that each file runs once.
+func mergeSelections(files []featureFile) []featureFile {
+	at := map[string]int{}
+	var out []featureFile
+	for _, f := range files {
+		i, ok := at[f.uri]
+		if !ok {
+			at[f.uri] = len(out)
+			out = append(out, f)
+			continue
+		}
+		switch {
+		case out[i].lines == nil:
+		case f.lines == nil:
+			out[i].lines = nil
+		default:
+			for l := range f.lines {
+				out[i].lines[l] = true
+			}
+		}
+	}
+	return out
+}
+
 // plannedScenario is one pickle (a scenario or one row of an outline) and what
 // the run will do with it.
 type plannedScenario struct {
-	id       string
 	feature  string
 	uri      string
 	line     int
@@ -116,13 +172,15 @@ type plannedScenario struct {
 	level    string
 	area     string
 	maturity string
-	selected bool   // matches the operator's tag expression
+	selected bool   // matches the operator's tag expression and line
 	skip     string // why a selected scenario will not run; empty if it will
+	// skipAs is Disabled or Skipped, as the rule that refused it says.
+	skipAs Status
 }
 
-// plan parses the features exactly as godog does (same order, same
-// incrementing ids) so that results can be joined to lines and areas by
-// pickle id.
+// plan reads what each scenario of the features is and whether this run
+// takes it. Results of the run are joined to it by file and line, which
+// godog's own documents give for its pickle ids (see pickleIndex).
 func plan(cfg Config, files []featureFile, env runEnv) ([]*plannedScenario, error) {
 	newID := (&messages.Incrementing{}).NewId
 	var out []*plannedScenario
@@ -141,15 +199,15 @@ func plan(cfg Config, files []featureFile, env runEnv) ([]*plannedScenario, erro
 		}
 		lines := nodeLines(doc.Feature)
 		for _, p := range gherkin.Pickles(*doc, f.uri, newID) {
-			ps := &plannedScenario{id: p.Id, feature: doc.Feature.Name, uri: f.uri, name: p.Name}
+			ps := &plannedScenario{feature: doc.Feature.Name, uri: f.uri, name: p.Name}
 			for _, t := range p.Tags {
 				ps.tags = append(ps.tags, t.Name)
 			}
 			// The last AST node of a pickle is its example row when it has one.
 			ps.line = lines[p.AstNodeIds[len(p.AstNodeIds)-1]]
 			ps.level, ps.area, ps.maturity = classify(ps.tags, f.uri)
-			ps.selected = matchTags(cfg.Tags, ps.tags)
-			ps.skip = skipReason(cfg, env, ps.tags)
+			ps.selected = matchTags(cfg.Tags, ps.tags) && f.selects(lines[p.AstNodeIds[0]], ps.line)
+			ps.skip, ps.skipAs = skipReason(cfg, env, ps.tags)
 			out = append(out, ps)
 		}
 	}
@@ -221,42 +279,88 @@ func hasTag(tags []string, t string) bool {
 	return false
 }
 
-// skipReason says why a scenario is kept out of this run by the safety and
-// opt-in rules, or "" if they allow it.
-func skipReason(cfg Config, env runEnv, tags []string) string {
-	switch {
-	case hasTag(tags, tagSandbox) && cfg.Profile != ProfileSandbox:
-		return "@sandbox checks the sandbox's own choices; run with --profile sandbox"
-	case hasTag(tags, tagSeed) && !env.seeded:
-		return "@seed checks the built-in seed, and a fresh account of this deployment does not hold it (started with other fixtures?)"
-	case hasTag(tags, tagDelivery) && env.noReceiver != "":
-		return "@delivery needs conform's webhook receiver: " + env.noReceiver
-	case IsLiveKey(cfg.APIKey) && !cfg.AllowWrites && (hasTag(tags, tagWrites) || hasTag(tags, tagExhaustive)):
-		return "live key: @writes and @exhaustive scenarios would change real data or spend its rate limit; pass --allow-writes to run them"
-	case hasTag(tags, tagExhaustive) && !cfg.Exhaustive:
-		return "@exhaustive spends a whole rate-limit window; pass --exhaustive to run it"
-	}
-	return ""
+// skipRule keeps scenarios carrying any of its tags out of a run, for the
+// reason it gives ("" when the rule does not apply to this run). The one
+// table decides both what the report says and what godog is told to leave
+// out, so the two cannot drift apart.
+type skipRule struct {
+	tags []string
+	// status is Disabled when the operator's configuration leaves the
+	// scenarios out, Skipped when they were wanted but cannot run here.
+	status Status
+	reason func(cfg Config, env runEnv) string
 }
 
-// exclusionTags is the tag expression that keeps skipped scenarios out of
-// godog's run; it mirrors skipReason.
+var skipRules = []skipRule{
+	{[]string{tagSandbox}, Disabled, func(cfg Config, _ runEnv) string {
+		if cfg.Profile != ProfileSandbox {
+			return "@sandbox checks the sandbox's own choices; run with --profile sandbox"
+		}
+		return ""
+	}},
+	{[]string{tagSeed}, Skipped, func(_ Config, env runEnv) string {
+		if !env.seeded {
+			return "@seed checks the built-in seed, and a fresh account of this deployment does not hold it (started with other fixtures?)"
+		}
+		return ""
+	}},
+	{[]string{tagDelivery}, Disabled, func(cfg Config, _ runEnv) string {
+		if cfg.WebhookListen == "off" {
+			return "@delivery needs conform's webhook receiver, which is off (--webhook-listen off)"
+		}
+		return ""
+	}},
+	{[]string{tagDelivery}, Skipped, func(_ Config, env runEnv) string {
+		if env.noReceiver != "" {
+			return "@delivery needs conform's webhook receiver: " + env.noReceiver
+		}
+		return ""
+	}},
+	{[]string{tagWrites, tagExhaustive}, Disabled, func(cfg Config, _ runEnv) string {
+		if IsLiveKey(cfg.APIKey) && !cfg.AllowWrites {
+			return "live key: @writes and @exhaustive scenarios would change real data or spend its rate limit; pass --allow-writes to run them"
+		}
+		return ""
+	}},
+	{[]string{tagExhaustive}, Disabled, func(cfg Config, _ runEnv) string {
+		if !cfg.Exhaustive {
+			return "@exhaustive spends a whole rate-limit window; pass --exhaustive to run it"
+		}
+		return ""
+	}},
+}
+
+// skipReason says why a scenario is kept out of this run by the safety and
+// opt-in rules, and whether that is the configuration's choice (Disabled)
+// or lost coverage (Skipped); "" if the rules allow it.
+func skipReason(cfg Config, env runEnv, tags []string) (string, Status) {
+	for _, r := range skipRules {
+		for _, t := range r.tags {
+			if hasTag(tags, t) {
+				if why := r.reason(cfg, env); why != "" {
+					return why, r.status
+				}
+			}
+		}
+	}
+	return "", Passed
+}
+
+// exclusionTags is the tag expression that keeps the scenarios skipReason
+// refuses out of godog's run.
 func exclusionTags(cfg Config, env runEnv) []string {
 	var ex []string
-	if cfg.Profile != ProfileSandbox {
-		ex = append(ex, "~"+tagSandbox)
-	}
-	if !env.seeded {
-		ex = append(ex, "~"+tagSeed)
-	}
-	if env.noReceiver != "" {
-		ex = append(ex, "~"+tagDelivery)
-	}
-	if IsLiveKey(cfg.APIKey) && !cfg.AllowWrites {
-		ex = append(ex, "~"+tagWrites, "~"+tagExhaustive)
-	}
-	if !cfg.Exhaustive {
-		ex = append(ex, "~"+tagExhaustive)
+	seen := map[string]bool{}
+	for _, r := range skipRules {
+		if r.reason(cfg, env) == "" {
+			continue
+		}
+		for _, t := range r.tags {
+			if !seen[t] {
+				seen[t] = true
+				ex = append(ex, "~"+t)
+			}
+		}
 	}
 	return ex
 }
@@ -301,4 +405,91 @@ func matchTags(expr string, tags []string) bool {
 		}
 	}
 	return true
+}
+
+// scenarioKey identifies a scenario (one row of an outline) across the plan
+// and godog's run, whatever ids either gave it.
+type scenarioKey struct {
+	uri  string
+	line int
+}
+
+func (p *plannedScenario) key() scenarioKey { return scenarioKey{p.uri, p.line} }
+
+// godogContent is the file as godog should run it: with a line selection,
+// every scenario and Examples row not selected is blanked, lines kept in
+// place, so that godog runs only what was asked for and reports the lines
+// the author sees.
+func godogContent(f featureFile) []byte {
+	if f.lines == nil {
+		return f.content
+	}
+	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), (&messages.Incrementing{}).NewId)
+	if err != nil || doc.Feature == nil {
+		return f.content
+	}
+	text := strings.SplitAfter(string(f.content), "\n")
+	blank := func(from, to int) {
+		for l := from; l < to && l <= len(text); l++ {
+			text[l-1] = "\n"
+		}
+	}
+	var scenarios []*messages.Scenario
+	for _, c := range doc.Feature.Children {
+		if c.Scenario != nil {
+			scenarios = append(scenarios, c.Scenario)
+		}
+		if c.Rule != nil {
+			for _, rc := range c.Rule.Children {
+				if rc.Scenario != nil {
+					scenarios = append(scenarios, rc.Scenario)
+				}
+			}
+		}
+	}
+	var rules []int
+	for _, c := range doc.Feature.Children {
+		if c.Rule != nil {
+			rules = append(rules, int(c.Rule.Location.Line))
+		}
+	}
+	start := func(sc *messages.Scenario) int {
+		l := int(sc.Location.Line)
+		for _, t := range sc.Tags {
+			l = min(l, int(t.Location.Line))
+		}
+		return l
+	}
+	for i, sc := range scenarios {
+		end := len(text) + 1
+		if i+1 < len(scenarios) {
+			end = start(scenarios[i+1])
+		}
+		for _, r := range rules {
+			if r > int(sc.Location.Line) {
+				end = min(end, r)
+			}
+		}
+		if f.lines[int(sc.Location.Line)] {
+			continue
+		}
+		rowChosen := false
+		for _, ex := range sc.Examples {
+			for _, row := range ex.TableBody {
+				rowChosen = rowChosen || f.lines[int(row.Location.Line)]
+			}
+		}
+		if !rowChosen {
+			blank(start(sc), end)
+			continue
+		}
+		for _, ex := range sc.Examples {
+			for _, row := range ex.TableBody {
+				if l := int(row.Location.Line); !f.lines[l] {
+					blank(l, l+1)
+				}
+			}
+		}
+	}
+	return []byte(strings.Join(text, ""))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/testcampaign/kit/openapi"
 	"io"
 	"net"
 	"net/http"
@@ -30,7 +29,7 @@ type hookEndpoint struct {
 	arrived    chan struct{} // closed and replaced on each delivery
 	// schema and sink, with --openapi, check each delivery against the
 	// document's webhooks.
-	schema *openapi.Validator
+	schema Schema
 	sink   *ruleSink
 }
 

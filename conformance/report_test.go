@@ -11,7 +11,7 @@ func TestReportsNameTheBuildThatWroteThem(t *testing.T) {
 		{"v1.2.0 (18dbf26abcde)", "conform v1.2.0 (18dbf26abcde)"},
 		{"", "conform"},
 	} {
-		rep := &Report{Version: tt.version, BaseURL: "http://127.0.0.1:8080", Profile: ProfileSandbox,
+		rep := &Report{Version: tt.version, BaseURL: "http://127.0.0.1:8080", Settings: Settings{Profile: ProfileSandbox},
 			Scenarios: []ScenarioResult{{URI: "features/auth.feature", Line: 3, Name: "n", Area: "auth", Level: LevelMust, Status: Passed}}}
 		var junit, summary bytes.Buffer
 		if err := rep.WriteJUnit(&junit); err != nil {

@@ -11,77 +11,160 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
 )
 
+// ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM)
+// before every scenario finished; the report holds those that did.
+var ErrInterrupted = errors.New("interrupted")
+
 // Run runs the selected scenarios against cfg.BaseURL and returns their
-// results. The error is non-nil only when nothing could be judged: a bad
-// configuration or feature file (ErrUsage) or an unreachable deployment
-// (ErrConnection). Deviations are in the report, not in the error.
+// results. The error is non-nil only when the run could not judge
+// everything: a bad configuration or feature file (ErrUsage), an
+// unreachable deployment (ErrConnection) or an interruption
+// (ErrInterrupted). Deviations are in the report, not in the error. Once the
+// report files are open, every outcome writes them: a run that stopped
+// early records why, as one error case, so that CI always finds a report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	r, err := prepare(ctx, cfg)
+	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	cfg = r.cfg
-
-	out := newRedactingWriter(cfg.Output, cfg.APIKey)
-	suite := r.suite(out)
-	var cucumber *redactingWriter
-	if cfg.CucumberFile != "" {
-		f, err := os.Create(cfg.CucumberFile)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	files, err := openReportFiles(cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer files.close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start := time.Now()
+	r, err := prepare(ctx, cfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w before the first scenario", ErrInterrupted)
 		}
-		defer f.Close()
-		cucumber = newRedactingWriter(f, cfg.APIKey)
-		suite.Options.Format += "," + registerCucumber(suite.Name, cucumber)
+		rep := stoppedReport(cfg, start, err)
+		return rep, errors.Join(err, files.write(cfg, rep))
+	}
+	out := newRedactingWriter(cfg.Output, cfg.APIKey)
+	suite := r.suite(ctx, out)
+	if files.cucumber != nil {
+		suite.Options.Format += "," + registerCucumber(suite.Name, files.cucumber)
 		defer unregisterCucumber(suite.Name)
 	}
-	start := time.Now()
 	if code := suite.Run(); code > 1 {
 		return nil, fmt.Errorf("%w: godog refused the options (exit %d)", ErrUsage, code)
 	}
 	if err := out.Flush(); err != nil {
 		return nil, fmt.Errorf("writing the report: %w", err)
 	}
-	if cucumber != nil {
-		if err := cucumber.Flush(); err != nil {
-			return nil, fmt.Errorf("writing the cucumber report: %w", err)
-		}
+	rep := r.report(start, time.Since(start))
+	if ctx.Err() != nil {
+		rep.Stopped = ErrInterrupted.Error()
+		err = fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, len(rep.Scenarios)-rep.count(Disabled)-rep.count(Skipped), rep.Unfinished)
 	}
+	return rep, errors.Join(err, files.write(cfg, rep))
+}
 
-	rep := r.report(time.Since(start))
-	if cfg.Format == FormatJUnit {
-		if err := writeRedacted(cfg.Output, cfg.APIKey, rep.WriteJUnit); err != nil {
-			return nil, err
-		}
+// stoppedReport is the report of a run that could not start: it judges
+// nothing and says why.
+func stoppedReport(cfg Config, start time.Time, err error) *Report {
+	rep := newReport(cfg, start, time.Since(start))
+	rep.Stopped = redactor(cfg.APIKey)(err.Error())
+	return rep
+}
+
+func newReport(cfg Config, start time.Time, d time.Duration) *Report {
+	return &Report{
+		Version:  cfg.Version,
+		BaseURL:  redactor(cfg.APIKey)(cfg.BaseURL),
+		Key:      RedactKey(cfg.APIKey),
+		Settings: cfg.settings(),
+		Started:  start,
+		Duration: d,
 	}
-	if cfg.JUnitFile != "" {
-		f, err := os.Create(cfg.JUnitFile)
+}
+
+// reportFiles are the report files of a run, created before anything is
+// sent so that a path in a missing directory is refused at once, not after
+// the whole run.
+type reportFiles struct {
+	junit, html, cucumberFile *os.File
+	cucumber                  *redactingWriter
+	names                     []string
+}
+
+func openReportFiles(cfg Config) (*reportFiles, error) {
+	f := &reportFiles{}
+	open := func(path, what string) (*os.File, error) {
+		if path == "" {
+			return nil, nil
+		}
+		file, err := os.Create(path)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+			f.close()
+			return nil, fmt.Errorf("%w: the %s report: %v", ErrUsage, what, err)
 		}
-		werr := writeRedacted(f, cfg.APIKey, rep.WriteJUnit)
-		if err := f.Close(); werr == nil && err != nil {
-			werr = fmt.Errorf("writing the junit report: %w", err)
-		}
-		if werr != nil {
-			return nil, werr
-		}
+		f.names = append(f.names, path)
+		return file, nil
 	}
-	if cfg.Summary != nil {
+	var err error
+	if f.junit, err = open(cfg.JUnitFile, "junit"); err != nil {
+		return nil, err
+	}
+	if f.html, err = open(cfg.HTMLFile, "HTML"); err != nil {
+		return nil, err
+	}
+	if f.cucumberFile, err = open(cfg.CucumberFile, "cucumber"); err != nil {
+		return nil, err
+	}
+	if f.cucumberFile != nil {
+		f.cucumber = newRedactingWriter(f.cucumberFile, cfg.APIKey)
+	}
+	if cfg.OutputName != "" && (cfg.Format == FormatJUnit || cfg.Format == FormatCucumber) {
+		f.names = append(f.names, cfg.OutputName)
+	}
+	return f, nil
+}
+
+// write writes every report of rep: junit (to its file, and to Output with
+// --format junit), HTML, and the summary. The first error is returned, but
+// every report is attempted.
+func (f *reportFiles) write(cfg Config, rep *Report) error {
+	rep.Files = f.names
+	var errs []error
+	if cfg.Format == FormatJUnit {
+		errs = append(errs, writeRedacted(cfg.Output, cfg.APIKey, rep.WriteJUnit))
+	}
+	if f.junit != nil {
+		errs = append(errs, writeRedacted(f.junit, cfg.APIKey, rep.WriteJUnit))
+	}
+	if f.html != nil {
+		errs = append(errs, writeRedacted(f.html, cfg.APIKey, rep.WriteHTML))
+	}
+	if f.cucumber != nil {
+		errs = append(errs, f.cucumber.Flush())
+	}
+	// A run that stopped before its first scenario has nothing to sum up:
+	// the error that stopped it is all there is, and the caller prints it.
+	if cfg.Summary != nil && (rep.Stopped == "" || len(rep.Scenarios) > 0 || rep.Unfinished > 0) {
 		w := newRedactingWriter(cfg.Summary, cfg.APIKey)
 		rep.WriteSummary(w)
-		if err := w.Flush(); err != nil {
-			return nil, fmt.Errorf("writing the summary: %w", err)
+		errs = append(errs, w.Flush())
+	}
+	return errors.Join(errs...)
+}
+
+func (f *reportFiles) close() {
+	for _, file := range []*os.File{f.junit, f.html, f.cucumberFile} {
+		if file != nil {
+			file.Close()
 		}
 	}
-	return rep, nil
 }
 
 func writeRedacted(w io.Writer, key string, write func(io.Writer) error) error {
@@ -98,13 +181,19 @@ func writeRedacted(w io.Writer, key string, write func(io.Writer) error) error {
 // Suite prepares a run as a godog.TestSuite, for Go teams that run the kit
 // with `go test` and godog's own flags. Its webhook receiver, if any, stops
 // when ctx ends. Results come from godog's formatters, not a Report, so a
-// @should failure counts as a failure there.
+// @should failure counts as a failure there. With t set, each scenario is
+// a subtest named after its feature and scenario, and a selection that
+// runs nothing fails t.
 func Suite(ctx context.Context, cfg Config) (godog.TestSuite, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return godog.TestSuite{}, err
+	}
 	r, err := prepare(ctx, cfg)
 	if err != nil {
 		return godog.TestSuite{}, err
 	}
-	return r.suite(newRedactingWriter(r.cfg.Output, r.cfg.APIKey)), nil
+	return r.suite(ctx, newRedactingWriter(r.cfg.Output, r.cfg.APIKey)), nil
 }
 
 // prepared is a run whose features are planned and checked and whose
@@ -123,10 +212,6 @@ type prepared struct {
 // found before any request is sent), reaches the deployment, reads the limit
 // in force and starts the webhook receiver.
 func prepare(ctx context.Context, cfg Config) (*prepared, error) {
-	cfg, err := cfg.withDefaults()
-	if err != nil {
-		return nil, err
-	}
 	if err := validateTags(cfg.Tags); err != nil {
 		return nil, err
 	}
@@ -134,7 +219,10 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	if problems := lint(files); len(problems) > 0 {
+	problems := lint(files)
+	problems = append(problems, unknownTags(cfg.Tags, files)...)
+	problems = append(problems, unmatchedLines(files)...)
+	if len(problems) > 0 {
 		return nil, fmt.Errorf("%w: the features have authoring errors:\n  %s", ErrUsage, strings.Join(problems, "\n  "))
 	}
 	tgt := &target{
@@ -190,7 +278,7 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	case runnable == 0:
 		return nil, fmt.Errorf("%w: nothing to run: the %d scenario(s) selected are all skipped (%s)", ErrUsage, selected, reason)
 	}
-	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, env: env, rec: &recorder{results: map[string]*ScenarioResult{}}}, nil
+	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, env: env, rec: newRecorder()}, nil
 }
 
 // receiverProblem says why deliveries from the deployment cannot reach the
@@ -229,7 +317,7 @@ func isLoopbackHost(h string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (r *prepared) suite(out *redactingWriter) godog.TestSuite {
+func (r *prepared) suite(ctx context.Context, out *redactingWriter) godog.TestSuite {
 	cfg := r.cfg
 	godogOut := io.Writer(out)
 	format := cfg.Format
@@ -238,42 +326,41 @@ func (r *prepared) suite(out *redactingWriter) godog.TestSuite {
 	}
 	contents := make([]godog.Feature, len(r.files))
 	for i, f := range r.files {
-		contents[i] = godog.Feature{Name: f.uri, Contents: f.content}
+		contents[i] = godog.Feature{Name: f.uri, Contents: godogContent(f)}
 	}
 	tags := exclusionTags(cfg, r.env)
 	if strings.TrimSpace(cfg.Tags) != "" {
 		tags = append([]string{cfg.Tags}, tags...)
 	}
+	name := "conform-" + randomToken()
 	return godog.TestSuite{
-		Name:                "conform-" + randomToken(),
+		Name:                name,
 		ScenarioInitializer: scenarioInitializer(r.tgt, r.rec),
-		// A report's last line has no newline for the writer to wait for.
-		TestSuiteInitializer: func(sc *godog.TestSuiteContext) { sc.AfterSuite(func() { _ = out.Flush() }) },
+		TestSuiteInitializer: func(sc *godog.TestSuiteContext) {
+			// A report's last line has no newline for the writer to wait for.
+			sc.AfterSuite(func() { _ = out.Flush() })
+		},
 		Options: &godog.Options{
-			Format:          format,
+			Format:          format + "," + registerIndex(name, r.rec),
 			Output:          godogOut,
 			NoColors:        !cfg.Color,
 			FeatureContents: contents,
 			Tags:            strings.Join(tags, " && "),
 			// Undefined or ambiguous steps mean a check did not happen; they
 			// must never pass silently.
-			Strict:         true,
-			Concurrency:    cfg.Concurrency,
-			DefaultContext: context.Background(),
+			Strict:      true,
+			Concurrency: cfg.Concurrency,
+			// Cancelling the run's context (Ctrl-C) cancels every request
+			// and wait in flight, and the scenarios not yet started do not.
+			DefaultContext: ctx,
 		},
 	}
 }
 
-func (r *prepared) report(d time.Duration) *Report {
+func (r *prepared) report(start time.Time, d time.Duration) *Report {
 	cfg := r.cfg
-	rep := &Report{
-		Version:  cfg.Version,
-		BaseURL:  r.tgt.redact(cfg.BaseURL),
-		Key:      RedactKey(cfg.APIKey),
-		Profile:  cfg.Profile,
-		Strict:   cfg.Strict,
-		Duration: d,
-	}
+	rep := newReport(cfg, start, d)
+	defer unregisterIndex(r.rec)
 	for _, p := range r.planned {
 		if !p.selected {
 			continue
@@ -282,27 +369,33 @@ func (r *prepared) report(d time.Duration) *Report {
 			Feature: p.feature, URI: p.uri, Line: p.line, Name: p.name, Tags: p.tags,
 			Area: p.area, Level: p.level, Maturity: p.maturity,
 		}
-		switch got := r.rec.get(p.id); {
+		got, ran := r.rec.result(p.key())
+		switch {
 		case p.skip != "":
-			res.Status, res.SkipReason = Skipped, p.skip
-		case got == nil:
+			res.Status, res.SkipReason = p.skipAs, p.skip
+		case !ran && r.rec.interrupted.Load():
+			rep.Unfinished++
+			continue
+		case !ran:
 			res.Status, res.Message = Errored, "godog did not run this scenario"
 		default:
-			res.Status, res.Duration, res.SkipReason = got.Status, got.Duration, got.SkipReason
-			res.FailedStep, res.Message, res.Request, res.Response = got.FailedStep, got.Message, got.Request, got.Response
-			res.Rule, res.RuleLevel = got.Rule, got.RuleLevel
-			// A rule with an area of its own (the document's) is reported
-			// there, at its own level, whatever scenario broke it.
-			if got.Area != "" {
-				res.Area, res.Level = got.Area, got.RuleLevel
+			level := res.Level
+			got.Feature, got.URI, got.Line, got.Name, got.Tags = res.Feature, res.URI, res.Line, res.Name, res.Tags
+			got.Level, got.Maturity = res.Level, res.Maturity
+			if got.Area == "" {
+				got.Area = p.area
+			} else {
+				// A rule with an area of its own (the document's) is
+				// reported there, at its own level, whatever scenario broke it.
+				got.Level = got.RuleLevel
 			}
-		}
-		level := res.Level
-		if res.Rule != "" {
-			level = res.RuleLevel
-		}
-		if res.Status == Failed && level == LevelShould && !cfg.Strict {
-			res.Status = Warned
+			if got.Rule != "" {
+				level = got.RuleLevel
+			}
+			res = got
+			if res.Status == Failed && level == LevelShould && !cfg.Strict {
+				res.Status = Warned
+			}
 		}
 		rep.Scenarios = append(rep.Scenarios, res)
 	}
@@ -406,10 +499,35 @@ const (
 	seedTesters   = 6
 )
 
-// recorder collects results from concurrently running scenarios.
+// recorder collects results from concurrently running scenarios, keyed by
+// godog's own pickle ids. godog's documents (which the index formatter
+// sees) turn each id into the file and line the plan knows the scenario by,
+// so nothing assumes that the kit and godog parse in the same order.
 type recorder struct {
 	mu      sync.Mutex
-	results map[string]*ScenarioResult
+	results map[string]*ScenarioResult // by pickle id
+	pickles map[string]pickleRef       // by pickle id
+	lines   map[string]int             // AST node id of godog's documents → line
+	// interrupted is set when the run's context ended with scenarios left.
+	interrupted atomic.Bool
+	suite       string
+}
+
+// pickleRef is where a pickle comes from: its file, and the AST node that
+// gives its line (its Examples row, or else its scenario).
+type pickleRef struct {
+	uri  string
+	node string
+}
+
+func newRecorder() *recorder {
+	return &recorder{results: map[string]*ScenarioResult{}, pickles: map[string]pickleRef{}, lines: map[string]int{}}
+}
+
+func (r *recorder) started(p *godog.Scenario) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pickles[p.Id] = pickleRef{uri: p.Uri, node: p.AstNodeIds[len(p.AstNodeIds)-1]}
 }
 
 func (r *recorder) put(id string, res *ScenarioResult) {
@@ -418,20 +536,44 @@ func (r *recorder) put(id string, res *ScenarioResult) {
 	r.results[id] = res
 }
 
-func (r *recorder) get(id string) *ScenarioResult {
+// document records the line of every scenario and Examples row of one of
+// godog's parsed documents.
+func (r *recorder) document(doc *messages.GherkinDocument) {
+	if doc == nil || doc.Feature == nil {
+		return
+	}
+	lines := nodeLines(doc.Feature)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.results[id]
+	for id, l := range lines {
+		r.lines[id] = l
+	}
+}
+
+// result returns the result of the scenario at key, if godog ran it.
+func (r *recorder) result(key scenarioKey) (ScenarioResult, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, ref := range r.pickles {
+		if ref.uri == key.uri && r.lines[ref.node] == key.line {
+			if res, ok := r.results[id]; ok {
+				return *res, true
+			}
+		}
+	}
+	return ScenarioResult{}, false
 }
 
 type runInfoKey struct{}
 
 // runInfo is the per-scenario bookkeeping of the runner, apart from the
-// step state: when it started, the first failing step, and the lock it holds.
+// step state: when it started, the first failing step, the exchange that
+// step judged, and the lock it holds.
 type runInfo struct {
 	start      time.Time
 	exclusive  bool
 	failedStep string
+	fault      *exchange
 }
 
 // scenarioInitializer wires the step library and the hooks that give each
@@ -444,6 +586,11 @@ func scenarioInitializer(t *target, rec *recorder) func(*godog.ScenarioContext) 
 	return func(sc *godog.ScenarioContext) {
 		registerSteps(sc, steps)
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			if ctx.Err() != nil {
+				rec.interrupted.Store(true)
+				return ctx, godog.ErrSkip
+			}
+			rec.started(p)
 			info := &runInfo{start: time.Now()}
 			for _, tg := range p.Tags {
 				info.exclusive = info.exclusive || tg.Name == tagExhaustive
@@ -459,8 +606,12 @@ func scenarioInitializer(t *target, rec *recorder) func(*godog.ScenarioContext) 
 			return withState(ctx, st), nil
 		})
 		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			if info, ok := ctx.Value(runInfoKey{}).(*runInfo); ok && info.failedStep == "" && status != godog.StepPassed && status != godog.StepSkipped {
+			info, ok := ctx.Value(runInfoKey{}).(*runInfo)
+			if ok && info.failedStep == "" && status != godog.StepPassed && status != godog.StepSkipped {
 				info.failedStep = st.Text
+				if s, _ := ctx.Value(stateKey{}).(*scenarioState); s != nil {
+					info.fault, _ = s.last()
+				}
 			}
 			return ctx, nil
 		})
@@ -476,35 +627,47 @@ func scenarioInitializer(t *target, rec *recorder) func(*godog.ScenarioContext) 
 			}
 			s, _ := ctx.Value(stateKey{}).(*scenarioState)
 			if s == nil {
-				return ctx, err
+				return ctx, nil
 			}
 			s.closeHooks()
+			if ctx.Err() != nil {
+				// Interrupted: whatever the steps said was cut short, not
+				// a verdict on the deployment.
+				rec.interrupted.Store(true)
+				return ctx, nil
+			}
 			res := &ScenarioResult{Duration: time.Since(info.start)}
 			if s.skip != "" {
 				res.Status, res.SkipReason = Skipped, s.skip
 				rec.put(p.Id, res)
-				return ctx, err
+				return ctx, nil
 			}
+			// godog already holds the step's error; the hook adds one only
+			// when it finds a new one, so that no error is printed twice.
+			var added error
 			// A scenario whose steps held can still have received an answer
 			// breaking a rule of every response; it fails where that rule
-			// first broke.
+			// first broke, on the exchange that broke it.
 			if err == nil {
 				if v, ok := s.sink.first(); ok {
-					err = fmt.Errorf("%s: %s (answer to %s)", v.rule, v.message, v.request)
+					added = fmt.Errorf("%s: %s (answer to %s)", v.rule, v.message, v.request)
 					res.Rule, res.RuleLevel, res.Area = v.rule, v.level, v.area
 					info.failedStep = "every response: " + v.rule
+					info.fault = v.exchange
+					err = added
 				}
 			}
 			res.Status = statusOf(err)
 			if err != nil && res.Status != Skipped {
 				res.FailedStep = info.failedStep
 				res.Message = s.redact(err.Error())
-				if e, lerr := s.last(); lerr == nil {
+				if e := info.fault; e != nil {
 					res.Request, res.Response = s.requestLine(e), s.responseLine(e)
 				}
+				res.Exchanges = s.transcript()
 			}
 			rec.put(p.Id, res)
-			return ctx, err
+			return ctx, added
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/openapicheck"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -27,7 +28,7 @@ func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*conformance.R
 	rep, err := conformance.Run(context.Background(), conformance.Config{
 		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
 		Tags: "@testers,@ratelimit", Concurrency: 8, Summary: &summary, Timeout: time.Minute,
-		OpenAPI: source,
+		OpenAPI: source, LoadSchema: openapicheck.Load,
 	})
 	return rep, summary.String(), err
 }

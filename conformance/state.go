@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/testcampaign/kit/openapi"
 	"io"
 	"net/http"
 	"net/url"
@@ -34,7 +33,7 @@ type target struct {
 	budget  *budget
 	hooks   *receiver // nil when no webhook receiver runs
 	// schema checks every exchange and delivery when --openapi is set.
-	schema *openapi.Validator
+	schema Schema
 	// seeded says whether a fresh sandbox account holds the built-in seed.
 	seeded bool
 }
@@ -318,6 +317,15 @@ func (s *scenarioState) redact(text string) string {
 		}
 	}
 	return text
+}
+
+// transcript is every exchange of the scenario, one line each, redacted.
+func (s *scenarioState) transcript() []string {
+	out := make([]string, 0, len(s.history))
+	for _, e := range s.history {
+		out = append(out, s.requestLine(e)+"\n    → "+s.responseLine(e))
+	}
+	return out
 }
 
 func truncate(s string, n int) string {

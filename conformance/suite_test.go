@@ -698,7 +698,7 @@ func TestBreakagesAreCaught(t *testing.T) {
 				}
 			},
 			caught: []string{"Only the subscribed event types are delivered"},
-			rule:   "did not subscribe to",
+			rule:   `the receiver got a "campaign.created" event (Webhook-Id`,
 		},
 		{
 			name: "webhooks registered but never delivered",

@@ -26,6 +26,8 @@ type ruleViolation struct {
 	area    string // the report's area for the break; the scenario's own if empty
 	message string
 	request string // method and URL of the exchange that broke it
+	// exchange is the exchange that broke it, for the report to show.
+	exchange *exchange
 }
 
 // ruleSink collects the every-response violations of one scenario. Only the
@@ -125,7 +127,7 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, fmt.Errorf("%w: %d of a limit of %d", errBudgetSpent, b.share, b.of)
 	}
 	var reqBody []byte
-	if t.target.schema != nil && req.GetBody != nil {
+	if req.GetBody != nil {
 		if rc, err := req.GetBody(); err == nil {
 			reqBody, _ = io.ReadAll(rc)
 			rc.Close()
@@ -141,9 +143,12 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
-	t.check(sink, req, resp, body)
+	e := &exchange{method: req.Method, url: req.URL.String(), reqHeader: req.Header, reqBody: reqBody,
+		status: resp.StatusCode, header: resp.Header, body: body}
+	t.check(sink, req, e)
 	if t.target.schema != nil {
 		if v, ok := schemaViolation(t.target.schema.Check(req, reqBody, resp, body), req.Method+" "+req.URL.Path); ok {
+			v.exchange = e
 			sink.add(v)
 		}
 	}
@@ -180,25 +185,25 @@ func leaks(text []byte, key string) bool {
 // equal to the HTTP status (spec §4, §7), a JSON content type, and no
 // credential sent in the scenario echoed whole. Outside /v1 the spec says
 // nothing, so there only the sandbox profile holds answers to the envelope.
-func (t *checkingTransport) check(sink *ruleSink, req *http.Request, resp *http.Response, body []byte) {
+func (t *checkingTransport) check(sink *ruleSink, req *http.Request, e *exchange) {
+	body := e.body
 	where := req.Method + " " + req.URL.Path
 	if req.URL.RawQuery != "" {
 		where += "?" + req.URL.RawQuery
 	}
 	inAPI := req.URL.Path == "/v1" || strings.HasPrefix(req.URL.Path, "/v1/")
 	if inAPI || t.target.profile == ProfileSandbox {
-		e := &exchange{status: resp.StatusCode, header: resp.Header, body: body}
 		if err := checkEnvelope(e, envelopeEither); err != nil {
-			sink.add(ruleViolation{rule: "every response is the envelope (spec §4, §7)", level: LevelMust, message: err.Error(), request: where})
+			sink.add(ruleViolation{rule: "every response is the envelope (spec §4, §7)", level: LevelMust, message: err.Error(), request: where, exchange: e})
 		}
 		if err := checkJSONContentType(e); err != nil {
-			sink.add(ruleViolation{rule: "every response is JSON with a JSON content type", level: LevelShould, message: err.Error(), request: where})
+			sink.add(ruleViolation{rule: "every response is JSON with a JSON content type", level: LevelShould, message: err.Error(), request: where, exchange: e})
 		}
 	}
 	if t.target.profile == ProfileSandbox {
 		if v, err := decodeJSON(body); err == nil {
 			if err := checkTimestamps(v); err != nil {
-				sink.add(ruleViolation{rule: "every timestamp is RFC 3339 UTC with three fractional digits (CONTRACT)", level: LevelSandbox, message: err.Error(), request: where})
+				sink.add(ruleViolation{rule: "every timestamp is RFC 3339 UTC with three fractional digits (CONTRACT)", level: LevelSandbox, message: err.Error(), request: where, exchange: e})
 			}
 		}
 	}
@@ -208,14 +213,14 @@ func (t *checkingTransport) check(sink *ruleSink, req *http.Request, resp *http.
 	}
 	for _, k := range sink.sentKeys() {
 		found := leaks(body, k)
-		for _, vs := range resp.Header {
+		for _, vs := range e.header {
 			for _, v := range vs {
 				found = found || leaks([]byte(v), k)
 			}
 		}
 		if found {
 			sink.add(ruleViolation{rule: "a key is never echoed whole", level: level,
-				message: fmt.Sprintf("the response echoes the key %s sent with the request", RedactKey(k)), request: where})
+				message: fmt.Sprintf("the response echoes the key %s sent with the request", RedactKey(k)), request: where, exchange: e})
 		}
 	}
 }

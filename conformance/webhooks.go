@@ -204,8 +204,51 @@ func noEvent(ctx context.Context, typ string) error {
 	}
 	for _, d := range e.all() {
 		if eventType(d) == typ {
-			return fmt.Errorf("webhook rule: the receiver got a %q event it did not subscribe to", typ)
+			return fmt.Errorf("webhook rule: the receiver got a %q event (Webhook-Id %s); want none", typ, d.header.Get("Webhook-Id"))
 		}
+	}
+	return nil
+}
+
+// deliveriesOf counts the deliveries of one event type the scenario's
+// endpoint received, retries included.
+func deliveriesOf(e *hookEndpoint, typ string) int {
+	n := 0
+	for _, d := range e.all() {
+		if eventType(d) == typ {
+			n++
+		}
+	}
+	return n
+}
+
+// exactDeliveries holds when the receiver got exactly n deliveries of the
+// event type so far, each attempt counted (a retry is a delivery).
+func exactDeliveries(ctx context.Context, n int, typ string) error {
+	e, _, err := stateFrom(ctx).endpoint()
+	if err != nil {
+		return err
+	}
+	if got := deliveriesOf(e, typ); got != n {
+		return fmt.Errorf("webhook rule: the receiver got %d %q deliveries; want exactly %d", got, typ, n)
+	}
+	return nil
+}
+
+// noFurtherDelivery watches the receiver for secs seconds and fails at the
+// first delivery of the type beyond those already received.
+func noFurtherDelivery(ctx context.Context, typ string, secs int) error {
+	e, _, err := stateFrom(ctx).endpoint()
+	if err != nil {
+		return err
+	}
+	from := len(e.all())
+	d, _, err := e.await(ctx, from, time.Duration(secs)*time.Second, func(_ int, d delivery) bool { return eventType(d) == typ }, func() error { return nil })
+	switch {
+	case err == nil:
+		return fmt.Errorf("webhook rule: a further %q delivery arrived within %d seconds (Webhook-Id %s); want none", typ, secs, d.header.Get("Webhook-Id"))
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
 	return nil
 }

@@ -7,7 +7,8 @@
 // The key is read only from the environment variable SVC_API_KEY, never from
 // a flag (flags end up in shell history and CI logs), and is shown only as
 // its prefix and last four characters. Exit status: 0 conformant, 1
-// deviations found, 2 usage or connection error.
+// deviations found, 2 usage or connection error, or interrupted (SIGINT,
+// SIGTERM), after writing the reports of what finished.
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
@@ -29,10 +31,23 @@ import (
 const keyEnv = "SVC_API_KEY"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(context.Background())
 	code := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// interruptible ends ctx at the first SIGINT (Ctrl-C) or SIGTERM (a CI
+// job cancelled), so that the run stops and writes what finished. The
+// signals go back to their default then: a second one ends the process at
+// once.
+func interruptible(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
 }
 
 // dirList collects a repeatable flag.
@@ -90,7 +105,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.StringVar(&cfg.Tags, "tags", "", `godog tag expression narrowing the run, e.g. "@auth,@envelope && ~@should"`)
 	fs.StringVar(&cfg.Format, "format", conformance.FormatProgress, "report format: "+strings.Join(conformance.Formats(), ", "))
 	fs.StringVar(&output, "output", "", "write the report to this file instead of standard output")
-	fs.Var(&dirs, "features", "directory of extra .feature files (repeatable)")
+	fs.Var(&dirs, "features", "directory or .feature file of extra features, or file.feature:LINE for one scenario (repeatable)")
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "run only the --features directories, not the built-in suite")
 	fs.BoolVar(&cfg.Strict, "strict", false, "@should failures fail the run instead of warning")
 	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "timeout of each HTTP request")
@@ -100,13 +115,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.BoolVar(&cfg.Color, "color", false, "colour godog's report")
 	fs.StringVar(&cfg.JUnitFile, "junit", "", "also write a junit report of the run to this file")
 	fs.StringVar(&cfg.CucumberFile, "cucumber", "", "also write a cucumber JSON report of the run to this file")
+	fs.StringVar(&cfg.HTMLFile, "html", "", "also write a self-contained HTML report of the run to this file")
+	fs.BoolVar(&cfg.FailOnSkip, "fail-on-skip", false, "exit 1 when a selected scenario could not run (skipped), not only on deviations")
 	fs.StringVar(&cfg.WebhookListen, "webhook-listen", "127.0.0.1:0", `address of conform's webhook receiver ("off" skips the @delivery scenarios)`)
 	fs.StringVar(&cfg.WebhookURL, "webhook-url", "", "the receiver's URL as the deployment reaches it, if not the listening address")
 	fs.Var(&openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n\nFlags:\n", keyEnv)
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error.\n", keyEnv)
+		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error or interrupted.\n", keyEnv)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -122,7 +139,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintf(stderr, "conform: unexpected argument %q%s\n", fs.Arg(0), hint)
 		return conformance.ExitError
 	}
-	cfg.OpenAPI = string(openAPI)
+	cfg.OpenAPI, cfg.LoadSchema = string(openAPI), schemaLoader
 	cfg.FeatureDirs = dirs
 	cfg.Version = version.Read().Short()
 	cfg.APIKey = strings.TrimSpace(getenv(keyEnv))
@@ -143,12 +160,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return conformance.ExitError
 		}
 		defer f.Close()
-		cfg.Output = f
+		cfg.Output, cfg.OutputName = f, output
 	}
 
 	rep, err := conformance.Run(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform: %s\n", redact(err.Error(), cfg.APIKey))
+		if rep != nil && len(rep.Files) > 0 {
+			fmt.Fprintf(stderr, "conform: wrote %s\n", strings.Join(rep.Files, ", "))
+		}
 		return conformance.ExitError
 	}
 	return rep.ExitCode()
@@ -162,7 +182,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 		dirs dirList
 		cfg  conformance.Config
 	)
-	fs.Var(&dirs, "features", "directory of .feature files to check (repeatable)")
+	fs.Var(&dirs, "features", "directory or .feature file to check (repeatable)")
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "check only the --features directories")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

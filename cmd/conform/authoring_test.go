@@ -1,0 +1,199 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// writeFeature writes one feature file into a new directory and returns
+// the file's path.
+func writeFeature(t *testing.T, text string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "f.feature")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// countingServer answers 404 to everything and counts the requests that
+// carry a key, which no authoring error may let through.
+func countingServer(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "" {
+			n.Add(1)
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	return url, &n
+}
+
+// TestAuthoringMistakesAreTheAuthors: each mistake is exit 2 from both
+// `conform check` and a run, with the file and line, before any request,
+// and each is reported once.
+func TestAuthoringMistakesAreTheAuthors(t *testing.T) {
+	t.Parallel()
+	url, requests := countingServer(t)
+	tests := []struct {
+		name, feature string
+		want          []string // each must appear exactly once
+	}{
+		{"malformed JSON to send", `Feature: F
+  Scenario: S
+    When I send a POST request to "/v1/campaigns" with JSON:
+      """
+      {"name": "Launch",
+       "platform": ios}
+      """
+`, []string{`f.feature:4: the doc string of "I send a POST request to \"/v1/campaigns\" with JSON:" is not JSON`, "(line 2 of the doc string)"}},
+		{"malformed JSON to match", `Feature: F
+  Scenario: S
+    When I send a GET request to "/v1/campaigns"
+    Then the JSON at "data" should match:
+      """
+      {"items": [}
+      """
+`, []string{"f.feature:5: the doc string of", "is not JSON"}},
+		{"a bad outline column, reported once with the columns there are", `Feature: F
+  Scenario Outline: S
+    When I send a GET request to "<pth>"
+
+    Examples:
+      | path          | status |
+      | /v1/campaigns | 200    |
+      | /v1/bugs      | 200    |
+      | /v1/testers   | 200    |
+`, []string{"f.feature:3: unknown outline parameter <pth>: the Examples have the columns <path> <status>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := writeFeature(t, tt.feature)
+			for _, got := range []result{
+				runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--features", filepath.Dir(f), "--no-builtin", "--format", "none"),
+				runCLI(t, nil, "check", "--features", f),
+			} {
+				if got.code != conformance.ExitError {
+					t.Errorf("exit %d, want 2\n%s", got.code, got.stderr)
+				}
+				for _, w := range tt.want {
+					if n := strings.Count(got.stderr, w); n != 1 {
+						t.Errorf("stderr says %q %d times, want once:\n%s", w, n, got.stderr)
+					}
+				}
+			}
+		})
+	}
+	t.Cleanup(func() {
+		if n := requests.Load(); n != 0 {
+			t.Errorf("%d authenticated request(s) reached the deployment; want none", n)
+		}
+	})
+}
+
+// TestSuggestionsArePasteable: an undefined step gets up to three
+// suggestions, each a whole step with the author's keyword and values and
+// no Go escapes, or "no close step".
+func TestSuggestionsArePasteable(t *testing.T) {
+	t.Parallel()
+	f := writeFeature(t, `Feature: F
+  Scenario: S
+    When I send a GET request to "/v1/campaigns"
+    Then the JSON at "data.active" should be true
+    And the JSON at "data.items" shuold have 3 items
+    And the moon should be made of cheese
+`)
+	got := runCLI(t, nil, "check", "--features", f)
+	if got.code != conformance.ExitError {
+		t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		"\n      Then the JSON at \"data.active\" should equal true\n",
+		"\n      And the JSON at \"data.items\" should have 3 items\n",
+		"f.feature:6: undefined step: And the moon should be made of cheese; no close step",
+	} {
+		if !strings.Contains(got.stderr+"\n", want) {
+			t.Errorf("stderr lacks %q:\n%s", want, got.stderr)
+		}
+	}
+	if strings.Contains(got.stderr, `\"`) {
+		t.Errorf("suggestions are printed with Go escapes:\n%s", got.stderr)
+	}
+	first := got.stderr[strings.Index(got.stderr, "f.feature:4"):strings.Index(got.stderr, "f.feature:5")]
+	if n := strings.Count(first, "\n      Then "); n < 2 || n > 3 {
+		t.Errorf("%d suggestions for line 4, want 2 or 3:\n%s", n, first)
+	}
+}
+
+// TestUnknownTagsAreFlagged: tags are case-sensitive, so "@Webhooks" would
+// silently drop the webhook scenarios from an or-expression.
+func TestUnknownTagsAreFlagged(t *testing.T) {
+	t.Parallel()
+	url, requests := countingServer(t)
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--tags", "@bugs,@Webhooks", "--format", "none")
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "no scenario carries the tag @Webhooks; tags are case-sensitive: did you mean @webhooks?") {
+		t.Errorf("exit %d, want 2 and a hint at @webhooks\n%s", got.code, got.stderr)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d authenticated request(s) before the tag was refused", n)
+	}
+}
+
+// TestOneScenarioByItsLine: file.feature:LINE runs the scenario (or the
+// Examples row) starting on that line and nothing else.
+func TestOneScenarioByItsLine(t *testing.T) {
+	t.Parallel()
+	url := serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{}))
+	f := writeFeature(t, `Feature: Lines
+  Scenario: First
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+
+  Scenario: Second
+    When I send a GET request to "/v1/nowhere"
+    Then the response status should be 200
+
+  Scenario Outline: Rows <path>
+    When I send a GET request to "<path>"
+    Then the response status should be 200
+
+    Examples:
+      | path          |
+      | /v1/bugs      |
+      | /v1/nowhere   |
+`)
+	key := map[string]string{keyEnv: testKey}
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{"2", []string{"First"}},
+		{"10", []string{"Rows /v1/bugs", "Rows /v1/nowhere"}},
+		{"16", []string{"Rows /v1/bugs"}},
+	} {
+		report := filepath.Join(t.TempDir(), "r.xml")
+		got := runCLI(t, key, "--base-url", url, "--no-builtin", "--features", f+":"+tt.line, "--format", "none", "--junit", report)
+		b, _ := os.ReadFile(report)
+		if n := strings.Count(string(b), "<testcase "); n != len(tt.want) {
+			t.Errorf("line %s: %d cases ran, want %v\n%s\n%s", tt.line, n, tt.want, got.stderr, b)
+		}
+		for _, name := range tt.want {
+			if !strings.Contains(string(b), "] "+name+`"`) {
+				t.Errorf("line %s: %q did not run\n%s", tt.line, name, b)
+			}
+		}
+	}
+	got := runCLI(t, key, "--base-url", url, "--no-builtin", "--features", f+":3", "--format", "none")
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "no Scenario, Scenario Outline or Examples row starts on line 3 (scenarios start on lines 2 6 10)") {
+		t.Errorf("a line inside a scenario: exit %d\n%s", got.code, got.stderr)
+	}
+}

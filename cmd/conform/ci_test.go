@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// junitDoc is what a CI system reads of a junit report.
+type junitDoc struct {
+	Timestamp  string `xml:"timestamp,attr"`
+	Properties []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:"value,attr"`
+	} `xml:"properties>property"`
+	Suites []struct {
+		Timestamp string `xml:"timestamp,attr"`
+		Cases     []struct {
+			Name    string    `xml:"name,attr"`
+			Failure *struct{} `xml:"failure"`
+			Error   *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"error"`
+			Skipped *struct {
+				Message string `xml:"message,attr"`
+				Type    string `xml:"type,attr"`
+			} `xml:"skipped"`
+			SystemOut string `xml:"system-out"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+func readJUnit(t *testing.T, path string) junitDoc {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no junit report: %v", err)
+	}
+	var doc junitDoc
+	if err := xml.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("junit does not parse: %v\n%s", err, b)
+	}
+	return doc
+}
+
+// TestJUnitOnExit2: an unreachable deployment still leaves a junit report,
+// one error case saying why, so that the pipeline's report step has a
+// verdict to show.
+func TestJUnitOnExit2(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	dir := t.TempDir()
+	junit, html := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.html")
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", closed.URL, "--format", "none", "--junit", junit, "--html", html)
+	if got.code != conformance.ExitError {
+		t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
+	}
+	doc := readJUnit(t, junit)
+	if len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 1 || doc.Suites[0].Cases[0].Error == nil ||
+		!strings.Contains(doc.Suites[0].Cases[0].Error.Message, "cannot reach") {
+		t.Errorf("junit of an unreachable run: %+v", doc)
+	}
+	if b, _ := os.ReadFile(html); !bytes.Contains(b, []byte("cannot reach")) {
+		t.Errorf("the HTML report does not say why the run stopped")
+	}
+	if n := strings.Count(got.stderr, "cannot reach"); n != 1 {
+		t.Errorf("the error is printed %d times, want once:\n%s", n, got.stderr)
+	}
+}
+
+// TestReportPathsCheckedBeforeTheRun: a report in a missing directory is
+// refused before the first request, not after the whole run.
+func TestReportPathsCheckedBeforeTheRun(t *testing.T) {
+	t.Parallel()
+	url, requests := countingServer(t)
+	missing := filepath.Join(t.TempDir(), "no", "such", "dir")
+	for _, flag := range []string{"--junit", "--html", "--cucumber"} {
+		got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--format", "none", flag, filepath.Join(missing, "r"))
+		if got.code != conformance.ExitError || !strings.Contains(got.stderr, "report") {
+			t.Errorf("%s in a missing directory: exit %d\n%s", flag, got.code, got.stderr)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d request(s) sent before the report paths were refused", n)
+	}
+}
+
+// lineRe finds a line number in a test case name, which would break the
+// history of the test whenever a line above it moves.
+var lineRe = regexp.MustCompile(`line \d+|:\d+`)
+
+// TestJUnitForCI: stable case names, timestamps, the effective
+// configuration, Disabled apart from Skipped, and --fail-on-skip.
+func TestJUnitForCI(t *testing.T) {
+	t.Parallel()
+	// A deployment refusing the receiver's address as a webhook URL skips
+	// the @delivery scenarios at run time: lost coverage, unlike the
+	// @sandbox scenarios that the spec profile disables.
+	url := serve(t, rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
+		func(r *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
+			if r.Method == http.MethodPost && r.URL.Path == "/v1/webhooks" {
+				return http.StatusBadRequest, []byte(`{"success":false,"error":{"code":"VALIDATION_ERROR","message":"url: private addresses are refused","status":400,"details":[{"field":"url","message":"private address"}]}}`)
+			}
+			return st, b
+		}))
+	key := map[string]string{keyEnv: testKey}
+	junit := filepath.Join(t.TempDir(), "r.xml")
+	got := runCLI(t, key, "--base-url", url, "--profile", "sandbox", "--tags", "@delivery,@versioning", "--format", "none", "--junit", junit)
+	if got.code != conformance.ExitConformant {
+		t.Fatalf("exit %d, want 0\n%s", got.code, got.stderr)
+	}
+	doc := readJUnit(t, junit)
+	if _, err := time.Parse("2006-01-02T15:04:05", doc.Timestamp); err != nil {
+		t.Errorf("testsuites timestamp %q: %v", doc.Timestamp, err)
+	}
+	props := map[string]string{}
+	for _, p := range doc.Properties {
+		props[p.Name] = p.Value
+	}
+	for name, want := range map[string]string{"tags": "@delivery,@versioning", "profile": "sandbox", "strict": "off", "features": "(built-in)", "openapi": "off", "concurrency": "4", "version": "conform"} {
+		if !strings.HasPrefix(props[name], want) {
+			t.Errorf("property %s = %q, want %q", name, props[name], want)
+		}
+	}
+	kinds := map[string]int{}
+	for _, s := range doc.Suites {
+		if _, err := time.Parse("2006-01-02T15:04:05", s.Timestamp); err != nil {
+			t.Errorf("testsuite timestamp %q: %v", s.Timestamp, err)
+		}
+		for _, c := range s.Cases {
+			if lineRe.MatchString(c.Name) {
+				t.Errorf("case name %q carries a line number", c.Name)
+			}
+			if c.Skipped != nil {
+				kinds[c.Skipped.Type]++
+				if c.Skipped.Type == "skipped" && !strings.Contains(c.Skipped.Message, "refuses the receiver's address") {
+					t.Errorf("a run-time skip without the refusal as its reason: %q", c.Skipped.Message)
+				}
+			}
+		}
+	}
+	if kinds["skipped"] == 0 {
+		t.Errorf("no scenario skipped at run time; the @delivery ones should be: %v\n%s", kinds, got.stderr)
+	}
+	if !strings.Contains(got.stderr, "SKIPPED (could not run here") {
+		t.Errorf("the summary does not list the run-time skips apart:\n%s", got.stderr)
+	}
+	strict := runCLI(t, key, "--base-url", url, "--profile", "sandbox", "--tags", "@delivery", "--format", "none", "--fail-on-skip")
+	if strict.code != conformance.ExitDeviations || !strings.Contains(strict.stderr, "--fail-on-skip") {
+		t.Errorf("--fail-on-skip with skips: exit %d, want 1\n%s", strict.code, strict.stderr)
+	}
+	disabledOnly := runCLI(t, key, "--base-url", url, "--tags", "@versioning", "--format", "none", "--fail-on-skip")
+	if disabledOnly.code != conformance.ExitConformant {
+		t.Errorf("--fail-on-skip with only disabled scenarios: exit %d, want 0\n%s", disabledOnly.code, disabledOnly.stderr)
+	}
+}
+
+// TestFailuresPointAtTheirCause runs against a deployment whose only fault
+// is in the answers to GET /v1/testers, which the bug scenarios send while
+// setting up. The report must show that exchange, not the scenario's last
+// one; group the scenarios that share the cause, naming the report that
+// lists them all; print each error once; and carry the exchanges, redacted,
+// in junit.
+func TestFailuresPointAtTheirCause(t *testing.T) {
+	t.Parallel()
+	url := serve(t, rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
+		func(r *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
+			if r.URL.Path == "/v1/testers" {
+				b = bytes.Replace(b, []byte(`"success":true`), []byte(`"success":"yes"`), 1)
+			}
+			return st, b
+		}))
+	junit := filepath.Join(t.TempDir(), "r.xml")
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--profile", "sandbox", "--tags", "@bugs", "--format", "progress", "--junit", junit)
+	if got.code != conformance.ExitDeviations {
+		t.Fatalf("exit %d, want 1\n%s", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		"every response is the envelope (spec §4, §7) broken in ",
+		"request: GET " + url + "/v1/testers",
+		"every one is listed in " + junit,
+	} {
+		if !strings.Contains(got.stderr, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, got.stderr)
+		}
+	}
+	if strings.Contains(got.stdout, "step error:") {
+		t.Errorf("godog's output repeats errors through the hook:\n%.2000s", got.stdout)
+	}
+	doc := readJUnit(t, junit)
+	failed := 0
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			if c.Failure == nil {
+				continue
+			}
+			failed++
+			if !strings.Contains(c.SystemOut, "exchanges of the scenario:") || !strings.Contains(c.SystemOut, "/v1/testers") {
+				t.Errorf("%s: system-out lacks the scenario's exchanges:\n%s", c.Name, c.SystemOut)
+			}
+			if strings.Contains(c.SystemOut, testKey) {
+				t.Errorf("%s: system-out shows the key", c.Name)
+			}
+		}
+	}
+	if failed < 2 {
+		t.Errorf("%d failing cases, want the bug scenarios that list testers", failed)
+	}
+}
+
+// TestSignalStopsTheCommand sends a real SIGINT to this process: the
+// command's context must end, so that a run stops instead of going on.
+func TestSignalStopsTheCommand(t *testing.T) {
+	ctx, stop := interruptible(context.Background())
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("SIGINT did not end the command's context")
+	}
+}
+
+// TestInterruptedRunStopsAndReports cancels a run while a scenario polls
+// for an answer that never comes: the run must stop at once, exit 2 saying
+// "interrupted", and write the reports of the scenarios that finished.
+func TestInterruptedRunStopsAndReports(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// With one scenario at a time, Quick sends the first plain GET of the
+	// list, Slow the second, and its polling the rest.
+	var mu sync.Mutex
+	lists := 0
+	sandbox := sandboxtest.NewHandler(t, sandboxtest.Options{})
+	url := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/campaigns" && r.URL.RawQuery == "" {
+			mu.Lock()
+			if lists++; lists == 3 {
+				cancel()
+			}
+			mu.Unlock()
+		}
+		sandbox.ServeHTTP(w, r)
+	}))
+	f := writeFeature(t, `Feature: Interrupted
+  Scenario: Quick
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+
+  Scenario: Slow
+    Given I send a GET request to "/v1/campaigns"
+    Then within 600 seconds the GET request to "/v1/campaigns" should answer with the JSON at "data.items.0.name" equal to "never"
+`)
+	dir := t.TempDir()
+	junit, html := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.html")
+	done := make(chan result, 1)
+	go func() {
+		var stdout, stderr bytes.Buffer
+		code := run(ctx, []string{"--base-url", url, "--no-builtin", "--features", f, "--concurrency", "1", "--format", "none", "--junit", junit, "--html", html},
+			func(k string) string { return map[string]string{keyEnv: testKey}[k] }, &stdout, &stderr)
+		done <- result{code, stdout.String(), stderr.String()}
+	}()
+	var got result
+	select {
+	case got = <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run went on after its context was cancelled")
+	}
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "interrupted") {
+		t.Errorf("exit %d, want 2 and \"interrupted\"\n%s", got.code, got.stderr)
+	}
+	doc := readJUnit(t, junit)
+	names := ""
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			names += c.Name + "; "
+			if c.Failure != nil {
+				t.Errorf("%s reported as a failure of the deployment after the interruption", c.Name)
+			}
+		}
+	}
+	if !strings.Contains(names, "Quick") || strings.Contains(names, "Slow") || !strings.Contains(names, "the run") {
+		t.Errorf("junit cases %q: want the finished Quick and the interruption, not Slow", names)
+	}
+	if b, _ := os.ReadFile(html); !bytes.Contains(b, []byte("interrupted")) {
+		t.Errorf("the HTML report does not say the run was interrupted")
+	}
+}
