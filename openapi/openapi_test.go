@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/testcampaign/kit/openapi"
+	"github.com/testcampaign/kit/openapi/document"
 	"github.com/testcampaign/kit/openapi/internal/docjson"
 	"github.com/testcampaign/kit/openapi/openapitest"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
@@ -23,8 +24,8 @@ func TestDocumentPassesDocumentValidation(t *testing.T) {
 		name string
 		doc  []byte
 	}{
-		{"yaml", openapi.YAML()},
-		{"json", openapi.JSON()},
+		{"yaml", document.YAML()},
+		{"json", document.JSON()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v, err := openapi.Load(tt.doc)
@@ -49,12 +50,12 @@ func TestValidateFindsABrokenDocument(t *testing.T) {
 }
 
 func TestJSONIsRegeneratedFromYAML(t *testing.T) {
-	want, err := docjson.FromYAML(openapi.YAML())
+	want, err := docjson.FromYAML(document.YAML())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(openapi.JSON(), want) {
-		t.Error("openapi.json is stale; run go generate ./openapi")
+	if !bytes.Equal(document.JSON(), want) {
+		t.Error("openapi.json is stale; run go generate ./openapi/document")
 	}
 }
 
@@ -215,7 +216,7 @@ func TestCheck(t *testing.T) {
 // of the document and checks that the sandbox's own traffic then breaks it.
 func TestDriftTestFailsWhenTheDocumentChanges(t *testing.T) {
 	const from = "        testersRequired:\n          type: integer\n        rewardPerBug:\n          type: number\n          format: double\n          description: Returned"
-	doc := string(openapi.YAML())
+	doc := string(document.YAML())
 	if strings.Count(doc, from) != 1 {
 		t.Fatal("the Campaign schema's testersRequired is not where the test expects it")
 	}
@@ -243,8 +244,8 @@ func TestSandboxServesTheDocumentWithoutAKey(t *testing.T) {
 		path, contentType string
 		want              []byte
 	}{
-		{"/openapi.json", "application/json", openapi.JSON()},
-		{"/openapi.yaml", "application/yaml", openapi.YAML()},
+		{"/openapi.json", "application/json", document.JSON()},
+		{"/openapi.yaml", "application/yaml", document.YAML()},
 	} {
 		t.Run(tt.path, func(t *testing.T) {
 			rec := httptest.NewRecorder()

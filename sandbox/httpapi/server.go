@@ -10,7 +10,7 @@ import (
 
 	"github.com/gorilla/mux"
 
-	"github.com/testcampaign/kit/openapi"
+	"github.com/testcampaign/kit/openapi/document"
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 )
@@ -98,8 +98,8 @@ func (s *Server) routes() {
 		s.router.Handle(route.path, s.handle(route.handler)).Methods(methods...)
 	}
 	// The OpenAPI document is served as it is, not in an envelope.
-	s.router.Handle("/openapi.json", serveDocument("application/json", openapi.JSON())).Methods(http.MethodGet, http.MethodHead)
-	s.router.Handle("/openapi.yaml", serveDocument("application/yaml", openapi.YAML())).Methods(http.MethodGet, http.MethodHead)
+	s.router.Handle("/openapi.json", serveDocument("application/json", document.JSON())).Methods(http.MethodGet, http.MethodHead)
+	s.router.Handle("/openapi.yaml", serveDocument("application/yaml", document.YAML())).Methods(http.MethodGet, http.MethodHead)
 }
 
 func serveDocument(contentType string, doc []byte) http.Handler {
