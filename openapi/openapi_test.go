@@ -241,15 +241,20 @@ func TestDriftTestFailsWhenTheDocumentChanges(t *testing.T) {
 func TestSandboxServesTheDocumentWithoutAKey(t *testing.T) {
 	h := sandboxtest.NewHandler(t, sandboxtest.Options{})
 	for _, tt := range []struct {
-		path, contentType string
-		want              []byte
+		path, contentType, host string
+		want                    []byte
 	}{
-		{"/openapi.json", "application/json", document.JSON()},
-		{"/openapi.yaml", "application/yaml", document.YAML()},
+		{"/openapi.json", "application/json", "127.0.0.1:41234", bytes.Replace(document.JSON(), []byte("http://127.0.0.1:8080"), []byte("http://127.0.0.1:41234"), 1)},
+		{"/openapi.yaml", "application/yaml", "sandbox.internal", bytes.Replace(document.YAML(), []byte("http://127.0.0.1:8080"), []byte("http://sandbox.internal"), 1)},
+		// A host that could break the document out of its string is not
+		// repeated: the document's own address stays.
+		{"/openapi.yaml", "application/yaml", `x"y`, document.YAML()},
 	} {
-		t.Run(tt.path, func(t *testing.T) {
+		t.Run(tt.path+" "+tt.host, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
+			req := httptest.NewRequest("GET", tt.path, nil)
+			req.Host = tt.host
+			h.ServeHTTP(rec, req)
 			if rec.Code != http.StatusOK {
 				t.Fatalf("GET %s = %d, want 200: %s", tt.path, rec.Code, rec.Body)
 			}
@@ -260,7 +265,10 @@ func TestSandboxServesTheDocumentWithoutAKey(t *testing.T) {
 				t.Errorf("X-RateLimit-Limit = %q, want none: the document is not rate-limited", got)
 			}
 			if !bytes.Equal(rec.Body.Bytes(), tt.want) {
-				t.Errorf("GET %s does not serve the embedded document", tt.path)
+				t.Errorf("GET %s with Host %s does not serve the embedded document with the address it reached", tt.path, tt.host)
+			}
+			if _, err := openapi.Load(rec.Body.Bytes()); err != nil {
+				t.Errorf("the served document does not load: %v", err)
 			}
 		})
 	}

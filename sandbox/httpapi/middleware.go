@@ -64,8 +64,12 @@ func (rec *statusRecorder) WriteHeader(status int) {
 	rec.ResponseWriter.WriteHeader(status)
 }
 
-// logRequests logs every request with the key hint, never the key, and keeps
-// the account's recent API requests for GET /_sandbox/requests.
+// Unwrap lets network faults reach the connection.
+func (rec *statusRecorder) Unwrap() http.ResponseWriter {
+	return rec.ResponseWriter
+}
+
+// logRequests logs every request with the key hint, never the key.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		started := time.Now()
@@ -74,12 +78,6 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, state)))
 		elapsed := time.Since(started)
 		a := state.account
-		if a != nil && !strings.HasPrefix(r.URL.Path, controlPrefix) {
-			a.Requests.Add(accounts.LoggedRequest{
-				Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: rec.status,
-				At: sandbox.At(a.Clock.Now()), DurationMS: elapsed.Milliseconds(),
-			})
-		}
 		// Checked first, so that a sandbox logging nothing builds no line.
 		if !s.logger.Enabled(r.Context(), slog.LevelInfo) {
 			return
