@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -110,13 +111,16 @@ var faultFields = []string{"method", "path", "count", "rate", "seed", "status", 
 // a fault must do something: answer a status (400–599), wait (delayMs), or
 // fail the network. See the README's recipes for what each field does.
 func ParseFaultSpec(body []byte) (FaultSpec, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, faultFields...)
 	if err != nil {
 		return FaultSpec{}, err
 	}
-	for _, name := range slices.Sorted(maps.Keys(obj.fields)) {
+	// decodeObject has checked the body; only the names are wanted here.
+	var all map[string]json.RawMessage
+	_ = json.Unmarshal(body, &all)
+	for _, name := range slices.Sorted(maps.Keys(all)) {
 		if !slices.Contains(faultFields, name) {
-			obj.errs.add(cutField(name), "is not a fault field; the fields are %s", strings.Join(faultFields, ", "))
+			obj.errs.add(Echo(name), "is not a fault field; the fields are %s", strings.Join(faultFields, ", "))
 		}
 	}
 	spec := FaultSpec{Count: 1, Rate: 1}
@@ -210,36 +214,23 @@ func (o *requestObject) checkPathPattern(name, pattern string) {
 func (o *requestObject) checkRate(name string, n string) float64 {
 	rate, err := strconv.ParseFloat(n, 64)
 	if err != nil || math.IsNaN(rate) || rate <= 0 || rate > 1 {
-		o.errs.add(name, "must be more than 0 and at most 1 (got %s)", cutField(n))
+		o.errs.add(name, "must be more than 0 and at most 1 (got %s)", n)
 		return 0
 	}
 	return rate
 }
 
-// cutField keeps an echoed field name or literal short.
-func cutField(s string) string {
-	const max = 64
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // ParseClockMove decodes {"advance": "<duration>"}, a forward move of the
 // frozen clock of at most a year.
 func ParseClockMove(body []byte) (time.Duration, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, "advance")
 	if err != nil {
 		return 0, err
 	}
 	raw, ok := obj.requireString("advance")
 	d, parseErr := time.ParseDuration(raw)
 	if ok && (parseErr != nil || d <= 0 || d > MaxClockMove) {
-		obj.errs.add("advance", "must be a positive duration of at most %s, such as \"90s\" or \"1h30m\" (got %q)", MaxClockMove, raw)
+		obj.errs.add("advance", "must be a positive duration of at most %s, such as \"90s\" or \"1h30m\" (got %q)", MaxClockMove, Echo(raw))
 	}
 	return d, obj.errs.err()
 }

@@ -1850,14 +1850,14 @@ type ClientInterface interface {
 
 	// GetOpenAPIJSON This document, as JSON
 	//
-	// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPIJSON` operationId).
 	GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIYAML This document, as YAML
 	//
-	// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2216,7 +2216,7 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 
 // GetOpenAPIJSON This document, as JSON
 //
-// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIJSON` operationId).
 func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2233,7 +2233,7 @@ func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditor
 
 // GetOpenAPIYAML This document, as YAML
 //
-// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3616,7 +3616,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIJSONWithResponse This document, as JSON
 	//
-	// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3625,7 +3625,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIYAMLWithResponse This document, as YAML
 	//
-	// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4941,6 +4941,14 @@ func (r ResetAccountResponse) ContentType() string {
 	return ""
 }
 
+// HealthResponse429Headers the declared response headers of an HTTP 429 response for Health
+type HealthResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
 type HealthResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -4948,6 +4956,10 @@ type HealthResponse struct {
 	JSON200 *HealthEnvelope
 	// JSON414 the response for an HTTP 414 `application/json` response
 	JSON414 *URITooLong
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *HealthResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -4958,6 +4970,11 @@ func (r HealthResponse) GetJSON200() *HealthEnvelope {
 // GetJSON414 returns the response for an HTTP 414 `application/json` response
 func (r HealthResponse) GetJSON414() *URITooLong {
 	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r HealthResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4989,16 +5006,33 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+// GetOpenAPIJSONResponse429Headers the declared response headers of an HTTP 429 response for GetOpenAPIJSON
+type GetOpenAPIJSONResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
 type GetOpenAPIJSONResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON414 the response for an HTTP 414 `application/json` response
 	JSON414 *URITooLong
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOpenAPIJSONResponse429Headers
 }
 
 // GetJSON414 returns the response for an HTTP 414 `application/json` response
 func (r GetOpenAPIJSONResponse) GetJSON414() *URITooLong {
 	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetOpenAPIJSONResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5030,6 +5064,14 @@ func (r GetOpenAPIJSONResponse) ContentType() string {
 	return ""
 }
 
+// GetOpenAPIYAMLResponse429Headers the declared response headers of an HTTP 429 response for GetOpenAPIYAML
+type GetOpenAPIYAMLResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
 type GetOpenAPIYAMLResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5037,6 +5079,10 @@ type GetOpenAPIYAMLResponse struct {
 	YAML200 *string
 	// JSON414 the response for an HTTP 414 `application/json` response
 	JSON414 *URITooLong
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOpenAPIYAMLResponse429Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
@@ -5047,6 +5093,11 @@ func (r GetOpenAPIYAMLResponse) GetYAML200() *string {
 // GetJSON414 returns the response for an HTTP 414 `application/json` response
 func (r GetOpenAPIYAMLResponse) GetJSON414() *URITooLong {
 	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetOpenAPIYAMLResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -6430,7 +6481,7 @@ func (c *ClientWithResponses) HealthWithResponse(ctx context.Context, reqEditors
 
 // GetOpenAPIJSONWithResponse This document, as JSON
 //
-// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6445,7 +6496,7 @@ func (c *ClientWithResponses) GetOpenAPIJSONWithResponse(ctx context.Context, re
 
 // GetOpenAPIYAMLWithResponse This document, as YAML
 //
-// Not an envelope. Needs no key and is not rate-limited. `servers` names the address the request reached.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -8433,6 +8484,47 @@ func ParseHealthResponse(rsp *http.Response) (*HealthResponse, error) {
 		}
 		response.JSON414 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers HealthResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8459,6 +8551,47 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 		}
 		response.JSON414 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOpenAPIJSONResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -8492,6 +8625,47 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 		}
 		response.JSON414 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOpenAPIYAMLResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

@@ -3,9 +3,7 @@ package accounts
 import (
 	"maps"
 	"net/http"
-	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -79,11 +77,11 @@ type RequestLog struct {
 // API key in it.
 func (l *RequestLog) Add(req LoggedRequest) {
 	var cutPath, cutQuery bool
-	req.Path, cutPath = Prefix(RedactKeys(req.Path), MaxLoggedText)
-	req.Query, cutQuery = Prefix(RedactKeys(req.Query), MaxLoggedText)
+	req.Path, cutPath = Prefix(sandbox.RedactKeys(req.Path), MaxLoggedText)
+	req.Query, cutQuery = Prefix(sandbox.RedactKeys(req.Query), MaxLoggedText)
 	req.Truncated = cutPath || cutQuery
 	var cutBody bool
-	req.Body, cutBody = Prefix(RedactKeys(req.Body), MaxLoggedBody)
+	req.Body, cutBody = Prefix(sandbox.RedactKeys(req.Body), MaxLoggedBody)
 	req.BodyTruncated = req.BodyTruncated || cutBody
 	req.Headers, req.HeadersTruncated = loggedHeaders(req.Headers)
 	size := req.size()
@@ -128,24 +126,12 @@ func loggedHeaders(h http.Header) (http.Header, bool) {
 			values, cut = values[:4], true
 		}
 		for _, v := range values {
-			v, cutValue := Prefix(RedactKeys(v), MaxLoggedText)
+			v, cutValue := Prefix(sandbox.RedactKeys(v), MaxLoggedText)
 			cut = cut || cutValue
 			logged[name] = append(logged[name], v)
 		}
 	}
 	return logged, cut
-}
-
-// keyLike is what an API key looks like anywhere in a request.
-var keyLike = regexp.MustCompile(`svc_(?:test|live)_[A-Za-z0-9_-]+`)
-
-// RedactKeys replaces every API key in s with its hint, the most of a key
-// that may be shown.
-func RedactKeys(s string) string {
-	if !strings.Contains(s, "svc_") {
-		return s
-	}
-	return keyLike.ReplaceAllStringFunc(s, sandbox.KeyHint)
 }
 
 // Prefix returns at most max bytes of s, cut at a rune boundary, and

@@ -36,11 +36,22 @@ type Config struct {
 	AccountTTL time.Duration
 	// MaxAccounts caps the accounts held; the least recently used go first.
 	MaxAccounts int
+	// MemoryBudget bounds the estimated bytes of every account's records
+	// and events together; the least recently used accounts go first.
+	MemoryBudget int64
 	// Webhooks configures delivery; see the webhook package.
 	Webhooks WebhookConfig
 	Logger   *slog.Logger
 	// WrapStore, if set, stands between each account and its database.
 	WrapStore func(sandbox.Store) sandbox.Store
+	// Clients bounds what one client address may do, whatever its keys;
+	// unlike the other fields, zero turns a bound off (cmd/sandbox's flags
+	// default to httpapi.DefaultClientLimits).
+	Clients httpapi.ClientLimits
+	// ClientClock counts the client budgets' minutes; time.Now if nil.
+	ClientClock func() time.Time
+	// WriteTimeout bounds the writing of each response; none if zero.
+	WriteTimeout time.Duration
 }
 
 // Defaults of a sandbox started without flags.
@@ -49,6 +60,11 @@ const (
 	// DefaultMaxAccounts fits in about 1 GB with each account holding a
 	// few hundred records of its own.
 	DefaultMaxAccounts = 10_000
+	// DefaultMemoryBudget holds a million campaigns and a million bugs in
+	// one account (about 1 GiB as estimated) beside many small accounts,
+	// and keeps the process, with the garbage collector's headroom, within
+	// a few GiB.
+	DefaultMemoryBudget = 3 << 30
 )
 
 // App is a built sandbox.
@@ -76,7 +92,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	outboxes, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
+	outboxes, identity, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
 	registry, err := accounts.New(accounts.Config{
 		Template:      template,
 		Limits:        cfg.Limits.Or(ratelimit.DefaultLimits),
@@ -84,7 +100,9 @@ func New(cfg Config) (*App, error) {
 		FrozenAt:      cfg.FrozenAt,
 		TTL:           cmp.Or(cfg.AccountTTL, DefaultAccountTTL),
 		Max:           cmp.Or(cfg.MaxAccounts, DefaultMaxAccounts),
+		MemoryBudget:  cmp.Or(cfg.MemoryBudget, DefaultMemoryBudget),
 		NewOutbox:     outboxes,
+		Identity:      identity,
 		WrapStore:     cfg.WrapStore,
 		Logger:        cfg.Logger,
 	})
@@ -92,7 +110,10 @@ func New(cfg Config) (*App, error) {
 		closeWebhooks()
 		return nil, fmt.Errorf("accounts: %w", err)
 	}
-	handler := httpapi.NewServer(httpapi.Options{Accounts: registry, Logger: cfg.Logger})
+	handler := httpapi.NewServer(httpapi.Options{
+		Accounts: registry, Logger: cfg.Logger,
+		Clients: cfg.Clients, ClientClock: cfg.ClientClock, WriteTimeout: cfg.WriteTimeout,
+	})
 	return &App{Handler: handler, Accounts: registry, server: handler, close: func() {
 		registry.Close()
 		closeWebhooks()

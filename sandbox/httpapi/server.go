@@ -23,12 +23,22 @@ type Options struct {
 	Accounts *accounts.Registry
 	// Logger receives one line per request; it discards them if nil.
 	Logger *slog.Logger
+	// Clients bounds each client's requests and new accounts.
+	Clients ClientLimits
+	// ClientClock is what the client budgets' minutes are counted on;
+	// time.Now if nil. Never an account's clock, which a tenant can move.
+	ClientClock func() time.Time
+	// WriteTimeout bounds the writing of one response, so that a client
+	// that never reads holds its connection no longer; none if zero.
+	WriteTimeout time.Duration
 }
 
 // Server is the sandbox's HTTP interface.
 type Server struct {
-	accounts *accounts.Registry
-	logger   *slog.Logger
+	accounts     *accounts.Registry
+	logger       *slog.Logger
+	clients      *clientBudgets
+	writeTimeout time.Duration
 
 	router  *mux.Router
 	handler http.Handler
@@ -42,7 +52,11 @@ type Server struct {
 
 // NewServer returns a server with every route and middleware in place.
 func NewServer(opts Options) *Server {
-	s := &Server{accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter(), stopping: make(chan struct{})}
+	s := &Server{
+		accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter(),
+		clients: newClientBudgets(opts.Clients, opts.ClientClock), writeTimeout: opts.WriteTimeout,
+		stopping: make(chan struct{}),
+	}
 	s.wait = s.waitFor
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
@@ -50,7 +64,7 @@ func NewServer(opts Options) *Server {
 	s.routes()
 	// Wrapped outside the router, not added with Router.Use, so that unknown
 	// routes and wrong methods are logged, authenticated and limited too.
-	s.handler = s.logRequests(s.recoverPanics(s.checkRequestLine(s.authenticate(s.journal(s.injectFaults(s.limitRate(s.limitBody(s.router))))))))
+	s.handler = s.logRequests(s.recoverPanics(s.limitClients(s.checkRequestLine(s.authenticate(s.journal(s.injectFaults(s.limitRate(s.limitBody(s.router)))))))))
 	return s
 }
 
