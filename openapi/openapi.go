@@ -1,11 +1,9 @@
-// Package openapi holds the OpenAPI 3.1 description of the Test-Campaign
-// Service API v1, as the sandbox implements it, and a validator that checks
-// HTTP exchanges against it or against any other OpenAPI 3.1 document.
+// Package openapi checks HTTP exchanges against an OpenAPI 3.1 document: the
+// sandbox's own (package document) or any other.
 package openapi
 
 import (
 	"bytes"
-	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -25,22 +23,9 @@ import (
 	"github.com/pb33f/libopenapi-validator/schema_validation"
 	"github.com/pb33f/libopenapi/datamodel"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/testcampaign/kit/openapi/document"
 )
-
-//go:generate go run ./internal/tojson openapi.yaml openapi.json
-
-var (
-	//go:embed openapi.yaml
-	yamlDoc []byte
-	//go:embed openapi.json
-	jsonDoc []byte
-)
-
-// YAML returns the document as it is written, in YAML.
-func YAML() []byte { return bytes.Clone(yamlDoc) }
-
-// JSON returns the document in JSON, as GET /openapi.json serves it.
-func JSON() []byte { return bytes.Clone(jsonDoc) }
 
 // Violation is one way an exchange breaks the document.
 type Violation struct {
@@ -106,7 +91,7 @@ func Load(doc []byte, opts ...Option) (*Validator, error) {
 
 // Default returns a validator of this package's document.
 func Default(opts ...Option) (*Validator, error) {
-	return Load(yamlDoc, opts...)
+	return Load(document.YAML(), opts...)
 }
 
 // Option changes how a Validator checks.

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/testcampaign/kit/openapi"
+	"github.com/testcampaign/kit/openapi/document"
 	"github.com/testcampaign/kit/openapi/internal/docjson"
 	"github.com/testcampaign/kit/openapi/openapitest"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
@@ -23,8 +24,8 @@ func TestDocumentPassesDocumentValidation(t *testing.T) {
 		name string
 		doc  []byte
 	}{
-		{"yaml", openapi.YAML()},
-		{"json", openapi.JSON()},
+		{"yaml", document.YAML()},
+		{"json", document.JSON()},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			v, err := openapi.Load(tt.doc)
@@ -49,12 +50,12 @@ func TestValidateFindsABrokenDocument(t *testing.T) {
 }
 
 func TestJSONIsRegeneratedFromYAML(t *testing.T) {
-	want, err := docjson.FromYAML(openapi.YAML())
+	want, err := docjson.FromYAML(document.YAML())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(openapi.JSON(), want) {
-		t.Error("openapi.json is stale; run go generate ./openapi")
+	if !bytes.Equal(document.JSON(), want) {
+		t.Error("openapi.json is stale; run go generate ./openapi/document")
 	}
 }
 
@@ -215,7 +216,7 @@ func TestCheck(t *testing.T) {
 // of the document and checks that the sandbox's own traffic then breaks it.
 func TestDriftTestFailsWhenTheDocumentChanges(t *testing.T) {
 	const from = "        testersRequired:\n          type: integer\n        rewardPerBug:\n          type: number\n          format: double\n          description: Returned"
-	doc := string(openapi.YAML())
+	doc := string(document.YAML())
 	if strings.Count(doc, from) != 1 {
 		t.Fatal("the Campaign schema's testersRequired is not where the test expects it")
 	}
@@ -240,15 +241,20 @@ func TestDriftTestFailsWhenTheDocumentChanges(t *testing.T) {
 func TestSandboxServesTheDocumentWithoutAKey(t *testing.T) {
 	h := sandboxtest.NewHandler(t, sandboxtest.Options{})
 	for _, tt := range []struct {
-		path, contentType string
-		want              []byte
+		path, contentType, host string
+		want                    []byte
 	}{
-		{"/openapi.json", "application/json", openapi.JSON()},
-		{"/openapi.yaml", "application/yaml", openapi.YAML()},
+		{"/openapi.json", "application/json", "127.0.0.1:41234", bytes.Replace(document.JSON(), []byte("http://127.0.0.1:8080"), []byte("http://127.0.0.1:41234"), 1)},
+		{"/openapi.yaml", "application/yaml", "sandbox.internal", bytes.Replace(document.YAML(), []byte("http://127.0.0.1:8080"), []byte("http://sandbox.internal"), 1)},
+		// A host that could break the document out of its string is not
+		// repeated: the document's own address stays.
+		{"/openapi.yaml", "application/yaml", `x"y`, document.YAML()},
 	} {
-		t.Run(tt.path, func(t *testing.T) {
+		t.Run(tt.path+" "+tt.host, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, httptest.NewRequest("GET", tt.path, nil))
+			req := httptest.NewRequest("GET", tt.path, nil)
+			req.Host = tt.host
+			h.ServeHTTP(rec, req)
 			if rec.Code != http.StatusOK {
 				t.Fatalf("GET %s = %d, want 200: %s", tt.path, rec.Code, rec.Body)
 			}
@@ -259,7 +265,10 @@ func TestSandboxServesTheDocumentWithoutAKey(t *testing.T) {
 				t.Errorf("X-RateLimit-Limit = %q, want none: the document is not rate-limited", got)
 			}
 			if !bytes.Equal(rec.Body.Bytes(), tt.want) {
-				t.Errorf("GET %s does not serve the embedded document", tt.path)
+				t.Errorf("GET %s with Host %s does not serve the embedded document with the address it reached", tt.path, tt.host)
+			}
+			if _, err := openapi.Load(rec.Body.Bytes()); err != nil {
+				t.Errorf("the served document does not load: %v", err)
 			}
 		})
 	}

@@ -1,53 +1,223 @@
 package sandbox
 
-import "time"
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Bounds of the sandbox controls.
 const (
 	MaxFaultCount = 1000
 	MaxFaultDelay = 30 * time.Second
-	MaxClockMove  = 366 * 24 * time.Hour
+	// MaxFaults is how many faults one account may have planned at once.
+	MaxFaults = 32
+	// MaxFaultRetryAfter bounds the Retry-After of an injected 429 or 503.
+	MaxFaultRetryAfter = 3600
+	// MaxFaultSeed is the largest seed a JavaScript number holds exactly.
+	MaxFaultSeed = 1<<53 - 1
+	// MaxPathPattern bounds a fault's or a journal filter's path pattern.
+	MaxPathPattern = 256
+	MaxClockMove   = 366 * 24 * time.Hour
 )
 
-// FaultPlan makes an account's next Count API requests fail with Status, or
-// be slow by Delay, or both, so that client error paths can be tested.
-type FaultPlan struct {
-	Status  int   `json:"status"`
-	Count   int   `json:"count"`
-	DelayMS int64 `json:"delayMs"`
+// DefaultTrickle is how long a trickled body takes when the fault does not say.
+const DefaultTrickle = time.Second
+
+// ErrInjectedFailure is the code of an injected status that no sandbox error
+// has as its own (403, 502, 503…) or that several share (400, 409).
+const ErrInjectedFailure = "INJECTED_FAILURE"
+
+// Network failures a fault can inject instead of an answer.
+const (
+	// NetworkReset resets the connection (TCP RST) without an answer.
+	NetworkReset = "reset"
+	// NetworkClose closes the connection without an answer.
+	NetworkClose = "close"
+	// NetworkTruncate sends the real answer's headers and only half of the
+	// body its Content-Length promises, then closes the connection.
+	NetworkTruncate = "truncate"
+	// NetworkMalformed answers 200 with a JSON content type and a body that
+	// is not JSON.
+	NetworkMalformed = "malformed"
+	// NetworkTrickle sends the real answer's body a little at a time.
+	NetworkTrickle = "trickle"
+)
+
+// NetworkFaults lists the network failures, in the order the docs give them.
+var NetworkFaults = []string{NetworkReset, NetworkClose, NetworkTruncate, NetworkMalformed, NetworkTrickle}
+
+// FaultMethods are the methods a fault or a journal filter can name.
+var FaultMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"}
+
+// FaultSpec is a fault as POST /_sandbox/faults asks for it: which API
+// requests it hits, how many of them, and what it does to them.
+type FaultSpec struct {
+	// Method, if set, limits the fault to requests with this method.
+	Method string `json:"method,omitempty"`
+	// Path, if set, limits the fault to this path, or to the paths it
+	// starts when it ends in "*".
+	Path string `json:"path,omitempty"`
+	// Count is how many requests it hits; 0 means until cleared, which only
+	// a fault with a rate may ask for.
+	Count int `json:"-"`
+	// Rate is the share of matching requests it hits, drawn from Seed.
+	Rate float64 `json:"rate"`
+	Seed uint64  `json:"seed"`
+	// Status, if set, is answered instead of the API's answer.
+	Status int `json:"status,omitempty"`
+	// RetryAfter is the Retry-After, in seconds, of an injected 429 or 503.
+	RetryAfter int   `json:"retryAfter,omitempty"`
+	DelayMS    int64 `json:"delayMs"`
+	// Network, if set, is one of NetworkFaults.
+	Network string `json:"network,omitempty"`
+	// TrickleMS is how long a trickled body takes.
+	TrickleMS int64 `json:"trickleMs,omitempty"`
 }
 
-// FaultCodes are the failures a plan can inject, by status.
-var FaultCodes = map[int]string{
-	429: ErrRateLimitExceeded,
-	500: ErrInternal,
+// Matches reports whether the fault is meant for a request.
+func (s FaultSpec) Matches(method, path string) bool {
+	return (s.Method == "" || s.Method == method) && MatchPath(s.Path, path)
 }
 
-// ParseFaultPlan decodes and validates a fault plan: status 429 or 500 (or
-// absent for a slow-down only), count 1 to 1000 (default 1), delayMs 0 to
-// 30000.
-func ParseFaultPlan(body []byte) (FaultPlan, error) {
-	obj, err := decodeObject(body, "status", "count", "delayMs")
-	if err != nil {
-		return FaultPlan{}, err
+// MatchPath reports whether path is pattern, or starts with what comes
+// before the "*" that ends pattern. The empty pattern matches every path.
+func MatchPath(pattern, path string) bool {
+	if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(path, prefix)
 	}
-	plan := FaultPlan{Count: 1}
-	if n, ok := obj.optionalNumber("status"); ok {
-		plan.Status = obj.checkInteger("status", n, 0, 599)
-		if _, known := FaultCodes[plan.Status]; plan.Status != 0 && !known {
-			obj.errs.add("status", "must be 429 or 500 (got %d)", plan.Status)
+	return pattern == "" || pattern == path
+}
+
+// Fault is a planned fault as the controls and the request journal show it.
+type Fault struct {
+	ID string `json:"id"`
+	FaultSpec
+	// Left is how many more requests it will hit; nil until cleared.
+	Left *int `json:"count"`
+	// Fired is how many requests it has hit so far.
+	Fired int `json:"fired"`
+}
+
+// faultFields are the fields of a fault body; any other is refused, as a
+// misspelt field would otherwise plan a different fault than intended.
+var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "delayMs", "network", "trickleMs"}
+
+// ParseFaultSpec decodes and validates a fault. Every field is optional, but
+// a fault must do something: answer a status (400–599), wait (delayMs), or
+// fail the network. See the README's recipes for what each field does.
+func ParseFaultSpec(body []byte) (FaultSpec, error) {
+	obj, err := decodeObject(body, faultFields...)
+	if err != nil {
+		return FaultSpec{}, err
+	}
+	// decodeObject has checked the body; only the names are wanted here.
+	var all map[string]json.RawMessage
+	_ = json.Unmarshal(body, &all)
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		if !slices.Contains(faultFields, name) {
+			obj.errs.add(Echo(name), "is not a fault field; the fields are %s", strings.Join(faultFields, ", "))
 		}
 	}
+	spec := FaultSpec{Count: 1, Rate: 1}
+	if method, ok := obj.optionalString("method"); ok && obj.checkOneOf("method", method, FaultMethods) {
+		spec.Method = method
+	}
+	if path, ok := obj.optionalString("path"); ok {
+		spec.Path = path
+		obj.checkPathPattern("path", path)
+	}
+	if n, ok := obj.optionalNumber("rate"); ok {
+		spec.Rate = obj.checkRate("rate", string(n))
+		spec.Count = 0
+	}
 	if n, ok := obj.optionalNumber("count"); ok {
-		plan.Count = obj.checkInteger("count", n, 1, MaxFaultCount)
+		spec.Count = obj.checkInteger("count", n, 1, MaxFaultCount)
+	}
+	if n, ok := obj.optionalNumber("seed"); ok {
+		spec.Seed = uint64(obj.checkInteger("seed", n, 0, MaxFaultSeed))
+		if !obj.has("rate") {
+			obj.errs.add("seed", "needs a rate: the seed decides which matching requests a rate hits")
+		}
+	}
+	if n, ok := obj.optionalNumber("status"); ok {
+		spec.Status = obj.checkInteger("status", n, 0, 599)
+		if spec.Status != 0 && spec.Status < 400 {
+			obj.errs.add("status", "must be an error status, 400 to 599 (got %d)", spec.Status)
+		}
+	}
+	if n, ok := obj.optionalNumber("retryAfter"); ok {
+		spec.RetryAfter = obj.checkInteger("retryAfter", n, 1, MaxFaultRetryAfter)
+		if spec.Status != 429 && spec.Status != 503 {
+			obj.errs.add("retryAfter", "goes only with status 429 or 503")
+		}
 	}
 	if n, ok := obj.optionalNumber("delayMs"); ok {
-		plan.DelayMS = int64(obj.checkInteger("delayMs", n, 0, int(MaxFaultDelay/time.Millisecond)))
+		spec.DelayMS = int64(obj.checkInteger("delayMs", n, 0, int(MaxFaultDelay/time.Millisecond)))
 	}
-	if len(obj.errs) == 0 && plan.Status == 0 && plan.DelayMS == 0 {
-		obj.errs.add("status", "or delayMs is required")
+	if network, ok := obj.optionalString("network"); ok && obj.checkOneOf("network", network, NetworkFaults) {
+		spec.Network = network
+		if spec.Status != 0 {
+			obj.errs.add("network", "cannot go with a status: a network failure is the whole answer")
+		}
 	}
-	return plan, obj.errs.err()
+	if n, ok := obj.optionalNumber("trickleMs"); ok {
+		spec.TrickleMS = int64(obj.checkInteger("trickleMs", n, 1, int(MaxFaultDelay/time.Millisecond)))
+		if spec.Network != NetworkTrickle {
+			obj.errs.add("trickleMs", "goes only with network \"trickle\"")
+		}
+	} else if spec.Network == NetworkTrickle {
+		spec.TrickleMS = DefaultTrickle.Milliseconds()
+	}
+	if (spec.Status == 429 || spec.Status == 503) && spec.RetryAfter == 0 {
+		spec.RetryAfter = 1
+	}
+	if len(obj.errs) == 0 && spec.Status == 0 && spec.DelayMS == 0 && spec.Network == "" {
+		obj.errs.add("status", "or delayMs or network is required: a fault must do something")
+	}
+	return spec, obj.errs.err()
+}
+
+// ParseJournalFilter checks the method and path filters of the request
+// journal, which take the values a fault's method and path do.
+func ParseJournalFilter(method, path string) error {
+	if method != "" && !slices.Contains(FaultMethods, method) {
+		return Errorf(ErrInvalidParameter, "method must be one of %s", strings.Join(FaultMethods, ", "))
+	}
+	if path != "" {
+		var obj requestObject
+		if obj.checkPathPattern("path", path); len(obj.errs) > 0 {
+			return Errorf(ErrInvalidParameter, "path %s", obj.errs[0].Message)
+		}
+	}
+	return nil
+}
+
+// checkPathPattern accepts an API path, or the start of one followed by "*".
+func (o *requestObject) checkPathPattern(name, pattern string) {
+	prefix, _ := strings.CutSuffix(pattern, "*")
+	switch {
+	case len(pattern) > MaxPathPattern:
+		o.errs.add(name, "must be at most %d bytes", MaxPathPattern)
+	case !strings.HasPrefix(pattern, "/v1"):
+		o.errs.add(name, "must be an API path, starting with /v1, such as /v1/campaigns or /v1/bugs*")
+	case strings.ContainsAny(prefix, "*?#"):
+		o.errs.add(name, "may hold a \"*\" only at its end, and no query")
+	}
+}
+
+// checkRate accepts a share of requests: more than 0, at most 1.
+func (o *requestObject) checkRate(name string, n string) float64 {
+	rate, err := strconv.ParseFloat(n, 64)
+	if err != nil || math.IsNaN(rate) || rate <= 0 || rate > 1 {
+		o.errs.add(name, "must be more than 0 and at most 1 (got %s)", n)
+		return 0
+	}
+	return rate
 }
 
 // ParseClockMove decodes {"advance": "<duration>"}, a forward move of the

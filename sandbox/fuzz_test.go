@@ -411,50 +411,6 @@ func FuzzParseWebhookInput(f *testing.F) {
 	})
 }
 
-func FuzzParseFaultPlan(f *testing.F) {
-	for _, body := range []string{
-		`{"status":500}`, `{"status":429,"count":3}`, `{"delayMs":250}`, `{"status":500,"count":1000,"delayMs":30000}`,
-		`{"status":0,"delayMs":0}`, `{"status":404}`, `{"status":500,"count":0}`, `{"delayMs":30001}`,
-		`{"status":"500"}`, `{"status":5e2}`, `{"count":2}`, `{}`, `{"status":null,"delayMs":null}`, `1`,
-	} {
-		f.Add([]byte(body))
-	}
-	fields := []string{"status", "count", "delayMs"}
-	number := func(obj map[string]any, name string, absent int64) int64 {
-		n, ok := obj[name].(json.Number)
-		if !ok {
-			return absent
-		}
-		i, _ := strconv.ParseInt(string(n), 10, 64)
-		return i
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		fuzzCheckDecoder(t, body, ParseFaultPlan, fields, func(obj map[string]any) []string {
-			var bad []string
-			if fuzzPresent(obj, "status") && !fuzzInteger(obj["status"], 0, 0) && !fuzzInteger(obj["status"], 429, 429) && !fuzzInteger(obj["status"], 500, 500) {
-				bad = append(bad, "status")
-			}
-			if fuzzPresent(obj, "count") && !fuzzInteger(obj["count"], 1, 1000) {
-				bad = append(bad, "count")
-			}
-			if fuzzPresent(obj, "delayMs") && !fuzzInteger(obj["delayMs"], 0, 30000) {
-				bad = append(bad, "delayMs")
-			}
-			if len(bad) == 0 && number(obj, "status", 0) == 0 && number(obj, "delayMs", 0) == 0 {
-				bad = append(bad, "status")
-			}
-			return bad
-		}, func(plan FaultPlan, obj map[string]any) {
-			want := FaultPlan{
-				Status: int(number(obj, "status", 0)), Count: int(number(obj, "count", 1)), DelayMS: number(obj, "delayMs", 0),
-			}
-			if diff := cmp.Diff(want, plan); diff != "" {
-				t.Fatalf("plan is not what the body says (-want +got):\n%s", diff)
-			}
-		})
-	})
-}
-
 func FuzzParseClockMove(f *testing.F) {
 	for _, body := range []string{
 		`{"advance":"90s"}`, `{"advance":"1h30m"}`, `{"advance":"8784h"}`, `{"advance":"8784h0m0.000000001s"}`,

@@ -42,7 +42,9 @@ type config struct {
 	budget      byteSize
 	maxConns    int
 	idleTimeout time.Duration
-	app         app.Config
+	// announce gets one line, the sandbox's base URL, once it listens.
+	announce io.Writer
+	app      app.Config
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -141,6 +143,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	cfg.announce = os.Stdout
 	if err := run(ctx, cfg, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "sandbox:", err)
 		os.Exit(1)
@@ -153,6 +156,8 @@ const (
 	// past it net/http answers 431 before a handler runs.
 	maxHeaderBytes = 64 << 10
 	readTimeout    = 30 * time.Second
+	// shutdownGrace is how long requests in flight get to finish.
+	shutdownGrace = 10 * time.Second
 )
 
 // run serves until ctx is done, then lets requests in flight finish.
@@ -193,9 +198,18 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 		IdleTimeout:  cfg.idleTimeout,
 		ErrorLog:     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// Injected delays end as shutdown begins, or a tenant's 30 s delay
+	// would outlast the grace period and fail the exit.
+	srv.RegisterOnShutdown(sandboxApp.BeginShutdown)
 	limits := cfg.app.Limits
-	logger.Info("sandbox listening", "url", "http://"+listener.Addr().String(), "frozen_clock", cfg.frozenClock,
+	url := "http://" + listener.Addr().String()
+	logger.Info("sandbox listening", "url", url, "frozen_clock", cfg.frozenClock,
 		"rate_limits", fmt.Sprintf("%d/min %d/h %d/day", limits.Minute, limits.Hour, limits.Day))
+	if cfg.announce != nil {
+		// The one line on standard output, for harnesses that start the
+		// sandbox on -addr 127.0.0.1:0 and need to know the port.
+		fmt.Fprintln(cfg.announce, url)
+	}
 
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(listener) }()
@@ -205,7 +219,7 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)

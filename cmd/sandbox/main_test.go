@@ -189,3 +189,113 @@ func TestMemoryLimitTakesGOMEMLIMITsSizes(t *testing.T) {
 		t.Errorf("-memory-limit 1900MiB: %v, %v", cfg.memoryLimit, err)
 	}
 }
+
+func TestListeningLineNamesTheURLAndShutdownEndsInjectedDelays(t *testing.T) {
+	announced, announce := io.Pipe()
+	lineRead := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(announced).ReadString('\n')
+		lineRead <- line
+		_, _ = io.Copy(io.Discard, announced)
+	}()
+	base, stop := startRun(t, config{announce: announce})
+	if line := <-lineRead; line != base+"\n" {
+		t.Errorf("listening line = %q, want %q", line, base+"\n")
+	}
+
+	send := func(method, path, body string) (*http.Response, error) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer svc_test_first_user_key")
+		req.Header.Set("Content-Type", "application/json")
+		return http.DefaultClient.Do(req)
+	}
+	res, err := send("POST", "/_sandbox/faults", `{"delayMs":30000,"count":2}`)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("plan a delay: %v %v", res, err)
+	}
+	res.Body.Close()
+	answered := make(chan int, 1)
+	go func() {
+		res, err := send("GET", "/v1/campaigns", "")
+		if err != nil {
+			answered <- 0
+			return
+		}
+		res.Body.Close()
+		answered <- res.StatusCode
+	}()
+	// The request is in its delay once the fault has fired.
+	for fired := 0; fired == 0; {
+		res, err := send("GET", "/_sandbox/faults", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var faults struct {
+			Data struct{ Items []struct{ Fired int } }
+		}
+		err = json.NewDecoder(res.Body).Decode(&faults)
+		res.Body.Close()
+		if err != nil || len(faults.Data.Items) != 1 {
+			t.Fatalf("list faults: %+v, %v", faults, err)
+		}
+		fired = faults.Data.Items[0].Fired
+	}
+	// A 30 s delay would outlast the grace period and fail the exit.
+	if err := stop(); err != nil {
+		t.Errorf("run returned %v after shutdown during an injected delay", err)
+	}
+	announce.Close()
+	if status := <-answered; status != http.StatusOK {
+		t.Errorf("the delayed request was answered %d, want 200 once shutdown ended its delay", status)
+	}
+}
+
+// TestShutdownEndsInjectedDelays checks that a request held by a 30 s
+// injected delay does not hold a graceful shutdown past its grace period:
+// the delay ends, the request is answered, and run returns no error.
+func TestShutdownEndsInjectedDelays(t *testing.T) {
+	base, stop := startRun(t, config{})
+	send := func(method, path, body string) (*http.Response, error) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer svc_test_shutdown_user_key")
+		req.Header.Set("Content-Type", "application/json")
+		return http.DefaultClient.Do(req)
+	}
+	res, err := send("POST", "/_sandbox/faults", `{"delayMs":30000,"count":2}`)
+	if err != nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("plan a delay: %v", err)
+	}
+	res.Body.Close()
+	answered := make(chan int, 1)
+	go func() {
+		res, err := send("GET", "/v1/campaigns", "")
+		if err != nil {
+			answered <- 0
+			return
+		}
+		res.Body.Close()
+		answered <- res.StatusCode
+	}()
+	// The request is held once the fault has fired.
+	for fired := 0; fired == 0; {
+		res, err := send("GET", "/_sandbox/faults", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var page struct {
+			Data struct{ Items []struct{ Fired int } }
+		}
+		err = json.NewDecoder(res.Body).Decode(&page)
+		res.Body.Close()
+		if err != nil || len(page.Data.Items) != 1 {
+			t.Fatalf("faults: %+v, %v", page, err)
+		}
+		fired = page.Data.Items[0].Fired
+	}
+	if err := stop(); err != nil {
+		t.Errorf("run returned %v; a delayed request held the shutdown", err)
+	}
+	if status := <-answered; status != http.StatusOK {
+		t.Errorf("the delayed request got %d, want its answer, 200", status)
+	}
+}

@@ -188,6 +188,21 @@ func (e CampaignStatus) Valid() bool {
 	}
 }
 
+// Defines values for ClearedEnvelopeSuccess.
+const (
+	ClearedEnvelopeSuccessTrue ClearedEnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ClearedEnvelopeSuccess enum.
+func (e ClearedEnvelopeSuccess) Valid() bool {
+	switch e {
+	case ClearedEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClockEnvelopeSuccess.
 const (
 	ClockEnvelopeSuccessTrue ClockEnvelopeSuccess = true
@@ -221,6 +236,7 @@ func (e DeliveryPageEnvelopeSuccess) Valid() bool {
 // Defines values for ErrorCode.
 const (
 	ErrorCodeCONFLICT                ErrorCode = "CONFLICT"
+	ErrorCodeINJECTEDFAILURE         ErrorCode = "INJECTED_FAILURE"
 	ErrorCodeINTERNALERROR           ErrorCode = "INTERNAL_ERROR"
 	ErrorCodeINVALIDAPIKEY           ErrorCode = "INVALID_API_KEY"
 	ErrorCodeINVALIDJSON             ErrorCode = "INVALID_JSON"
@@ -241,6 +257,8 @@ const (
 func (e ErrorCode) Valid() bool {
 	switch e {
 	case ErrorCodeCONFLICT:
+		return true
+	case ErrorCodeINJECTEDFAILURE:
 		return true
 	case ErrorCodeINTERNALERROR:
 		return true
@@ -350,36 +368,60 @@ func (e EventType) Valid() bool {
 	}
 }
 
-// Defines values for FaultPlanCreateStatus.
+// Defines values for FaultEnvelopeSuccess.
 const (
-	FaultPlanCreateStatusN0   FaultPlanCreateStatus = 0
-	FaultPlanCreateStatusN429 FaultPlanCreateStatus = 429
-	FaultPlanCreateStatusN500 FaultPlanCreateStatus = 500
+	FaultEnvelopeSuccessTrue FaultEnvelopeSuccess = true
 )
 
-// Valid indicates whether the value is a known member of the FaultPlanCreateStatus enum.
-func (e FaultPlanCreateStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the FaultEnvelopeSuccess enum.
+func (e FaultEnvelopeSuccess) Valid() bool {
 	switch e {
-	case FaultPlanCreateStatusN0:
-		return true
-	case FaultPlanCreateStatusN429:
-		return true
-	case FaultPlanCreateStatusN500:
+	case FaultEnvelopeSuccessTrue:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for FaultPlanEnvelopeSuccess.
+// Defines values for FaultMethod.
 const (
-	FaultPlanEnvelopeSuccessTrue FaultPlanEnvelopeSuccess = true
+	FaultMethodDELETE FaultMethod = "DELETE"
+	FaultMethodGET    FaultMethod = "GET"
+	FaultMethodHEAD   FaultMethod = "HEAD"
+	FaultMethodPATCH  FaultMethod = "PATCH"
+	FaultMethodPOST   FaultMethod = "POST"
+	FaultMethodPUT    FaultMethod = "PUT"
 )
 
-// Valid indicates whether the value is a known member of the FaultPlanEnvelopeSuccess enum.
-func (e FaultPlanEnvelopeSuccess) Valid() bool {
+// Valid indicates whether the value is a known member of the FaultMethod enum.
+func (e FaultMethod) Valid() bool {
 	switch e {
-	case FaultPlanEnvelopeSuccessTrue:
+	case FaultMethodDELETE:
+		return true
+	case FaultMethodGET:
+		return true
+	case FaultMethodHEAD:
+		return true
+	case FaultMethodPATCH:
+		return true
+	case FaultMethodPOST:
+		return true
+	case FaultMethodPUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FaultPageEnvelopeSuccess.
+const (
+	FaultPageEnvelopeSuccessTrue FaultPageEnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the FaultPageEnvelopeSuccess enum.
+func (e FaultPageEnvelopeSuccess) Valid() bool {
+	switch e {
+	case FaultPageEnvelopeSuccessTrue:
 		return true
 	default:
 		return false
@@ -410,6 +452,33 @@ const (
 func (e HealthEnvelopeSuccess) Valid() bool {
 	switch e {
 	case HealthEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NetworkFault.
+const (
+	NetworkFaultClose     NetworkFault = "close"
+	NetworkFaultMalformed NetworkFault = "malformed"
+	NetworkFaultReset     NetworkFault = "reset"
+	NetworkFaultTrickle   NetworkFault = "trickle"
+	NetworkFaultTruncate  NetworkFault = "truncate"
+)
+
+// Valid indicates whether the value is a known member of the NetworkFault enum.
+func (e NetworkFault) Valid() bool {
+	switch e {
+	case NetworkFaultClose:
+		return true
+	case NetworkFaultMalformed:
+		return true
+	case NetworkFaultReset:
+		return true
+	case NetworkFaultTrickle:
+		return true
+	case NetworkFaultTruncate:
 		return true
 	default:
 		return false
@@ -743,7 +812,10 @@ type CampaignCreate struct {
 	Name     string   `json:"name"`
 	Platform Platform `json:"platform"`
 
-	// RewardPerBug At most two decimals.
+	// RewardPerBug At most two decimals (`19.99`; `19.999` is refused with
+	// `VALIDATION_ERROR`). The rule is stated here rather than as
+	// `multipleOf: 0.01`, which floating-point validators get wrong
+	// for values such as 19.99.
 	RewardPerBug    float64 `json:"rewardPerBug"`
 	TestersRequired int     `json:"testersRequired"`
 }
@@ -792,6 +864,17 @@ type CampaignPageEnvelopeSuccess bool
 
 // CampaignStatus defines model for CampaignStatus.
 type CampaignStatus string
+
+// ClearedEnvelope defines model for ClearedEnvelope.
+type ClearedEnvelope struct {
+	Data struct {
+		Cleared int `json:"cleared"`
+	} `json:"data"`
+	Success ClearedEnvelopeSuccess `json:"success"`
+}
+
+// ClearedEnvelopeSuccess defines model for ClearedEnvelope.Success.
+type ClearedEnvelopeSuccess bool
 
 // ClockEnvelope defines model for ClockEnvelope.
 type ClockEnvelope struct {
@@ -864,7 +947,9 @@ type Error struct {
 	// Code `INVALID_API_KEY` (401) is the specification's; the others are the
 	// sandbox's. `CONFLICT` (409) is answered only by the sandbox controls;
 	// `LIMIT_REACHED` (409) when an account already holds as many records
-	// of a kind as it may (16 webhooks, for instance).
+	// of a kind as it may (16 webhooks, for instance). `INJECTED_FAILURE`
+	// only on a status injected with `POST /_sandbox/faults` that has no
+	// code of its own (403, 502, 503, 504…) or shares one (400, 409).
 	Code ErrorCode `json:"code"`
 
 	// Details With `VALIDATION_ERROR` only, one entry per invalid field.
@@ -880,7 +965,9 @@ type Error struct {
 // ErrorCode `INVALID_API_KEY` (401) is the specification's; the others are the
 // sandbox's. `CONFLICT` (409) is answered only by the sandbox controls;
 // `LIMIT_REACHED` (409) when an account already holds as many records
-// of a kind as it may (16 webhooks, for instance).
+// of a kind as it may (16 webhooks, for instance). `INJECTED_FAILURE`
+// only on a status injected with `POST /_sandbox/faults` that has no
+// code of its own (403, 502, 503, 504…) or shares one (400, 409).
 type ErrorCode string
 
 // ErrorEnvelope defines model for ErrorEnvelope.
@@ -921,31 +1008,109 @@ type EventPageEnvelopeSuccess bool
 // EventType defines model for EventType.
 type EventType string
 
-// FaultPlan defines model for FaultPlan.
-type FaultPlan struct {
-	Count   int `json:"count"`
-	DelayMs int `json:"delayMs"`
-	Status  int `json:"status"`
+// Fault defines model for Fault.
+type Fault struct {
+	// Count How many more requests it will hit; null until cleared.
+	Count   *int `json:"count"`
+	DelayMs int  `json:"delayMs"`
+
+	// Fired How many requests it has hit.
+	Fired  int          `json:"fired"`
+	Id     string       `json:"id"`
+	Method *FaultMethod `json:"method,omitempty"`
+
+	// Network `reset`: the connection is reset (TCP RST), no answer. `close`: the
+	// connection is closed, no answer. `reset`, `close` and `malformed`
+	// fail the request before the API sees it. `truncate`: the API
+	// answers, and the client gets the answer's headers and half of the
+	// body its `Content-Length` promises. `malformed`: 200 with
+	// `Content-Type: application/json` and a body that is not JSON.
+	// `trickle`: the API answers, and the body comes in ten pieces over
+	// `trickleMs`.
+	Network *NetworkFault `json:"network,omitempty"`
+
+	// Path An API path (`/v1/campaigns`), or the start of one followed by `*` (`/v1/bugs*`).
+	//
+	// Examples: /v1/bugs*
+	Path       *PathPattern `json:"path,omitempty"`
+	Rate       float32      `json:"rate"`
+	RetryAfter *int         `json:"retryAfter,omitempty"`
+	Seed       int          `json:"seed"`
+	Status     *int         `json:"status,omitempty"`
+	TrickleMs  *int         `json:"trickleMs,omitempty"`
 }
 
-// FaultPlanCreate At least one of `status` and `delayMs`.
+// FaultEnvelope defines model for FaultEnvelope.
+type FaultEnvelope struct {
+	Data    Fault                `json:"data"`
+	Success FaultEnvelopeSuccess `json:"success"`
+}
+
+// FaultEnvelopeSuccess defines model for FaultEnvelope.Success.
+type FaultEnvelopeSuccess bool
+
+// FaultMethod defines model for FaultMethod.
+type FaultMethod string
+
+// FaultPage defines model for FaultPage.
+type FaultPage struct {
+	HasMore bool    `json:"hasMore"`
+	Items   []Fault `json:"items"`
+
+	// NextCursor Opaque cursor of the next page; null on the last page.
+	NextCursor *NextCursor `json:"nextCursor"`
+}
+
+// FaultPageEnvelope defines model for FaultPageEnvelope.
+type FaultPageEnvelope struct {
+	Data    FaultPage                `json:"data"`
+	Success FaultPageEnvelopeSuccess `json:"success"`
+}
+
+// FaultPageEnvelopeSuccess defines model for FaultPageEnvelope.Success.
+type FaultPageEnvelopeSuccess bool
+
+// FaultPlanCreate Which requests a fault hits, how many, and what it does to them.
+// Every field is optional, but a fault must do something: `status`,
+// `delayMs` or `network`.
 type FaultPlanCreate struct {
-	Count   *int                   `json:"count,omitempty"`
-	DelayMs *int                   `json:"delayMs,omitempty"`
-	Status  *FaultPlanCreateStatus `json:"status,omitempty"`
+	// Count How many matching requests it hits; 1 when absent, or with `rate`, until cleared.
+	Count *int `json:"count,omitempty"`
+
+	// DelayMs How long to wait before the rest of the fault, or before letting the request through.
+	DelayMs *int         `json:"delayMs,omitempty"`
+	Method  *FaultMethod `json:"method,omitempty"`
+
+	// Network `reset`: the connection is reset (TCP RST), no answer. `close`: the
+	// connection is closed, no answer. `reset`, `close` and `malformed`
+	// fail the request before the API sees it. `truncate`: the API
+	// answers, and the client gets the answer's headers and half of the
+	// body its `Content-Length` promises. `malformed`: 200 with
+	// `Content-Type: application/json` and a body that is not JSON.
+	// `trickle`: the API answers, and the body comes in ten pieces over
+	// `trickleMs`.
+	Network *NetworkFault `json:"network,omitempty"`
+
+	// Path An API path (`/v1/campaigns`), or the start of one followed by `*` (`/v1/bugs*`).
+	//
+	// Examples: /v1/bugs*
+	Path *PathPattern `json:"path,omitempty"`
+
+	// Rate The share of matching requests it hits, drawn from `seed`, so the same seed hits the same requests of the same sequence.
+	Rate *float32 `json:"rate,omitempty"`
+
+	// RetryAfter The `Retry-After` of an injected 429 or 503, in seconds; 1 when absent.
+	RetryAfter *int `json:"retryAfter,omitempty"`
+
+	// Seed With `rate` only; 0 when absent.
+	Seed *int `json:"seed,omitempty"`
+
+	// Status An error status to answer, in the envelope; 0 for none.
+	Status *int `json:"status,omitempty"`
+
+	// TrickleMs With `network` `trickle` only, how long the body takes; 1000 when absent.
+	TrickleMs *int `json:"trickleMs,omitempty"`
 }
-
-// FaultPlanCreateStatus defines model for FaultPlanCreate.Status.
-type FaultPlanCreateStatus int
-
-// FaultPlanEnvelope defines model for FaultPlanEnvelope.
-type FaultPlanEnvelope struct {
-	Data    FaultPlan                `json:"data"`
-	Success FaultPlanEnvelopeSuccess `json:"success"`
-}
-
-// FaultPlanEnvelopeSuccess defines model for FaultPlanEnvelope.Success.
-type FaultPlanEnvelopeSuccess bool
 
 // FieldError defines model for FieldError.
 type FieldError struct {
@@ -975,22 +1140,58 @@ type HealthEnvelopeSuccess bool
 
 // LoggedRequest defines model for LoggedRequest.
 type LoggedRequest struct {
+	// Abandoned Whether the client went away before its answer was sent.
+	Abandoned bool `json:"abandoned"`
+
 	// At RFC 3339 in UTC with exactly three fractional digits.
 	//
 	// Examples: 2026-01-01T00:00:30.000Z
-	At         Timestamp `json:"at"`
-	DurationMs int       `json:"durationMs"`
-	Method     string    `json:"method"`
-	Path       string    `json:"path"`
-	Query      string    `json:"query"`
-	Status     int       `json:"status"`
+	At Timestamp `json:"at"`
 
-	// Truncated Whether path or query were cut short for the log.
+	// Body As much of the body as the sandbox read, up to 2 KiB, every key redacted.
+	Body string `json:"body"`
+
+	// BodyBytes How many bytes of the body the sandbox read in all.
+	BodyBytes     int  `json:"bodyBytes"`
+	BodyTruncated bool `json:"bodyTruncated"`
+	DurationMs    int  `json:"durationMs"`
+
+	// Fault The planned fault that hit the request, as it was then.
+	Fault *Fault `json:"fault"`
+
+	// Headers The request's header fields, by canonical name, every key redacted.
+	Headers map[string]interface{} `json:"headers"`
+
+	// HeadersTruncated Whether a header field was left out or cut short.
+	HeadersTruncated bool   `json:"headersTruncated"`
+	Method           string `json:"method"`
+	Path             string `json:"path"`
+	Query            string `json:"query"`
+
+	// Status The status sent; null when no answer was sent.
+	Status *int `json:"status"`
+
+	// Truncated Whether path or query were cut short for the journal.
 	Truncated bool `json:"truncated"`
 }
 
+// NetworkFault `reset`: the connection is reset (TCP RST), no answer. `close`: the
+// connection is closed, no answer. `reset`, `close` and `malformed`
+// fail the request before the API sees it. `truncate`: the API
+// answers, and the client gets the answer's headers and half of the
+// body its `Content-Length` promises. `malformed`: 200 with
+// `Content-Type: application/json` and a body that is not JSON.
+// `trickle`: the API answers, and the body comes in ten pieces over
+// `trickleMs`.
+type NetworkFault string
+
 // NextCursor Opaque cursor of the next page; null on the last page.
 type NextCursor = string
+
+// PathPattern An API path (`/v1/campaigns`), or the start of one followed by `*` (`/v1/bugs*`).
+//
+// Examples: /v1/bugs*
+type PathPattern = string
 
 // Platform defines model for Platform.
 type Platform string
@@ -1162,7 +1363,7 @@ type UnsupportedMediaType = ErrorEnvelope
 
 // ListDeliveriesParams defines parameters for ListDeliveries.
 type ListDeliveriesParams struct {
-	// Limit Page size.
+	// Limit Page size; 20 when absent.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Opaque; pass the previous page's `nextCursor` to get the next page.
@@ -1171,11 +1372,20 @@ type ListDeliveriesParams struct {
 
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
-	// Limit Page size.
+	// Limit Page size; 20 when absent.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Opaque; pass the previous page's `nextCursor` to get the next page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListRequestsParams defines parameters for ListRequests.
+type ListRequestsParams struct {
+	// Method Only requests with this method.
+	Method *FaultMethod `form:"method,omitempty" json:"method,omitempty"`
+
+	// Path Only requests to this path, or to the paths it starts when it ends in `*`.
+	Path *PathPattern `form:"path,omitempty" json:"path,omitempty"`
 }
 
 // GetAnalyticsParams defines parameters for GetAnalytics.
@@ -1186,7 +1396,7 @@ type GetAnalyticsParams struct {
 
 // ListBugsParams defines parameters for ListBugs.
 type ListBugsParams struct {
-	// Limit Page size.
+	// Limit Page size; 20 when absent.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Opaque; pass the previous page's `nextCursor` to get the next page.
@@ -1203,7 +1413,7 @@ type ListBugsParams struct {
 
 // ListCampaignsParams defines parameters for ListCampaigns.
 type ListCampaignsParams struct {
-	// Limit Page size.
+	// Limit Page size; 20 when absent.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Opaque; pass the previous page's `nextCursor` to get the next page.
@@ -1218,7 +1428,7 @@ type ListCampaignsParams struct {
 
 // ListTestersParams defines parameters for ListTesters.
 type ListTestersParams struct {
-	// Limit Page size.
+	// Limit Page size; 20 when absent.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor Opaque; pass the previous page's `nextCursor` to get the next page.
@@ -1510,12 +1720,16 @@ type ClientInterface interface {
 
 	// FileBugWithBody Simulate a tester filing a bug
 	//
+	// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /_sandbox/bugs (the `FileBug` operationId).
 	FileBugWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// FileBug Simulate a tester filing a bug
+	//
+	// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1546,42 +1760,78 @@ type ClientInterface interface {
 
 	// ListDeliveries The account's webhook delivery attempts, newest first
 	//
+	// Every webhook delivery attempt of the account, with its outcome, newest first, a page at a time.
+	//
 	// Corresponds with GET /_sandbox/deliveries (the `ListDeliveries` operationId).
 	ListDeliveries(ctx context.Context, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents The account's events, newest first
 	//
+	// Every event the account emitted, as its webhooks receive them, newest first, a page at a time.
+	//
 	// Corresponds with GET /_sandbox/events (the `ListEvents` operationId).
 	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PlanFaultsWithBody Make the account's next API requests fail or slow down on purpose
+	// ClearFaults Drop every planned fault
 	//
-	// Replaces the account's plan. The next `count` requests to `/v1` wait
-	// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-	// 500) if one is given. Injected faults do not use up the `/v1` limit.
+	// Faults already hitting a request carry on with it.
+	//
+	// Corresponds with DELETE /_sandbox/faults (the `ClearFaults` operationId).
+	ClearFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListFaults The account's planned faults, in the order they were planned
+	//
+	// Faults that have hit all the requests they were planned for are gone from the list.
+	//
+	// Corresponds with GET /_sandbox/faults (the `ListFaults` operationId).
+	ListFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PlanFaultsWithBody Make API requests fail on purpose
+	//
+	// Plans a fault after those already planned (at most 32). Each `/v1`
+	// request is hit by the oldest planned fault that matches its method
+	// and path and, for a fault with a `rate`, whose seeded draw hits it.
+	// A fault waits `delayMs`, then answers `status` in the envelope, or
+	// fails the network as `network` says, or lets the request through.
+	// Injected faults do not use up the `/v1` limit, and every answer a
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+	// fields are refused.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /_sandbox/faults (the `PlanFaults` operationId).
 	PlanFaultsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PlanFaults Make the account's next API requests fail or slow down on purpose
+	// PlanFaults Make API requests fail on purpose
 	//
-	// Replaces the account's plan. The next `count` requests to `/v1` wait
-	// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-	// 500) if one is given. Injected faults do not use up the `/v1` limit.
+	// Plans a fault after those already planned (at most 32). Each `/v1`
+	// request is hit by the oldest planned fault that matches its method
+	// and path and, for a fault with a `rate`, whose seeded draw hits it.
+	// A fault waits `delayMs`, then answers `status` in the envelope, or
+	// fails the network as `network` says, or lets the request through.
+	// Injected faults do not use up the `/v1` limit, and every answer a
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+	// fields are refused.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /_sandbox/faults (the `PlanFaults` operationId).
 	PlanFaults(ctx context.Context, body PlanFaultsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListRequests The account's most recent API requests, newest first
+	// ListRequests The account's request journal, newest first
 	//
-	// At most the last 100 `/v1` requests; the controls are not logged.
+	// The account's last 100 `/v1` requests (fewer when they are large:
+	// the journal holds at most 64 KiB), each as the client sent it and
+	// with the answer's status: method, path, query, headers (at most 32,
+	// each value cut to 256 bytes) and body (its first 2 KiB), each marked
+	// when cut. Every API key in them, the one in `Authorization`
+	// included, is shown only as its hint (`svc_test_…abcd`). `status` is
+	// null when no answer was sent: the client went away first
+	// (`abandoned`), or a network fault cut the connection. `fault` is
+	// the planned fault that hit the request. The controls are not kept.
 	//
 	// Corresponds with GET /_sandbox/requests (the `ListRequests` operationId).
-	ListRequests(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ResetAccount Empty and reseed the caller's account
 	//
@@ -1593,34 +1843,42 @@ type ClientInterface interface {
 
 	// Health Whether the sandbox is up
 	//
+	// Answers without a key, with the accounts held and the goroutines running.
+	//
 	// Corresponds with GET /healthz (the `Health` operationId).
 	Health(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIJSON This document, as JSON
 	//
-	// Not an envelope. Needs no key; counted in the caller's per-address budget.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPIJSON` operationId).
 	GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIYAML This document, as YAML
 	//
-	// Not an envelope. Needs no key; counted in the caller's per-address budget.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetAnalytics Campaign analytics and metrics
 	//
+	// Counts of the account's campaigns and bugs by status and severity, or of one campaign's bugs.
+	//
 	// Corresponds with GET /v1/analytics (the `GetAnalytics` operationId).
 	GetAnalytics(ctx context.Context, params *GetAnalyticsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListBugs List bug reports with filters
 	//
+	// The account's bugs, newest first, a page at a time, optionally filtered.
+	//
 	// Corresponds with GET /v1/bugs (the `ListBugs` operationId).
 	ListBugs(ctx context.Context, params *ListBugsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateBugWithBody Update bug status or resolution
+	//
+	// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1629,6 +1887,8 @@ type ClientInterface interface {
 
 	// UpdateBug Update bug status or resolution
 	//
+	// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /v1/bugs/{id} (the `UpdateBug` operationId).
@@ -1636,10 +1896,14 @@ type ClientInterface interface {
 
 	// ListCampaigns List all test campaigns
 	//
+	// The account's campaigns, newest first, a page at a time, optionally filtered by status and platform.
+	//
 	// Corresponds with GET /v1/campaigns (the `ListCampaigns` operationId).
 	ListCampaigns(ctx context.Context, params *ListCampaignsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateCampaignWithBody Create a new test campaign
+	//
+	// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -1648,6 +1912,8 @@ type ClientInterface interface {
 
 	// CreateCampaign Create a new test campaign
 	//
+	// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /v1/campaigns (the `CreateCampaign` operationId).
@@ -1655,10 +1921,14 @@ type ClientInterface interface {
 
 	// GetCampaign Get campaign details and status
 	//
+	// One campaign of the account; another account's campaign is 404 `NOT_FOUND`.
+	//
 	// Corresponds with GET /v1/campaigns/{id} (the `GetCampaign` operationId).
 	GetCampaign(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTesters List available testers
+	//
+	// The testers of the account, newest first, a page at a time.
 	//
 	// Corresponds with GET /v1/testers (the `ListTesters` operationId).
 	ListTesters(ctx context.Context, params *ListTestersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1686,6 +1956,8 @@ type ClientInterface interface {
 
 // FileBugWithBody Simulate a tester filing a bug
 //
+// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /_sandbox/bugs (the `FileBug` operationId).
@@ -1702,6 +1974,8 @@ func (c *Client) FileBugWithBody(ctx context.Context, contentType string, body i
 }
 
 // FileBug Simulate a tester filing a bug
+//
+// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1762,6 +2036,8 @@ func (c *Client) MoveClock(ctx context.Context, body MoveClockJSONRequestBody, r
 
 // ListDeliveries The account's webhook delivery attempts, newest first
 //
+// Every webhook delivery attempt of the account, with its outcome, newest first, a page at a time.
+//
 // Corresponds with GET /_sandbox/deliveries (the `ListDeliveries` operationId).
 func (c *Client) ListDeliveries(ctx context.Context, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDeliveriesRequest(c.Server, params)
@@ -1777,6 +2053,8 @@ func (c *Client) ListDeliveries(ctx context.Context, params *ListDeliveriesParam
 
 // ListEvents The account's events, newest first
 //
+// Every event the account emitted, as its webhooks receive them, newest first, a page at a time.
+//
 // Corresponds with GET /_sandbox/events (the `ListEvents` operationId).
 func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListEventsRequest(c.Server, params)
@@ -1790,11 +2068,50 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 	return c.Client.Do(req)
 }
 
-// PlanFaultsWithBody Make the account's next API requests fail or slow down on purpose
+// ClearFaults Drop every planned fault
 //
-// Replaces the account's plan. The next `count` requests to `/v1` wait
-// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-// 500) if one is given. Injected faults do not use up the `/v1` limit.
+// Faults already hitting a request carry on with it.
+//
+// Corresponds with DELETE /_sandbox/faults (the `ClearFaults` operationId).
+func (c *Client) ClearFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClearFaultsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListFaults The account's planned faults, in the order they were planned
+//
+// Faults that have hit all the requests they were planned for are gone from the list.
+//
+// Corresponds with GET /_sandbox/faults (the `ListFaults` operationId).
+func (c *Client) ListFaults(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListFaultsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PlanFaultsWithBody Make API requests fail on purpose
+//
+// Plans a fault after those already planned (at most 32). Each `/v1`
+// request is hit by the oldest planned fault that matches its method
+// and path and, for a fault with a `rate`, whose seeded draw hits it.
+// A fault waits `delayMs`, then answers `status` in the envelope, or
+// fails the network as `network` says, or lets the request through.
+// Injected faults do not use up the `/v1` limit, and every answer a
+// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+// fields are refused.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1811,11 +2128,16 @@ func (c *Client) PlanFaultsWithBody(ctx context.Context, contentType string, bod
 	return c.Client.Do(req)
 }
 
-// PlanFaults Make the account's next API requests fail or slow down on purpose
+// PlanFaults Make API requests fail on purpose
 //
-// Replaces the account's plan. The next `count` requests to `/v1` wait
-// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-// 500) if one is given. Injected faults do not use up the `/v1` limit.
+// Plans a fault after those already planned (at most 32). Each `/v1`
+// request is hit by the oldest planned fault that matches its method
+// and path and, for a fault with a `rate`, whose seeded draw hits it.
+// A fault waits `delayMs`, then answers `status` in the envelope, or
+// fails the network as `network` says, or lets the request through.
+// Injected faults do not use up the `/v1` limit, and every answer a
+// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+// fields are refused.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1832,13 +2154,21 @@ func (c *Client) PlanFaults(ctx context.Context, body PlanFaultsJSONRequestBody,
 	return c.Client.Do(req)
 }
 
-// ListRequests The account's most recent API requests, newest first
+// ListRequests The account's request journal, newest first
 //
-// At most the last 100 `/v1` requests; the controls are not logged.
+// The account's last 100 `/v1` requests (fewer when they are large:
+// the journal holds at most 64 KiB), each as the client sent it and
+// with the answer's status: method, path, query, headers (at most 32,
+// each value cut to 256 bytes) and body (its first 2 KiB), each marked
+// when cut. Every API key in them, the one in `Authorization`
+// included, is shown only as its hint (`svc_test_…abcd`). `status` is
+// null when no answer was sent: the client went away first
+// (`abandoned`), or a network fault cut the connection. `fault` is
+// the planned fault that hit the request. The controls are not kept.
 //
 // Corresponds with GET /_sandbox/requests (the `ListRequests` operationId).
-func (c *Client) ListRequests(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListRequestsRequest(c.Server)
+func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRequestsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1869,6 +2199,8 @@ func (c *Client) ResetAccount(ctx context.Context, reqEditors ...RequestEditorFn
 
 // Health Whether the sandbox is up
 //
+// Answers without a key, with the accounts held and the goroutines running.
+//
 // Corresponds with GET /healthz (the `Health` operationId).
 func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewHealthRequest(c.Server)
@@ -1884,7 +2216,7 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 
 // GetOpenAPIJSON This document, as JSON
 //
-// Not an envelope. Needs no key; counted in the caller's per-address budget.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIJSON` operationId).
 func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1901,7 +2233,7 @@ func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditor
 
 // GetOpenAPIYAML This document, as YAML
 //
-// Not an envelope. Needs no key; counted in the caller's per-address budget.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1918,6 +2250,8 @@ func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditor
 
 // GetAnalytics Campaign analytics and metrics
 //
+// Counts of the account's campaigns and bugs by status and severity, or of one campaign's bugs.
+//
 // Corresponds with GET /v1/analytics (the `GetAnalytics` operationId).
 func (c *Client) GetAnalytics(ctx context.Context, params *GetAnalyticsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAnalyticsRequest(c.Server, params)
@@ -1933,6 +2267,8 @@ func (c *Client) GetAnalytics(ctx context.Context, params *GetAnalyticsParams, r
 
 // ListBugs List bug reports with filters
 //
+// The account's bugs, newest first, a page at a time, optionally filtered.
+//
 // Corresponds with GET /v1/bugs (the `ListBugs` operationId).
 func (c *Client) ListBugs(ctx context.Context, params *ListBugsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListBugsRequest(c.Server, params)
@@ -1947,6 +2283,8 @@ func (c *Client) ListBugs(ctx context.Context, params *ListBugsParams, reqEditor
 }
 
 // UpdateBugWithBody Update bug status or resolution
+//
+// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1965,6 +2303,8 @@ func (c *Client) UpdateBugWithBody(ctx context.Context, id ID, contentType strin
 
 // UpdateBug Update bug status or resolution
 //
+// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /v1/bugs/{id} (the `UpdateBug` operationId).
@@ -1982,6 +2322,8 @@ func (c *Client) UpdateBug(ctx context.Context, id ID, body UpdateBugJSONRequest
 
 // ListCampaigns List all test campaigns
 //
+// The account's campaigns, newest first, a page at a time, optionally filtered by status and platform.
+//
 // Corresponds with GET /v1/campaigns (the `ListCampaigns` operationId).
 func (c *Client) ListCampaigns(ctx context.Context, params *ListCampaignsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListCampaignsRequest(c.Server, params)
@@ -1996,6 +2338,8 @@ func (c *Client) ListCampaigns(ctx context.Context, params *ListCampaignsParams,
 }
 
 // CreateCampaignWithBody Create a new test campaign
+//
+// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2014,6 +2358,8 @@ func (c *Client) CreateCampaignWithBody(ctx context.Context, contentType string,
 
 // CreateCampaign Create a new test campaign
 //
+// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /v1/campaigns (the `CreateCampaign` operationId).
@@ -2031,6 +2377,8 @@ func (c *Client) CreateCampaign(ctx context.Context, body CreateCampaignJSONRequ
 
 // GetCampaign Get campaign details and status
 //
+// One campaign of the account; another account's campaign is 404 `NOT_FOUND`.
+//
 // Corresponds with GET /v1/campaigns/{id} (the `GetCampaign` operationId).
 func (c *Client) GetCampaign(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetCampaignRequest(c.Server, id)
@@ -2045,6 +2393,8 @@ func (c *Client) GetCampaign(ctx context.Context, id ID, reqEditors ...RequestEd
 }
 
 // ListTesters List available testers
+//
+// The testers of the account, newest first, a page at a time.
 //
 // Corresponds with GET /v1/testers (the `ListTesters` operationId).
 func (c *Client) ListTesters(ctx context.Context, params *ListTestersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2311,6 +2661,60 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 	return req, nil
 }
 
+// NewClearFaultsRequest constructs an http.Request for the ClearFaults method
+func NewClearFaultsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_sandbox/faults")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListFaultsRequest constructs an http.Request for the ListFaults method
+func NewListFaultsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_sandbox/faults")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewPlanFaultsRequest calls the generic PlanFaults builder with application/json body
 func NewPlanFaultsRequest(server string, body PlanFaultsJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2352,7 +2756,7 @@ func NewPlanFaultsRequestWithBody(server string, contentType string, body io.Rea
 }
 
 // NewListRequestsRequest constructs an http.Request for the ListRequests method
-func NewListRequestsRequest(server string) (*http.Request, error) {
+func NewListRequestsRequest(server string, params *ListRequestsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2368,6 +2772,45 @@ func NewListRequestsRequest(server string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Method != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "method", *params.Method, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Path != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "path", *params.Path, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -3029,12 +3472,16 @@ type ClientWithResponsesInterface interface {
 
 	// FileBugWithBodyWithResponse Simulate a tester filing a bug
 	//
+	// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /_sandbox/bugs (the `FileBug` operationId).
 	FileBugWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FileBugResponse, error)
 
 	// FileBugWithResponse Simulate a tester filing a bug
+	//
+	// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3065,6 +3512,8 @@ type ClientWithResponsesInterface interface {
 
 	// ListDeliveriesWithResponse The account's webhook delivery attempts, newest first
 	//
+	// Every webhook delivery attempt of the account, with its outcome, newest first, a page at a time.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /_sandbox/deliveries (the `ListDeliveries` operationId).
@@ -3072,41 +3521,79 @@ type ClientWithResponsesInterface interface {
 
 	// ListEventsWithResponse The account's events, newest first
 	//
+	// Every event the account emitted, as its webhooks receive them, newest first, a page at a time.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /_sandbox/events (the `ListEvents` operationId).
 	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
 
-	// PlanFaultsWithBodyWithResponse Make the account's next API requests fail or slow down on purpose
+	// ClearFaultsWithResponse Drop every planned fault
 	//
-	// Replaces the account's plan. The next `count` requests to `/v1` wait
-	// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-	// 500) if one is given. Injected faults do not use up the `/v1` limit.
+	// Faults already hitting a request carry on with it.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /_sandbox/faults (the `ClearFaults` operationId).
+	ClearFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearFaultsResponse, error)
+
+	// ListFaultsWithResponse The account's planned faults, in the order they were planned
+	//
+	// Faults that have hit all the requests they were planned for are gone from the list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_sandbox/faults (the `ListFaults` operationId).
+	ListFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListFaultsResponse, error)
+
+	// PlanFaultsWithBodyWithResponse Make API requests fail on purpose
+	//
+	// Plans a fault after those already planned (at most 32). Each `/v1`
+	// request is hit by the oldest planned fault that matches its method
+	// and path and, for a fault with a `rate`, whose seeded draw hits it.
+	// A fault waits `delayMs`, then answers `status` in the envelope, or
+	// fails the network as `network` says, or lets the request through.
+	// Injected faults do not use up the `/v1` limit, and every answer a
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+	// fields are refused.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /_sandbox/faults (the `PlanFaults` operationId).
 	PlanFaultsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PlanFaultsResponse, error)
 
-	// PlanFaultsWithResponse Make the account's next API requests fail or slow down on purpose
+	// PlanFaultsWithResponse Make API requests fail on purpose
 	//
-	// Replaces the account's plan. The next `count` requests to `/v1` wait
-	// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-	// 500) if one is given. Injected faults do not use up the `/v1` limit.
+	// Plans a fault after those already planned (at most 32). Each `/v1`
+	// request is hit by the oldest planned fault that matches its method
+	// and path and, for a fault with a `rate`, whose seeded draw hits it.
+	// A fault waits `delayMs`, then answers `status` in the envelope, or
+	// fails the network as `network` says, or lets the request through.
+	// Injected faults do not use up the `/v1` limit, and every answer a
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+	// fields are refused.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /_sandbox/faults (the `PlanFaults` operationId).
 	PlanFaultsWithResponse(ctx context.Context, body PlanFaultsJSONRequestBody, reqEditors ...RequestEditorFn) (*PlanFaultsResponse, error)
 
-	// ListRequestsWithResponse The account's most recent API requests, newest first
+	// ListRequestsWithResponse The account's request journal, newest first
 	//
-	// At most the last 100 `/v1` requests; the controls are not logged.
+	// The account's last 100 `/v1` requests (fewer when they are large:
+	// the journal holds at most 64 KiB), each as the client sent it and
+	// with the answer's status: method, path, query, headers (at most 32,
+	// each value cut to 256 bytes) and body (its first 2 KiB), each marked
+	// when cut. Every API key in them, the one in `Authorization`
+	// included, is shown only as its hint (`svc_test_…abcd`). `status` is
+	// null when no answer was sent: the client went away first
+	// (`abandoned`), or a network fault cut the connection. `fault` is
+	// the planned fault that hit the request. The controls are not kept.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /_sandbox/requests (the `ListRequests` operationId).
-	ListRequestsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListRequestsResponse, error)
+	ListRequestsWithResponse(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*ListRequestsResponse, error)
 
 	// ResetAccountWithResponse Empty and reseed the caller's account
 	//
@@ -3120,6 +3607,8 @@ type ClientWithResponsesInterface interface {
 
 	// HealthWithResponse Whether the sandbox is up
 	//
+	// Answers without a key, with the accounts held and the goroutines running.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /healthz (the `Health` operationId).
@@ -3127,7 +3616,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIJSONWithResponse This document, as JSON
 	//
-	// Not an envelope. Needs no key; counted in the caller's per-address budget.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3136,7 +3625,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIYAMLWithResponse This document, as YAML
 	//
-	// Not an envelope. Needs no key; counted in the caller's per-address budget.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3145,12 +3634,16 @@ type ClientWithResponsesInterface interface {
 
 	// GetAnalyticsWithResponse Campaign analytics and metrics
 	//
+	// Counts of the account's campaigns and bugs by status and severity, or of one campaign's bugs.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/analytics (the `GetAnalytics` operationId).
 	GetAnalyticsWithResponse(ctx context.Context, params *GetAnalyticsParams, reqEditors ...RequestEditorFn) (*GetAnalyticsResponse, error)
 
 	// ListBugsWithResponse List bug reports with filters
+	//
+	// The account's bugs, newest first, a page at a time, optionally filtered.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3159,12 +3652,16 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateBugWithBodyWithResponse Update bug status or resolution
 	//
+	// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /v1/bugs/{id} (the `UpdateBug` operationId).
 	UpdateBugWithBodyWithResponse(ctx context.Context, id ID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBugResponse, error)
 
 	// UpdateBugWithResponse Update bug status or resolution
+	//
+	// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3173,12 +3670,16 @@ type ClientWithResponsesInterface interface {
 
 	// ListCampaignsWithResponse List all test campaigns
 	//
+	// The account's campaigns, newest first, a page at a time, optionally filtered by status and platform.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/campaigns (the `ListCampaigns` operationId).
 	ListCampaignsWithResponse(ctx context.Context, params *ListCampaignsParams, reqEditors ...RequestEditorFn) (*ListCampaignsResponse, error)
 
 	// CreateCampaignWithBodyWithResponse Create a new test campaign
+	//
+	// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -3187,6 +3688,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCampaignWithResponse Create a new test campaign
 	//
+	// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/campaigns (the `CreateCampaign` operationId).
@@ -3194,12 +3697,16 @@ type ClientWithResponsesInterface interface {
 
 	// GetCampaignWithResponse Get campaign details and status
 	//
+	// One campaign of the account; another account's campaign is 404 `NOT_FOUND`.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/campaigns/{id} (the `GetCampaign` operationId).
 	GetCampaignWithResponse(ctx context.Context, id ID, reqEditors ...RequestEditorFn) (*GetCampaignResponse, error)
 
 	// ListTestersWithResponse List available testers
+	//
+	// The testers of the account, newest first, a page at a time.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3815,6 +4322,228 @@ func (r ListEventsResponse) ContentType() string {
 	return ""
 }
 
+// ClearFaultsResponse200Headers the declared response headers of an HTTP 200 response for ClearFaults
+type ClearFaultsResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+// ClearFaultsResponse400Headers the declared response headers of an HTTP 400 response for ClearFaults
+type ClearFaultsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ClearFaultsResponse401Headers the declared response headers of an HTTP 401 response for ClearFaults
+type ClearFaultsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// ClearFaultsResponse429Headers the declared response headers of an HTTP 429 response for ClearFaults
+type ClearFaultsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ClearFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClearedEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidParameter
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ClearFaultsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ClearFaultsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ClearFaultsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ClearFaultsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClearFaultsResponse) GetJSON200() *ClearedEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ClearFaultsResponse) GetJSON400() *InvalidParameter {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClearFaultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ClearFaultsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ClearFaultsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ClearFaultsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ClearFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClearFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClearFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClearFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListFaultsResponse200Headers the declared response headers of an HTTP 200 response for ListFaults
+type ListFaultsResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+// ListFaultsResponse400Headers the declared response headers of an HTTP 400 response for ListFaults
+type ListFaultsResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListFaultsResponse401Headers the declared response headers of an HTTP 401 response for ListFaults
+type ListFaultsResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// ListFaultsResponse429Headers the declared response headers of an HTTP 429 response for ListFaults
+type ListFaultsResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+type ListFaultsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FaultPageEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidParameter
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListFaultsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *ListFaultsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListFaultsResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListFaultsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListFaultsResponse) GetJSON200() *FaultPageEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListFaultsResponse) GetJSON400() *InvalidParameter {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListFaultsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ListFaultsResponse) GetJSON414() *URITooLong {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListFaultsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ListFaultsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ListFaultsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListFaultsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListFaultsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListFaultsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PlanFaultsResponse200Headers the declared response headers of an HTTP 200 response for PlanFaults
 type PlanFaultsResponse200Headers struct {
 	XRateLimitLimit     int
@@ -3836,6 +4565,13 @@ type PlanFaultsResponse401Headers struct {
 
 // PlanFaultsResponse408Headers the declared response headers of an HTTP 408 response for PlanFaults
 type PlanFaultsResponse408Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
+// PlanFaultsResponse409Headers the declared response headers of an HTTP 409 response for PlanFaults
+type PlanFaultsResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
@@ -3867,13 +4603,15 @@ type PlanFaultsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *FaultPlanEnvelope
+	JSON200 *FaultEnvelope
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
 	// JSON408 the response for an HTTP 408 `application/json` response
 	JSON408 *RequestTimeout
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *LimitReached
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *PayloadTooLarge
 	// JSON414 the response for an HTTP 414 `application/json` response
@@ -3892,6 +4630,8 @@ type PlanFaultsResponse struct {
 	Headers401 *PlanFaultsResponse401Headers
 	// Headers408 the parsed response headers for an HTTP 408 response
 	Headers408 *PlanFaultsResponse408Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PlanFaultsResponse409Headers
 	// Headers413 the parsed response headers for an HTTP 413 response
 	Headers413 *PlanFaultsResponse413Headers
 	// Headers415 the parsed response headers for an HTTP 415 response
@@ -3901,7 +4641,7 @@ type PlanFaultsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r PlanFaultsResponse) GetJSON200() *FaultPlanEnvelope {
+func (r PlanFaultsResponse) GetJSON200() *FaultEnvelope {
 	return r.JSON200
 }
 
@@ -3918,6 +4658,11 @@ func (r PlanFaultsResponse) GetJSON401() *Unauthorized {
 // GetJSON408 returns the response for an HTTP 408 `application/json` response
 func (r PlanFaultsResponse) GetJSON408() *RequestTimeout {
 	return r.JSON408
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PlanFaultsResponse) GetJSON409() *LimitReached {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -4209,6 +4954,8 @@ type HealthResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *HealthEnvelope
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4218,6 +4965,11 @@ type HealthResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r HealthResponse) GetJSON200() *HealthEnvelope {
 	return r.JSON200
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r HealthResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4265,10 +5017,17 @@ type GetOpenAPIJSONResponse429Headers struct {
 type GetOpenAPIJSONResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetOpenAPIJSONResponse429Headers
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetOpenAPIJSONResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -4318,6 +5077,8 @@ type GetOpenAPIYAMLResponse struct {
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
 	YAML200 *string
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -4327,6 +5088,11 @@ type GetOpenAPIYAMLResponse struct {
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
 func (r GetOpenAPIYAMLResponse) GetYAML200() *string {
 	return r.YAML200
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r GetOpenAPIYAMLResponse) GetJSON414() *URITooLong {
+	return r.JSON414
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -5493,6 +6259,8 @@ func (r CreateWebhookResponse) ContentType() string {
 
 // FileBugWithBodyWithResponse Simulate a tester filing a bug
 //
+// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /_sandbox/bugs (the `FileBug` operationId).
@@ -5505,6 +6273,8 @@ func (c *ClientWithResponses) FileBugWithBodyWithResponse(ctx context.Context, c
 }
 
 // FileBugWithResponse Simulate a tester filing a bug
+//
+// Files a bug as a tester would, in status `new`, and emits `bug.created`. Without `testerId`, the oldest tester on the campaign's platform files it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5553,6 +6323,8 @@ func (c *ClientWithResponses) MoveClockWithResponse(ctx context.Context, body Mo
 
 // ListDeliveriesWithResponse The account's webhook delivery attempts, newest first
 //
+// Every webhook delivery attempt of the account, with its outcome, newest first, a page at a time.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /_sandbox/deliveries (the `ListDeliveries` operationId).
@@ -5566,6 +6338,8 @@ func (c *ClientWithResponses) ListDeliveriesWithResponse(ctx context.Context, pa
 
 // ListEventsWithResponse The account's events, newest first
 //
+// Every event the account emitted, as its webhooks receive them, newest first, a page at a time.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /_sandbox/events (the `ListEvents` operationId).
@@ -5577,11 +6351,46 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 	return ParseListEventsResponse(rsp)
 }
 
-// PlanFaultsWithBodyWithResponse Make the account's next API requests fail or slow down on purpose
+// ClearFaultsWithResponse Drop every planned fault
 //
-// Replaces the account's plan. The next `count` requests to `/v1` wait
-// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-// 500) if one is given. Injected faults do not use up the `/v1` limit.
+// Faults already hitting a request carry on with it.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /_sandbox/faults (the `ClearFaults` operationId).
+func (c *ClientWithResponses) ClearFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ClearFaultsResponse, error) {
+	rsp, err := c.ClearFaults(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClearFaultsResponse(rsp)
+}
+
+// ListFaultsWithResponse The account's planned faults, in the order they were planned
+//
+// Faults that have hit all the requests they were planned for are gone from the list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_sandbox/faults (the `ListFaults` operationId).
+func (c *ClientWithResponses) ListFaultsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListFaultsResponse, error) {
+	rsp, err := c.ListFaults(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListFaultsResponse(rsp)
+}
+
+// PlanFaultsWithBodyWithResponse Make API requests fail on purpose
+//
+// Plans a fault after those already planned (at most 32). Each `/v1`
+// request is hit by the oldest planned fault that matches its method
+// and path and, for a fault with a `rate`, whose seeded draw hits it.
+// A fault waits `delayMs`, then answers `status` in the envelope, or
+// fails the network as `network` says, or lets the request through.
+// Injected faults do not use up the `/v1` limit, and every answer a
+// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+// fields are refused.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5594,11 +6403,16 @@ func (c *ClientWithResponses) PlanFaultsWithBodyWithResponse(ctx context.Context
 	return ParsePlanFaultsResponse(rsp)
 }
 
-// PlanFaultsWithResponse Make the account's next API requests fail or slow down on purpose
+// PlanFaultsWithResponse Make API requests fail on purpose
 //
-// Replaces the account's plan. The next `count` requests to `/v1` wait
-// `delayMs`, then fail with `status` (429 with `Retry-After: 1`, or
-// 500) if one is given. Injected faults do not use up the `/v1` limit.
+// Plans a fault after those already planned (at most 32). Each `/v1`
+// request is hit by the oldest planned fault that matches its method
+// and path and, for a fault with a `rate`, whose seeded draw hits it.
+// A fault waits `delayMs`, then answers `status` in the envelope, or
+// fails the network as `network` says, or lets the request through.
+// Injected faults do not use up the `/v1` limit, and every answer a
+// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
+// fields are refused.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5611,15 +6425,23 @@ func (c *ClientWithResponses) PlanFaultsWithResponse(ctx context.Context, body P
 	return ParsePlanFaultsResponse(rsp)
 }
 
-// ListRequestsWithResponse The account's most recent API requests, newest first
+// ListRequestsWithResponse The account's request journal, newest first
 //
-// At most the last 100 `/v1` requests; the controls are not logged.
+// The account's last 100 `/v1` requests (fewer when they are large:
+// the journal holds at most 64 KiB), each as the client sent it and
+// with the answer's status: method, path, query, headers (at most 32,
+// each value cut to 256 bytes) and body (its first 2 KiB), each marked
+// when cut. Every API key in them, the one in `Authorization`
+// included, is shown only as its hint (`svc_test_…abcd`). `status` is
+// null when no answer was sent: the client went away first
+// (`abandoned`), or a network fault cut the connection. `fault` is
+// the planned fault that hit the request. The controls are not kept.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /_sandbox/requests (the `ListRequests` operationId).
-func (c *ClientWithResponses) ListRequestsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListRequestsResponse, error) {
-	rsp, err := c.ListRequests(ctx, reqEditors...)
+func (c *ClientWithResponses) ListRequestsWithResponse(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*ListRequestsResponse, error) {
+	rsp, err := c.ListRequests(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -5644,6 +6466,8 @@ func (c *ClientWithResponses) ResetAccountWithResponse(ctx context.Context, reqE
 
 // HealthWithResponse Whether the sandbox is up
 //
+// Answers without a key, with the accounts held and the goroutines running.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /healthz (the `Health` operationId).
@@ -5657,7 +6481,7 @@ func (c *ClientWithResponses) HealthWithResponse(ctx context.Context, reqEditors
 
 // GetOpenAPIJSONWithResponse This document, as JSON
 //
-// Not an envelope. Needs no key; counted in the caller's per-address budget.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5672,7 +6496,7 @@ func (c *ClientWithResponses) GetOpenAPIJSONWithResponse(ctx context.Context, re
 
 // GetOpenAPIYAMLWithResponse This document, as YAML
 //
-// Not an envelope. Needs no key; counted in the caller's per-address budget.
+// Not an envelope. Needs no key; counted in the caller's per-address budget. `servers` names the address the request reached.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5687,6 +6511,8 @@ func (c *ClientWithResponses) GetOpenAPIYAMLWithResponse(ctx context.Context, re
 
 // GetAnalyticsWithResponse Campaign analytics and metrics
 //
+// Counts of the account's campaigns and bugs by status and severity, or of one campaign's bugs.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/analytics (the `GetAnalytics` operationId).
@@ -5699,6 +6525,8 @@ func (c *ClientWithResponses) GetAnalyticsWithResponse(ctx context.Context, para
 }
 
 // ListBugsWithResponse List bug reports with filters
+//
+// The account's bugs, newest first, a page at a time, optionally filtered.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5713,6 +6541,8 @@ func (c *ClientWithResponses) ListBugsWithResponse(ctx context.Context, params *
 
 // UpdateBugWithBodyWithResponse Update bug status or resolution
 //
+// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /v1/bugs/{id} (the `UpdateBug` operationId).
@@ -5725,6 +6555,8 @@ func (c *ClientWithResponses) UpdateBugWithBodyWithResponse(ctx context.Context,
 }
 
 // UpdateBugWithResponse Update bug status or resolution
+//
+// Moves a bug through its lifecycle and sets its resolution. A move the lifecycle forbids is 409 `INVALID_STATUS_TRANSITION`, and nothing changes.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5739,6 +6571,8 @@ func (c *ClientWithResponses) UpdateBugWithResponse(ctx context.Context, id ID, 
 
 // ListCampaignsWithResponse List all test campaigns
 //
+// The account's campaigns, newest first, a page at a time, optionally filtered by status and platform.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/campaigns (the `ListCampaigns` operationId).
@@ -5751,6 +6585,8 @@ func (c *ClientWithResponses) ListCampaignsWithResponse(ctx context.Context, par
 }
 
 // CreateCampaignWithBodyWithResponse Create a new test campaign
+//
+// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -5765,6 +6601,8 @@ func (c *ClientWithResponses) CreateCampaignWithBodyWithResponse(ctx context.Con
 
 // CreateCampaignWithResponse Create a new test campaign
 //
+// Creates a campaign in status `draft`. `rewardPerBug` is returned exactly as sent.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /v1/campaigns (the `CreateCampaign` operationId).
@@ -5778,6 +6616,8 @@ func (c *ClientWithResponses) CreateCampaignWithResponse(ctx context.Context, bo
 
 // GetCampaignWithResponse Get campaign details and status
 //
+// One campaign of the account; another account's campaign is 404 `NOT_FOUND`.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /v1/campaigns/{id} (the `GetCampaign` operationId).
@@ -5790,6 +6630,8 @@ func (c *ClientWithResponses) GetCampaignWithResponse(ctx context.Context, id ID
 }
 
 // ListTestersWithResponse List available testers
+//
+// The testers of the account, newest first, a page at a time.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -6725,6 +7567,312 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 	return response, nil
 }
 
+// ParseClearFaultsResponse parses an HTTP response from a ClearFaultsWithResponse call
+func ParseClearFaultsResponse(rsp *http.Response) (*ClearFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClearFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClearedEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ClearFaultsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ClearFaultsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ClearFaultsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers ClearFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListFaultsResponse parses an HTTP response from a ListFaultsWithResponse call
+func ParseListFaultsResponse(rsp *http.Response) (*ListFaultsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListFaultsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FaultPageEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListFaultsResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers ListFaultsResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListFaultsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListFaultsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePlanFaultsResponse parses an HTTP response from a PlanFaultsWithResponse call
 func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -6740,7 +7888,7 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest FaultPlanEnvelope
+		var dest FaultEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -6766,6 +7914,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 			return nil, err
 		}
 		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest LimitReached
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest PayloadTooLarge
@@ -6887,6 +8042,30 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers408 = &headers
+	case rsp.StatusCode == 409:
+		var headers PlanFaultsResponse409Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers PlanFaultsResponse413Headers
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
@@ -7298,6 +8477,13 @@ func ParseHealthResponse(rsp *http.Response) (*HealthResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7358,6 +8544,13 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 	}
 
 	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -7424,6 +8617,13 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 			return nil, err
 		}
 		response.YAML200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests

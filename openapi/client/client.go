@@ -4,4 +4,4 @@
 // SDK-style flow against the sandbox.
 package client
 
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../openapi.yaml
+//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../document/openapi.yaml

@@ -200,7 +200,7 @@ func TestSDKFlow(t *testing.T) {
 	})
 
 	t.Run("a 429 with Retry-After is waited out", func(t *testing.T) {
-		status := client.FaultPlanCreateStatusN429
+		status := http.StatusTooManyRequests
 		plan, err := c.PlanFaultsWithResponse(ctx, client.FaultPlanCreate{Status: &status})
 		if err != nil || plan.JSON200 == nil {
 			t.Fatalf("plan a 429: %v, %d %s", err, plan.StatusCode(), plan.Body)

@@ -29,9 +29,9 @@ func TestGeneratedClientIsFresh(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatalf("oapi-codegen.yaml: %v", err)
 	}
-	spec, err := util.LoadSwagger("../openapi.yaml")
+	spec, err := util.LoadSwagger("../document/openapi.yaml")
 	if err != nil {
-		t.Fatalf("load ../openapi.yaml: %v", err)
+		t.Fatalf("load ../document/openapi.yaml: %v", err)
 	}
 	want, err := codegen.Generate(spec, cfg.Configuration)
 	if err != nil {

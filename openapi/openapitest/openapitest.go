@@ -4,8 +4,10 @@
 package openapitest
 
 import (
+	"bufio"
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"testing"
@@ -59,6 +61,12 @@ func Checking(v *openapi.Validator, h http.Handler, report func(r *http.Request,
 		}{io.TeeReader(r.Body, &reqBody), r.Body}
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(rec, r)
+		// A fault planned with POST /_sandbox/faults breaks the document
+		// on purpose: an injected status, a body that is not JSON, or a
+		// connection taken over to be cut.
+		if rec.hijacked || w.Header().Get(FaultHeader) != "" {
+			return
+		}
 		res := &http.Response{
 			StatusCode: rec.status, Header: w.Header().Clone(), Request: r,
 			ProtoMajor: r.ProtoMajor, ProtoMinor: r.ProtoMinor, Proto: r.Proto,
@@ -69,12 +77,28 @@ func Checking(v *openapi.Validator, h http.Handler, report func(r *http.Request,
 	})
 }
 
+// FaultHeader marks the sandbox's answers that a planned fault changed.
+const FaultHeader = "X-Sandbox-Fault"
+
 // recorder passes a response through and keeps a copy of it.
 type recorder struct {
 	http.ResponseWriter
 	status      int
 	wroteHeader bool
+	hijacked    bool
 	body        bytes.Buffer
+}
+
+// Hijack passes the connection on to a handler that takes it over, and
+// notes that the exchange has no HTTP answer to check.
+func (rec *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	rec.hijacked = true
+	return http.NewResponseController(rec.ResponseWriter).Hijack()
+}
+
+// Unwrap lets http.ResponseController reach the writer's flusher.
+func (rec *recorder) Unwrap() http.ResponseWriter {
+	return rec.ResponseWriter
 }
 
 func (rec *recorder) WriteHeader(status int) {

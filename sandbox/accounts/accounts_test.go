@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"fmt"
+	"net/http"
 	"runtime"
 	"sync"
 	"testing"
@@ -149,7 +150,9 @@ func TestResetReplacesEverythingButTheControlBudget(t *testing.T) {
 		NewOutbox: func(string, sandbox.Clock) Outbox { return outbox }})
 	a := r.Get(key(1))
 	a.Frozen.Advance(time.Hour)
-	a.Faults.Set(sandbox.FaultPlan{Status: 500, Count: 3})
+	if _, err := a.Faults.Add(sandbox.FaultSpec{Status: 500, Count: 3, Rate: 1}); err != nil {
+		t.Fatal(err)
+	}
 	a.Requests.Add(LoggedRequest{Method: "GET", Path: "/v1/testers"})
 	a.Limiter.Take(a.Clock.Now())
 	a.Controls.Take(a.Clock.Now())
@@ -160,10 +163,10 @@ func TestResetReplacesEverythingButTheControlBudget(t *testing.T) {
 	if r.Get(key(1)) != b {
 		t.Error("the key does not reach the new account")
 	}
-	if _, ok := b.Faults.Take(); ok {
+	if _, ok := b.Faults.Take("GET", "/v1/testers"); ok {
 		t.Error("faults survived the reset")
 	}
-	if len(b.Requests.Recent()) != 0 {
+	if len(b.Requests.Recent("", "")) != 0 {
 		t.Error("the request log survived the reset")
 	}
 	if d := b.Limiter.Peek(b.Clock.Now()); d.Remaining != ratelimit.DefaultLimits.Minute {
@@ -208,7 +211,7 @@ func TestRequestLogIsBounded(t *testing.T) {
 	for i := range RequestLogSize + 5 {
 		log.Add(LoggedRequest{Path: fmt.Sprintf("/v1/%d", i), Query: long})
 	}
-	recent := log.Recent()
+	recent := log.Recent("", "")
 	if len(recent) != RequestLogSize || recent[0].Path != fmt.Sprintf("/v1/%d", RequestLogSize+4) {
 		t.Fatalf("kept %d, newest %q; want %d, newest last added", len(recent), recent[0].Path, RequestLogSize)
 	}
@@ -235,7 +238,8 @@ func BenchmarkFreshAccount(b *testing.B) {
 		for i := range keys {
 			a := r.Get(key(i))
 			a.Limiter.Take(a.Clock.Now())
-			a.Requests.Add(LoggedRequest{Method: "GET", Path: "/v1/campaigns", Status: 200})
+			ok := http.StatusOK
+			a.Requests.Add(LoggedRequest{Method: "GET", Path: "/v1/campaigns", Status: &ok})
 			if _, err := a.Store.Campaigns(b.Context(), sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 20}); err != nil {
 				b.Fatal(err)
 			}

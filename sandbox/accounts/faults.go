@@ -1,31 +1,98 @@
 package accounts
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"sync"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-// Faults is an account's plan of failures for its next API requests.
+// Faults is an account's planned faults, in the order they were planned.
 type Faults struct {
-	mu   sync.Mutex
-	plan sandbox.FaultPlan
+	mu      sync.Mutex
+	planned []*plannedFault
+	// made numbers the faults, so that the IDs of a session repeat.
+	made int
 }
 
-// Set replaces the plan.
-func (f *Faults) Set(plan sandbox.FaultPlan) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.plan = plan
+type plannedFault struct {
+	sandbox.Fault
+	// draws decides which matching requests a fault with a rate hits: the
+	// same seed hits the same requests of the same sequence.
+	draws *rand.Rand
 }
 
-// Take uses up one planned fault, if one is left.
-func (f *Faults) Take() (sandbox.FaultPlan, bool) {
+// Add plans a fault after those already planned. An account holds at most
+// sandbox.MaxFaults.
+func (f *Faults) Add(spec sandbox.FaultSpec) (sandbox.Fault, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.plan.Count == 0 {
-		return sandbox.FaultPlan{}, false
+	if len(f.planned) >= sandbox.MaxFaults {
+		return sandbox.Fault{}, sandbox.Errorf(sandbox.ErrLimitReached,
+			"the account already has %d faults planned; clear them with DELETE /_sandbox/faults", sandbox.MaxFaults)
 	}
-	f.plan.Count--
-	return f.plan, true
+	f.made++
+	p := &plannedFault{Fault: sandbox.Fault{ID: fmt.Sprintf("flt_%06d", f.made), FaultSpec: spec}}
+	if spec.Count > 0 {
+		left := spec.Count
+		p.Left = &left
+	}
+	if spec.Rate < 1 {
+		p.draws = rand.New(rand.NewPCG(spec.Seed, 0))
+	}
+	f.planned = append(f.planned, p)
+	return p.snapshot(), nil
+}
+
+// List returns the faults still planned, oldest first.
+func (f *Faults) List() []sandbox.Fault {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	list := make([]sandbox.Fault, 0, len(f.planned))
+	for _, p := range f.planned {
+		list = append(list, p.snapshot())
+	}
+	return list
+}
+
+// Clear drops every planned fault and returns how many there were.
+func (f *Faults) Clear() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.planned)
+	f.planned = nil
+	return n
+}
+
+// Take returns the fault that hits a request, if any: the oldest one that
+// matches it and whose rate, if it has one, draws it. A fault that has hit
+// as many requests as it was planned for is dropped.
+func (f *Faults) Take(method, path string) (sandbox.Fault, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, p := range f.planned {
+		if !p.Matches(method, path) || (p.draws != nil && p.draws.Float64() >= p.Rate) {
+			continue
+		}
+		p.Fired++
+		if p.Left != nil {
+			*p.Left--
+			if *p.Left == 0 {
+				f.planned = append(f.planned[:i:i], f.planned[i+1:]...)
+			}
+		}
+		return p.snapshot(), true
+	}
+	return sandbox.Fault{}, false
+}
+
+// snapshot copies the fault, so that what is returned no longer changes.
+func (p *plannedFault) snapshot() sandbox.Fault {
+	fault := p.Fault
+	if p.Left != nil {
+		left := *p.Left
+		fault.Left = &left
+	}
+	return fault
 }

@@ -1,19 +1,30 @@
 package accounts
 
 import (
+	"maps"
+	"net/http"
+	"slices"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-// Bounds of the request log.
+// Bounds of the request journal.
 const (
-	// RequestLogSize is how many recent requests an account's log keeps.
+	// RequestLogSize is how many recent requests an account's journal keeps.
 	RequestLogSize = 100
-	// MaxLoggedText is how much of a path or query string is kept: enough
-	// to recognise a request, never a megabyte a line.
+	// MaxLoggedText is how much of a path, query or header value is kept:
+	// enough to recognise a request, never a megabyte a line.
 	MaxLoggedText = 256
+	// MaxLoggedBody is how much of a request body is kept.
+	MaxLoggedBody = 2 << 10
+	// MaxLoggedHeaders is how many header fields of a request are kept.
+	MaxLoggedHeaders = 32
+	// MaxRequestLogBytes bounds what one account's journal holds in all;
+	// past it the oldest entries go first, so that a hundred large
+	// requests cost no more than this.
+	MaxRequestLogBytes = 64 << 10
 )
 
 // LoggedRequest is one API request as GET /_sandbox/requests shows it.
@@ -22,45 +33,105 @@ type LoggedRequest struct {
 	Path   string `json:"path"`
 	Query  string `json:"query"`
 	// Truncated is true when Path or Query was cut to MaxLoggedText.
-	Truncated  bool         `json:"truncated"`
-	Status     int          `json:"status"`
-	At         sandbox.Time `json:"at"`
-	DurationMS int64        `json:"durationMs"`
+	Truncated bool `json:"truncated"`
+	// Headers are the request's header fields, the key redacted.
+	Headers http.Header `json:"headers"`
+	// HeadersTruncated is true when a header was dropped or cut.
+	HeadersTruncated bool `json:"headersTruncated"`
+	// Body is as much of the body as the sandbox read, up to MaxLoggedBody.
+	Body string `json:"body"`
+	// BodyBytes is how many bytes of the body the sandbox read in all.
+	BodyBytes     int64 `json:"bodyBytes"`
+	BodyTruncated bool  `json:"bodyTruncated"`
+	// Status is the answer's status, nil when no answer was sent.
+	Status *int `json:"status"`
+	// Abandoned is true when the client went away before its answer.
+	Abandoned bool `json:"abandoned"`
+	// Fault is the planned fault that hit the request, if one did.
+	Fault      *sandbox.Fault `json:"fault"`
+	At         sandbox.Time   `json:"at"`
+	DurationMS int64          `json:"durationMs"`
+}
+
+// size is about what the entry holds in memory, for MaxRequestLogBytes.
+func (req *LoggedRequest) size() int {
+	n := len(req.Method) + len(req.Path) + len(req.Query) + len(req.Body) + 128
+	for name, values := range req.Headers {
+		n += len(name)
+		for _, v := range values {
+			n += len(v) + 16
+		}
+	}
+	return n
 }
 
 // RequestLog keeps an account's most recent API requests.
 type RequestLog struct {
-	mu      sync.Mutex
+	mu sync.Mutex
+	// entries are oldest first.
 	entries []LoggedRequest
-	// next is where the next entry goes once the ring is full.
-	next int
+	bytes   int
 }
 
-// Add logs a request, cutting its path and query to MaxLoggedText.
+// Add logs a request, cutting it to the journal's bounds and redacting every
+// API key in it.
 func (l *RequestLog) Add(req LoggedRequest) {
 	var cutPath, cutQuery bool
-	req.Path, cutPath = Prefix(req.Path, MaxLoggedText)
-	req.Query, cutQuery = Prefix(req.Query, MaxLoggedText)
+	req.Path, cutPath = Prefix(sandbox.RedactKeys(req.Path), MaxLoggedText)
+	req.Query, cutQuery = Prefix(sandbox.RedactKeys(req.Query), MaxLoggedText)
 	req.Truncated = cutPath || cutQuery
+	var cutBody bool
+	req.Body, cutBody = Prefix(sandbox.RedactKeys(req.Body), MaxLoggedBody)
+	req.BodyTruncated = req.BodyTruncated || cutBody
+	req.Headers, req.HeadersTruncated = loggedHeaders(req.Headers)
+	size := req.size()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.entries) < RequestLogSize {
-		l.entries = append(l.entries, req)
-		return
+	l.entries = append(l.entries, req)
+	l.bytes += size
+	drop := 0
+	for len(l.entries)-drop > RequestLogSize || (l.bytes > MaxRequestLogBytes && len(l.entries)-drop > 1) {
+		l.bytes -= l.entries[drop].size()
+		drop++
 	}
-	l.entries[l.next] = req
-	l.next = (l.next + 1) % RequestLogSize
+	if drop > 0 {
+		l.entries = slices.Delete(l.entries, 0, drop)
+	}
 }
 
-// Recent returns the logged requests, newest first.
-func (l *RequestLog) Recent() []LoggedRequest {
+// Recent returns the logged requests with the method and path (a pattern as
+// sandbox.MatchPath takes) asked for, or all of them, newest first.
+func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	recent := make([]LoggedRequest, 0, len(l.entries))
-	for i := range l.entries {
-		recent = append(recent, l.entries[(l.next+len(l.entries)-1-i)%len(l.entries)])
+	for _, req := range slices.Backward(l.entries) {
+		if (method == "" || req.Method == method) && sandbox.MatchPath(path, req.Path) {
+			recent = append(recent, req)
+		}
 	}
 	return recent
+}
+
+// loggedHeaders keeps at most MaxLoggedHeaders fields, each value cut to
+// MaxLoggedText, with every key redacted, Authorization's included.
+func loggedHeaders(h http.Header) (http.Header, bool) {
+	names := slices.Sorted(maps.Keys(h))
+	cut := len(names) > MaxLoggedHeaders
+	names = names[:min(len(names), MaxLoggedHeaders)]
+	logged := make(http.Header, len(names))
+	for _, name := range names {
+		values := h[name]
+		if len(values) > 4 {
+			values, cut = values[:4], true
+		}
+		for _, v := range values {
+			v, cutValue := Prefix(sandbox.RedactKeys(v), MaxLoggedText)
+			cut = cut || cutValue
+			logged[name] = append(logged[name], v)
+		}
+	}
+	return logged, cut
 }
 
 // Prefix returns at most max bytes of s, cut at a rune boundary, and

@@ -71,6 +71,7 @@ const (
 type App struct {
 	Handler  http.Handler
 	Accounts *accounts.Registry
+	server   *httpapi.Server
 	close    func()
 }
 
@@ -113,10 +114,16 @@ func New(cfg Config) (*App, error) {
 		Accounts: registry, Logger: cfg.Logger,
 		Clients: cfg.Clients, ClientClock: cfg.ClientClock, WriteTimeout: cfg.WriteTimeout,
 	})
-	return &App{Handler: handler, Accounts: registry, close: func() {
+	return &App{Handler: handler, Accounts: registry, server: handler, close: func() {
 		registry.Close()
 		closeWebhooks()
 	}}, nil
+}
+
+// BeginShutdown ends every injected delay and trickle at once, so that the
+// requests in flight finish within a graceful shutdown's grace period.
+func (a *App) BeginShutdown() {
+	a.server.EndDelays()
 }
 
 // Close cancels every pending webhook delivery and drops every account.

@@ -43,17 +43,32 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 	return outbox.Deliveries(page), nil
 }
 
+// listRequests shows the account's request journal, newest first, only the
+// requests with the method and path asked for, if any.
 func (s *Server) listRequests(r *http.Request) (any, error) {
-	return sandbox.NewPage(accountOf(r).Requests.Recent(), false, 0), nil
+	q := queryOf(r)
+	method, path := q.Get("method"), q.Get("path")
+	if err := sandbox.ParseJournalFilter(method, path); err != nil {
+		return nil, err
+	}
+	return sandbox.NewPage(accountOf(r).Requests.Recent(method, path), false, 0), nil
 }
 
-func (s *Server) planFaults(r *http.Request) (any, error) {
-	plan, err := parseBody(r, sandbox.ParseFaultPlan)
+// planFault adds a fault after those already planned.
+func (s *Server) planFault(r *http.Request) (any, error) {
+	spec, err := parseBody(r, sandbox.ParseFaultSpec)
 	if err != nil {
 		return nil, err
 	}
-	accountOf(r).Faults.Set(plan)
-	return plan, nil
+	return accountOf(r).Faults.Add(spec)
+}
+
+func (s *Server) listFaults(r *http.Request) (any, error) {
+	return sandbox.NewPage(accountOf(r).Faults.List(), false, 0), nil
+}
+
+func (s *Server) clearFaults(r *http.Request) (any, error) {
+	return map[string]int{"cleared": accountOf(r).Faults.Clear()}, nil
 }
 
 // moveClock advances the caller's account's frozen clock; other accounts'

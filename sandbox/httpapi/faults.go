@@ -1,16 +1,29 @@
 package httpapi
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-// injectFaults carries out the account's fault plan on API requests. It runs
-// before limitRate, so that an injected failure does not use up the real
-// limit, and reports the budget as it stands.
+// faultHeader names, on every answer a fault changed, the fault that did.
+const faultHeader = "X-Sandbox-Fault"
+
+// malformedBody is what a "malformed" fault answers: a proxy's error page
+// where the client expects JSON.
+const malformedBody = "<html><body><h1>502 Bad Gateway</h1></body></html>\n"
+
+// injectFaults carries out the account's planned faults on API requests. It
+// runs before limitRate, so that an injected failure does not use up the
+// real limit, and reports the budget as it stands.
 func (s *Server) injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a := accountOf(r)
@@ -18,27 +31,209 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		plan, ok := a.Faults.Take()
+		fault, ok := a.Faults.Take(r.Method, r.URL.Path)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if plan.DelayMS > 0 {
-			select {
-			case <-time.After(time.Duration(plan.DelayMS) * time.Millisecond):
-			case <-r.Context().Done():
+		if entry := journalOf(r); entry != nil {
+			entry.fault = &fault
+		}
+		w.Header().Set(faultHeader, fault.ID)
+		if fault.DelayMS > 0 {
+			// net/http notices a client that goes away only once the body
+			// has been read.
+			bufferBody(r)
+			if !s.wait(r.Context(), time.Duration(fault.DelayMS)*time.Millisecond) {
 				return
 			}
 		}
-		if plan.Status == 0 {
+		switch {
+		case fault.Status != 0:
+			// The budget as it stands: the injected failure spent none of it.
+			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()))
+			if fault.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(fault.RetryAfter))
+			}
+			s.writeFault(w, r, fault.Status)
+		case fault.Network == sandbox.NetworkReset, fault.Network == sandbox.NetworkClose:
+			readForJournal(r)
+			s.dropConnection(w, r, fault.Network == sandbox.NetworkReset)
+		case fault.Network == sandbox.NetworkMalformed:
+			readForJournal(r)
+			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()))
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusOK)
+			_, _ = io.WriteString(w, malformedBody)
+		case fault.Network == sandbox.NetworkTruncate:
+			answer := s.answerOf(next, w, r)
+			s.sendTruncated(w, r, answer)
+		case fault.Network == sandbox.NetworkTrickle:
+			answer := s.answerOf(next, w, r)
+			s.trickle(w, r, answer, time.Duration(fault.TrickleMS)*time.Millisecond)
+		default:
 			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// writeFault answers an injected status in the envelope, with the code the
+// sandbox gives that status, or INJECTED_FAILURE where it has none of its
+// own.
+func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, status int) {
+	code := sandbox.ErrInjectedFailure
+	if own, ok := codeOf(status); ok {
+		code = own
+	}
+	_ = writeJSON(w, status, errorEnvelope{Error: errorBody{
+		Code: code, Message: fmt.Sprintf("failure injected by POST /_sandbox/faults (%s)", w.Header().Get(faultHeader)), Status: status,
+	}})
+}
+
+// codeOf is the one error code answered with status, if exactly one is.
+func codeOf(status int) (string, bool) {
+	found := ""
+	for code, s := range codeStatuses {
+		if s == status {
+			if found != "" {
+				return "", false
+			}
+			found = code
+		}
+	}
+	return found, found != ""
+}
+
+// dropConnection ends the connection without an answer: with a TCP RST when
+// reset, else with an orderly close.
+func (s *Server) dropConnection(w http.ResponseWriter, r *http.Request, reset bool) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		s.logger.ErrorContext(r.Context(), "network fault: hijack", "path", loggedPath(r), "error", err)
+		panic(http.ErrAbortHandler)
+	}
+	if tcp, ok := conn.(*net.TCPConn); ok && reset {
+		_ = tcp.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// answer is a response kept whole before it is sent.
+type answer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (a *answer) Header() http.Header { return a.header }
+
+func (a *answer) WriteHeader(status int) {
+	if a.status == 0 {
+		a.status = status
+	}
+}
+
+func (a *answer) Write(p []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	return a.body.Write(p)
+}
+
+// answerOf serves the request and keeps the whole answer, headers included,
+// without sending any of it.
+func (s *Server) answerOf(next http.Handler, w http.ResponseWriter, r *http.Request) *answer {
+	a := &answer{header: w.Header()}
+	next.ServeHTTP(a, r)
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	a.header.Set("Content-Length", strconv.Itoa(a.body.Len()))
+	return a
+}
+
+// sendTruncated sends the answer's status line, headers, and half of the
+// body its Content-Length promises, then closes the connection.
+func (s *Server) sendTruncated(w http.ResponseWriter, r *http.Request, a *answer) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		s.logger.ErrorContext(r.Context(), "network fault: hijack", "path", loggedPath(r), "error", err)
+		panic(http.ErrAbortHandler)
+	}
+	defer conn.Close()
+	if entry := journalOf(r); entry != nil {
+		entry.status = a.status
+	}
+	a.header.Set("Connection", "close")
+	if a.header.Get("Date") == "" {
+		a.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
+	}
+	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\n", a.status, http.StatusText(a.status))
+	_ = a.header.Write(buf)
+	_, _ = buf.WriteString("\r\n")
+	_, _ = buf.Write(a.body.Bytes()[:a.body.Len()/2])
+	_ = buf.Flush()
+}
+
+// trickleSteps is how many pieces a trickled body is sent in.
+const trickleSteps = 10
+
+// trickle sends the answer's body in pieces spread over d. Shutdown sends
+// what is left at once.
+func (s *Server) trickle(w http.ResponseWriter, r *http.Request, a *answer, d time.Duration) {
+	w.WriteHeader(a.status)
+	body := a.body.Bytes()
+	flusher := http.NewResponseController(w)
+	step := max(1, (len(body)+trickleSteps-1)/trickleSteps)
+	for len(body) > 0 {
+		n := min(step, len(body))
+		if _, err := w.Write(body[:n]); err != nil {
 			return
 		}
-		// The budget as it stands: the injected failure spent none of it.
-		setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()))
-		if plan.Status == http.StatusTooManyRequests {
-			w.Header().Set("Retry-After", "1")
+		body = body[n:]
+		if len(body) == 0 {
+			return
 		}
-		s.writeError(w, r, sandbox.Errorf(sandbox.FaultCodes[plan.Status], "failure injected by POST /_sandbox/faults"))
-	})
+		if err := flusher.Flush(); err != nil {
+			return
+		}
+		if !s.wait(r.Context(), d/trickleSteps) {
+			return
+		}
+	}
+}
+
+// bufferBody reads the request body into memory, up to what the API
+// accepts, so that net/http watches the connection from then on; the
+// handlers read it from there as they would have from the connection.
+func bufferBody(r *http.Request) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	read, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(read), r.Body), r.Body}
+}
+
+// waitFor waits d, and reports false if the client went away first. It
+// returns true at once when shutdown begins, so that a planned delay never
+// holds the process past its grace period.
+func (s *Server) waitFor(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true
+	case <-s.stopping:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// EndDelays makes every injected delay and trickle, running or to come, end
+// at once. The sandbox calls it when shutdown begins, so that requests in
+// flight drain within the grace period.
+func (s *Server) EndDelays() {
+	s.stopOnce.Do(func() { close(s.stopping) })
 }

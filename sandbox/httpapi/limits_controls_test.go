@@ -130,7 +130,7 @@ func TestFaultControlFailsTheNextRequests(t *testing.T) {
 		t.Errorf("slow fault took %v", elapsed)
 	}
 
-	c.fails("POST", "/_sandbox/faults", `{"status":404}`, 400, "VALIDATION_ERROR")
+	c.fails("POST", "/_sandbox/faults", `{"status":302}`, 400, "VALIDATION_ERROR")
 	c.fails("POST", "/_sandbox/faults", `{}`, 400, "VALIDATION_ERROR")
 	c.fails("POST", "/_sandbox/faults", `{"status":500,"count":0,"delayMs":60000}`, 400, "VALIDATION_ERROR")
 }

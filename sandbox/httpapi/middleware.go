@@ -102,8 +102,7 @@ func (rec *statusRecorder) startWriting() {
 	_ = http.NewResponseController(rec.ResponseWriter).SetWriteDeadline(time.Now().Add(rec.writeTimeout))
 }
 
-// logRequests logs every request with the key hint, never the key, and keeps
-// the account's recent API requests for GET /_sandbox/requests.
+// logRequests logs every request with the key hint, never the key.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		started := time.Now()
@@ -112,12 +111,6 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, state)))
 		elapsed := time.Since(started)
 		a := state.account
-		if a != nil && !strings.HasPrefix(r.URL.Path, controlPrefix) {
-			a.Requests.Add(accounts.LoggedRequest{
-				Method: r.Method, Path: sandbox.RedactKeys(r.URL.Path), Query: redactedQuery(r.URL.RawQuery), Status: rec.status,
-				At: sandbox.At(a.Clock.Now()), DurationMS: elapsed.Milliseconds(),
-			})
-		}
 		// Checked first, so that a sandbox logging nothing builds no line.
 		if !s.logger.Enabled(r.Context(), slog.LevelInfo) {
 			return

@@ -3,15 +3,17 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/mux"
 
-	"github.com/testcampaign/kit/openapi"
+	"github.com/testcampaign/kit/openapi/document"
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 )
@@ -40,6 +42,12 @@ type Server struct {
 
 	router  *mux.Router
 	handler http.Handler
+
+	// stopping is closed when shutdown begins, which ends injected delays.
+	stopping chan struct{}
+	stopOnce sync.Once
+	// wait is how faults wait: waitFor, or a test's stand-in.
+	wait func(ctx context.Context, d time.Duration) bool
 }
 
 // NewServer returns a server with every route and middleware in place.
@@ -47,14 +55,16 @@ func NewServer(opts Options) *Server {
 	s := &Server{
 		accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter(),
 		clients: newClientBudgets(opts.Clients, opts.ClientClock), writeTimeout: opts.WriteTimeout,
+		stopping: make(chan struct{}),
 	}
+	s.wait = s.waitFor
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.routes()
 	// Wrapped outside the router, not added with Router.Use, so that unknown
 	// routes and wrong methods are logged, authenticated and limited too.
-	s.handler = s.logRequests(s.recoverPanics(s.limitClients(s.checkRequestLine(s.authenticate(s.injectFaults(s.limitRate(s.limitBody(s.router))))))))
+	s.handler = s.logRequests(s.recoverPanics(s.limitClients(s.checkRequestLine(s.authenticate(s.journal(s.injectFaults(s.limitRate(s.limitBody(s.router)))))))))
 	return s
 }
 
@@ -99,7 +109,9 @@ func (s *Server) routes() {
 		{http.MethodGet, "/_sandbox/events", s.listEvents},
 		{http.MethodGet, "/_sandbox/deliveries", s.listDeliveries},
 		{http.MethodGet, "/_sandbox/requests", s.listRequests},
-		{http.MethodPost, "/_sandbox/faults", s.planFaults},
+		{http.MethodGet, "/_sandbox/faults", s.listFaults},
+		{http.MethodPost, "/_sandbox/faults", s.planFault},
+		{http.MethodDelete, "/_sandbox/faults", s.clearFaults},
 		{http.MethodPost, "/_sandbox/clock", s.moveClock},
 	}
 	for _, route := range routes {
@@ -112,15 +124,8 @@ func (s *Server) routes() {
 		s.router.Handle(route.path, s.handle(route.handler)).Methods(methods...)
 	}
 	// The OpenAPI document is served as it is, not in an envelope.
-	s.router.Handle("/openapi.json", serveDocument("application/json", openapi.JSON())).Methods(http.MethodGet, http.MethodHead)
-	s.router.Handle("/openapi.yaml", serveDocument("application/yaml", openapi.YAML())).Methods(http.MethodGet, http.MethodHead)
-}
-
-func serveDocument(contentType string, doc []byte) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", contentType)
-		_, _ = w.Write(doc)
-	})
+	s.router.Handle("/openapi.json", serveDocument("application/json", document.JSON())).Methods(http.MethodGet, http.MethodHead)
+	s.router.Handle("/openapi.yaml", serveDocument("application/yaml", document.YAML())).Methods(http.MethodGet, http.MethodHead)
 }
 
 // handlerFunc is an endpoint: it returns the response's data, or an error

@@ -1,0 +1,119 @@
+package accounts
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/testcampaign/kit/sandbox"
+)
+
+func TestFaultsHitOnlyTheirRouteAsOftenAsPlanned(t *testing.T) {
+	var f Faults
+	mustAdd(t, &f, sandbox.FaultSpec{Method: "POST", Path: "/v1/campaigns", Status: 503, Count: 2, Rate: 1})
+	mustAdd(t, &f, sandbox.FaultSpec{Method: "GET", Path: "/v1/bugs*", Network: sandbox.NetworkReset, Count: 1, Rate: 1})
+	var got []string
+	for _, req := range []string{"GET /v1/campaigns", "POST /v1/campaigns", "GET /v1/bugs/bug_000001", "POST /v1/campaigns", "POST /v1/campaigns", "GET /v1/bugs"} {
+		method, path, _ := strings.Cut(req, " ")
+		if fault, ok := f.Take(method, path); ok {
+			got = append(got, req+" "+fault.ID)
+		}
+	}
+	want := []string{"POST /v1/campaigns flt_000001", "GET /v1/bugs/bug_000001 flt_000002", "POST /v1/campaigns flt_000001"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("requests hit (-want +got):\n%s", diff)
+	}
+	if left := f.List(); len(left) != 0 {
+		t.Errorf("faults used up are still listed: %+v", left)
+	}
+}
+
+func TestARateHitsTheSameRequestsForTheSameSeed(t *testing.T) {
+	hits := func(seed uint64) []int {
+		var f Faults
+		mustAdd(t, &f, sandbox.FaultSpec{Status: 500, Rate: 0.3, Seed: seed})
+		var hit []int
+		for i := range 100 {
+			if _, ok := f.Take("GET", "/v1/testers"); ok {
+				hit = append(hit, i)
+			}
+		}
+		return hit
+	}
+	first, again, other := hits(7), hits(7), hits(8)
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("seed 7 hit other requests the second time (-first +again):\n%s", diff)
+	}
+	if cmp.Equal(first, other) {
+		t.Error("seeds 7 and 8 hit the same requests")
+	}
+	if len(first) < 15 || len(first) > 45 {
+		t.Errorf("a rate of 0.3 hit %d of 100 requests", len(first))
+	}
+}
+
+func TestFaultsAreBoundedListedAndCleared(t *testing.T) {
+	var f Faults
+	for range sandbox.MaxFaults {
+		mustAdd(t, &f, sandbox.FaultSpec{DelayMS: 10, Count: 1, Rate: 1})
+	}
+	if _, err := f.Add(sandbox.FaultSpec{DelayMS: 10, Count: 1, Rate: 1}); sandbox.AsError(err).Code != sandbox.ErrLimitReached {
+		t.Errorf("fault %d: %v, want LIMIT_REACHED", sandbox.MaxFaults+1, err)
+	}
+	if n := len(f.List()); n != sandbox.MaxFaults {
+		t.Errorf("%d listed, want %d", n, sandbox.MaxFaults)
+	}
+	if n := f.Clear(); n != sandbox.MaxFaults {
+		t.Errorf("Clear() = %d, want %d", n, sandbox.MaxFaults)
+	}
+	if _, ok := f.Take("GET", "/v1/testers"); ok {
+		t.Error("a cleared fault still fired")
+	}
+}
+
+func mustAdd(t *testing.T, f *Faults, spec sandbox.FaultSpec) {
+	t.Helper()
+	if _, err := f.Add(spec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestJournalRedactsKeysAndKeepsItsBounds(t *testing.T) {
+	const key = "svc_test_journal_secret_1234"
+	var l RequestLog
+	l.Add(LoggedRequest{
+		Method: "POST", Path: "/v1/campaigns", Query: "token=" + key,
+		Headers: http.Header{"Authorization": {"Bearer " + key}, "X-Echo": {key}},
+		Body:    `{"name":"` + key + `","pad":"` + strings.Repeat("x", MaxLoggedBody) + `"}`,
+	})
+	got := l.Recent("POST", "/v1/campaigns")
+	if len(got) != 1 {
+		t.Fatalf("%d entries for POST /v1/campaigns, want 1", len(got))
+	}
+	entry := got[0]
+	hint := sandbox.KeyHint(key)
+	if want := "Bearer " + hint; entry.Headers.Get("Authorization") != want {
+		t.Errorf("Authorization = %q, want %q", entry.Headers.Get("Authorization"), want)
+	}
+	for _, s := range []string{entry.Query, entry.Headers.Get("X-Echo"), entry.Body} {
+		if strings.Contains(s, key) || !strings.Contains(s, hint) {
+			t.Errorf("%.60q keeps the key, or lost its hint", s)
+		}
+	}
+	if len(entry.Body) > MaxLoggedBody || !entry.BodyTruncated {
+		t.Errorf("body of %d bytes, truncated %v; want at most %d and marked", len(entry.Body), entry.BodyTruncated, MaxLoggedBody)
+	}
+
+	for range 2 * RequestLogSize {
+		l.Add(LoggedRequest{Method: "GET", Path: "/v1/bugs", Body: strings.Repeat("y", MaxLoggedBody)})
+	}
+	all := l.Recent("", "")
+	if len(all) > RequestLogSize || l.bytes > MaxRequestLogBytes {
+		t.Errorf("journal holds %d entries, %d bytes; want at most %d and %d", len(all), l.bytes, RequestLogSize, MaxRequestLogBytes)
+	}
+	if len(l.Recent("POST", "")) != 0 {
+		t.Error("the oldest entry was kept past the bounds")
+	}
+}

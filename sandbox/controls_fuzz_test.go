@@ -1,0 +1,132 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzParseFaultSpec judges the fault decoder against the rules the README
+// gives a fault body, restated here.
+func FuzzParseFaultSpec(f *testing.F) {
+	for _, body := range []string{
+		`{"status":500}`, `{"status":429,"count":3}`, `{"delayMs":250}`, `{"status":500,"count":1000,"delayMs":30000}`,
+		`{"status":0,"delayMs":0}`, `{"status":404}`, `{"status":500,"count":0}`, `{"delayMs":30001}`,
+		`{"status":"500"}`, `{"status":5e2}`, `{"count":2}`, `{}`, `{"status":null,"delayMs":null}`, `1`,
+		`{"method":"POST","path":"/v1/campaigns","status":503,"retryAfter":2}`, `{"path":"/v1/bugs*","network":"reset"}`,
+		`{"network":"trickle","trickleMs":500}`, `{"network":"truncate","trickleMs":5}`, `{"network":"malformed","status":500}`,
+		`{"status":500,"rate":0.25,"seed":42}`, `{"status":500,"seed":42}`, `{"status":500,"rate":0}`, `{"status":500,"rate":1.5}`,
+		`{"status":302}`, `{"status":400,"retryAfter":5}`, `{"path":"/_sandbox/reset","status":500}`, `{"path":"/v1/*/x","status":500}`,
+		`{"method":"get","status":500}`, `{"stauts":500}`, `{"network":"close","delayMs":100,"count":5}`,
+	} {
+		f.Add([]byte(body))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fields := slices.Clone(faultFields)
+		if obj, ok := fuzzFields(body); ok {
+			for name := range maps.Keys(obj) {
+				fields = append(fields, Echo(name))
+			}
+		}
+		fuzzCheckDecoder(t, body, ParseFaultSpec, fields, fuzzFaultRefusals, func(spec FaultSpec, obj map[string]any) {
+			want := FaultSpec{
+				Method: fuzzString(obj, "method"), Path: fuzzString(obj, "path"), Count: 1, Rate: 1,
+				Status: int(fuzzNumber(obj, "status")), RetryAfter: int(fuzzNumber(obj, "retryAfter")), DelayMS: fuzzNumber(obj, "delayMs"),
+				Network: fuzzString(obj, "network"), TrickleMS: fuzzNumber(obj, "trickleMs"), Seed: uint64(fuzzNumber(obj, "seed")),
+			}
+			if fuzzPresent(obj, "rate") {
+				want.Rate, _ = strconv.ParseFloat(string(obj["rate"].(json.Number)), 64)
+				want.Count = 0
+			}
+			if fuzzPresent(obj, "count") {
+				want.Count = int(fuzzNumber(obj, "count"))
+			}
+			if (want.Status == 429 || want.Status == 503) && want.RetryAfter == 0 {
+				want.RetryAfter = 1
+			}
+			if want.Network == NetworkTrickle && want.TrickleMS == 0 {
+				want.TrickleMS = 1000
+			}
+			if diff := cmp.Diff(want, spec); diff != "" {
+				t.Fatalf("fault is not what the body says (-want +got):\n%s", diff)
+			}
+		})
+	})
+}
+
+// fuzzFaultRefusals names the fields of a fault body that break its rules.
+func fuzzFaultRefusals(obj map[string]any) []string {
+	var bad []string
+	for name := range obj {
+		if !slices.Contains(faultFields, name) {
+			bad = append(bad, Echo(name))
+		}
+	}
+	status := int64(0)
+	if fuzzInteger(obj["status"], 0, 599) {
+		status = fuzzNumber(obj, "status")
+	}
+	network, _ := obj["network"].(string)
+	if !fuzzOneOf(obj["network"], "reset", "close", "truncate", "malformed", "trickle") {
+		network = ""
+	}
+	for _, rule := range []struct {
+		field string
+		ok    bool
+	}{
+		{"method", fuzzOneOf(obj["method"], "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")},
+		{"path", fuzzPathPattern(obj["path"])},
+		{"rate", fuzzRate(obj["rate"])},
+		{"count", fuzzInteger(obj["count"], 1, 1000)},
+		{"seed", fuzzInteger(obj["seed"], 0, 1<<53-1) && fuzzPresent(obj, "rate")},
+		{"status", fuzzInteger(obj["status"], 0, 0) || fuzzInteger(obj["status"], 400, 599)},
+		{"retryAfter", fuzzInteger(obj["retryAfter"], 1, 3600) && (status == 429 || status == 503)},
+		{"delayMs", fuzzInteger(obj["delayMs"], 0, 30000)},
+		{"network", network != "" && status == 0},
+		{"trickleMs", fuzzInteger(obj["trickleMs"], 1, 30000) && network == "trickle"},
+	} {
+		if fuzzPresent(obj, rule.field) && !rule.ok {
+			bad = append(bad, rule.field)
+		}
+	}
+	if len(bad) == 0 && status == 0 && fuzzNumber(obj, "delayMs") == 0 && network == "" {
+		bad = append(bad, "status")
+	}
+	return bad
+}
+
+// fuzzPathPattern accepts an API path of at most 256 bytes, or the start of
+// one followed by a single "*"; no query.
+func fuzzPathPattern(v any) bool {
+	s, ok := v.(string)
+	prefix := strings.TrimSuffix(s, "*")
+	return ok && len(s) <= 256 && strings.HasPrefix(s, "/v1") && !strings.ContainsAny(prefix, "*?#")
+}
+
+// fuzzRate accepts a share of requests, as a float64 holds it: more than 0,
+// at most 1.
+func fuzzRate(v any) bool {
+	n, ok := v.(json.Number)
+	if !ok {
+		return false
+	}
+	r, err := strconv.ParseFloat(string(n), 64)
+	return err == nil && !math.IsNaN(r) && r > 0 && r <= 1
+}
+
+func fuzzString(obj map[string]any, name string) string {
+	s, _ := obj[name].(string)
+	return s
+}
+
+func fuzzNumber(obj map[string]any, name string) int64 {
+	n, _ := obj[name].(json.Number)
+	i, _ := strconv.ParseInt(string(n), 10, 64)
+	return i
+}

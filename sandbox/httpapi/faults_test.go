@@ -1,0 +1,302 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// live talks to a sandbox over a real connection, which the network faults
+// need: they take the connection over.
+type live struct {
+	t    *testing.T
+	base string
+	key  string
+}
+
+func newLive(t *testing.T) *live {
+	// The tests wait for the sandbox by asking its controls.
+	srv := sandboxtest.NewServer(t, sandboxtest.Options{ControlMinuteLimit: 1 << 20})
+	return &live{t: t, base: srv.URL, key: testKey}
+}
+
+// send sends one request on a connection of its own, so that a fault that
+// breaks it breaks nothing else.
+func (l *live) send(ctx context.Context, method, path, body string, headers ...string) (*http.Response, []byte, error) {
+	l.t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, l.base+path, strings.NewReader(body))
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+l.key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	return res, raw, err
+}
+
+// data sends a request that must succeed and decodes its data into out.
+func (l *live) data(method, path, body string, out any) {
+	l.t.Helper()
+	res, raw, err := l.send(context.Background(), method, path, body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		l.t.Fatalf("%s %s: %v %s", method, path, err, raw)
+	}
+	var env struct{ Data json.RawMessage }
+	if err := json.Unmarshal(raw, &env); err != nil {
+		l.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(env.Data, out); err != nil {
+			l.t.Fatalf("%s %s: decode data: %v", method, path, err)
+		}
+	}
+}
+
+type journalEntry struct {
+	Method        string              `json:"method"`
+	Path          string              `json:"path"`
+	Query         string              `json:"query"`
+	Headers       map[string][]string `json:"headers"`
+	Body          string              `json:"body"`
+	BodyBytes     int                 `json:"bodyBytes"`
+	BodyTruncated bool                `json:"bodyTruncated"`
+	Status        *int                `json:"status"`
+	Abandoned     bool                `json:"abandoned"`
+	Fault         *struct {
+		ID      string `json:"id"`
+		Network string `json:"network"`
+		Status  int    `json:"status"`
+	} `json:"fault"`
+}
+
+func (l *live) journal(query string) []journalEntry {
+	l.t.Helper()
+	var page struct{ Items []journalEntry }
+	l.data("GET", "/_sandbox/requests"+query, "", &page)
+	return page.Items
+}
+
+func TestJournalShowsWhatTheClientSentWithTheKeyRedacted(t *testing.T) {
+	l := newLive(t)
+	l.data("GET", "/v1/campaigns?limit=2", "", nil)
+	body := `{"name":"Journal","platform":"web","testersRequired":2,"rewardPerBug":19.99}`
+	l.send(context.Background(), "POST", "/v1/campaigns", body, "User-Agent", "acme-sdk/1.2.3", "X-Request-Id", "req-1", "Referer", "https://example.com/?key="+testKey)
+
+	got := l.journal("?method=POST&path=/v1/campaigns")
+	if len(got) != 1 {
+		t.Fatalf("%d journal entries for POST /v1/campaigns, want 1: %+v", len(got), got)
+	}
+	e := got[0]
+	if e.Body != body || e.BodyBytes != len(body) || e.BodyTruncated {
+		t.Errorf("body %q (%d bytes, cut %v), want %q as sent", e.Body, e.BodyBytes, e.BodyTruncated, body)
+	}
+	for name, want := range map[string]string{
+		"User-Agent": "acme-sdk/1.2.3", "X-Request-Id": "req-1", "Content-Type": "application/json",
+		"Authorization": "Bearer svc_test_…cdef", "Referer": "https://example.com/?key=svc_test_…cdef",
+	} {
+		if got := e.Headers[name]; len(got) != 1 || got[0] != want {
+			t.Errorf("header %s = %q, want %q", name, got, want)
+		}
+	}
+	if raw, _ := json.Marshal(got); strings.Contains(string(raw), testKey) {
+		t.Error("the journal shows the key whole")
+	}
+	if e.Status == nil || *e.Status != 200 || e.Abandoned || e.Fault != nil {
+		t.Errorf("status %v, abandoned %v, fault %v; want 200, answered, no fault", e.Status, e.Abandoned, e.Fault)
+	}
+	if all := l.journal(""); len(all) != 2 || all[1].Query != "limit=2" {
+		t.Errorf("unfiltered journal: %+v, want both requests, newest first", all)
+	}
+	if gets := l.journal("?path=/v1/camp*&method=GET"); len(gets) != 1 || gets[0].Method != "GET" {
+		t.Errorf("GET /v1/camp*: %+v, want the one GET", gets)
+	}
+}
+
+func TestJournalFiltersAreChecked(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	c.fails("GET", "/_sandbox/requests?method=FETCH", "", http.StatusBadRequest, "INVALID_PARAMETER")
+	c.fails("GET", "/_sandbox/requests?path=campaigns", "", http.StatusBadRequest, "INVALID_PARAMETER")
+}
+
+func TestAFaultHitsOnlyItsRouteWithAnyStatus(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	c.ok("POST", "/_sandbox/faults", `{"method":"POST","path":"/v1/campaigns","status":503,"retryAfter":7}`, nil)
+	c.ok("GET", "/v1/campaigns", "", nil)
+	res := c.fails("POST", "/v1/campaigns", validCampaign, http.StatusServiceUnavailable, "INJECTED_FAILURE")
+	if res.header.Get("Retry-After") != "7" || res.header.Get("X-Sandbox-Fault") != "flt_000001" {
+		t.Errorf("Retry-After %q, X-Sandbox-Fault %q; want 7 and flt_000001", res.header.Get("Retry-After"), res.header.Get("X-Sandbox-Fault"))
+	}
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+
+	c.ok("POST", "/_sandbox/faults", `{"path":"/v1/bugs*","status":404,"count":2}`, nil)
+	c.fails("PATCH", "/v1/bugs/bug_000001", `{"status":"confirmed"}`, http.StatusNotFound, "NOT_FOUND")
+	var listed page[struct {
+		ID    string `json:"id"`
+		Count *int   `json:"count"`
+		Fired int    `json:"fired"`
+	}]
+	c.ok("GET", "/_sandbox/faults", "", &listed)
+	if len(listed.Items) != 1 || *listed.Items[0].Count != 1 || listed.Items[0].Fired != 1 {
+		t.Errorf("faults listed: %+v, want flt_000002 with 1 left after 1 fired", listed.Items)
+	}
+	var cleared struct{ Cleared int }
+	c.ok("DELETE", "/_sandbox/faults", "", &cleared)
+	if cleared.Cleared != 1 {
+		t.Errorf("cleared %d, want 1", cleared.Cleared)
+	}
+	c.ok("GET", "/v1/bugs", "", nil)
+}
+
+func TestFaultBodiesAreCheckedStrictly(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	for body, fields := range map[string]string{
+		`{"stauts":500}`:                          "stauts",
+		`{"status":200}`:                          "status",
+		`{"network":"reset","status":500}`:        "network",
+		`{"network":"teleport"}`:                  "network",
+		`{"path":"v1/campaigns","status":500}`:    "path",
+		`{"path":"/v1/*/bugs","status":500}`:      "path",
+		`{"status":500,"seed":3}`:                 "seed",
+		`{"status":500,"rate":0}`:                 "rate",
+		`{"status":500,"retryAfter":5}`:           "retryAfter",
+		`{"method":"post","status":500}`:          "method",
+		`{"network":"truncate","trickleMs":1000}`: "trickleMs",
+		`{"count":3}`:                             "status",
+	} {
+		res := c.fails("POST", "/_sandbox/faults", body, http.StatusBadRequest, "VALIDATION_ERROR")
+		if len(res.env.Error.Details) != 1 || res.env.Error.Details[0].Field != fields {
+			t.Errorf("%s: details %+v, want one about %s", body, res.env.Error.Details, fields)
+		}
+	}
+	var none page[json.RawMessage]
+	c.ok("GET", "/_sandbox/faults", "", &none)
+	if len(none.Items) != 0 {
+		t.Errorf("refused faults were planned: %s", none.Items)
+	}
+}
+
+func TestNetworkFaultsAndWhatTheJournalSays(t *testing.T) {
+	l := newLive(t)
+	for i, tt := range []struct {
+		network string
+		// check says what the client must see.
+		check      func(res *http.Response, body []byte, err error) string
+		wantStatus int
+	}{
+		{"reset", func(_ *http.Response, _ []byte, err error) string {
+			if !errors.Is(err, syscall.ECONNRESET) {
+				return "want a connection reset"
+			}
+			return ""
+		}, 0},
+		{"close", func(_ *http.Response, _ []byte, err error) string {
+			if err == nil || !errors.Is(err, io.EOF) {
+				return "want the connection closed without an answer"
+			}
+			return ""
+		}, 0},
+		{"truncate", func(res *http.Response, body []byte, err error) string {
+			if res == nil || !errors.Is(err, io.ErrUnexpectedEOF) || int64(len(body)) >= res.ContentLength {
+				return "want fewer bytes than Content-Length promised"
+			}
+			return ""
+		}, 200},
+		{"malformed", func(res *http.Response, body []byte, err error) string {
+			if err != nil || res.StatusCode != 200 || res.Header.Get("Content-Type") != "application/json" || json.Valid(body) {
+				return "want a 200 claiming JSON with a body that is not"
+			}
+			return ""
+		}, 200},
+		{"trickle", func(res *http.Response, body []byte, err error) string {
+			if err != nil || res.StatusCode != 200 || !json.Valid(body) {
+				return "want the whole answer, slowly"
+			}
+			return ""
+		}, 200},
+	} {
+		t.Run(tt.network, func(t *testing.T) {
+			fault := `{"method":"GET","path":"/v1/testers","network":"` + tt.network + `"}`
+			if tt.network == "trickle" {
+				fault = `{"method":"GET","path":"/v1/testers","network":"trickle","trickleMs":20}`
+			}
+			l.data("POST", "/_sandbox/faults", fault, nil)
+			res, body, err := l.send(context.Background(), "GET", "/v1/testers", "")
+			if problem := tt.check(res, body, err); problem != "" {
+				t.Errorf("%s: %s; got %v, %q", tt.network, problem, err, body)
+			}
+			// The sandbox logs a request once its handler returns, which
+			// may be after the client saw the connection fail.
+			var entries []journalEntry
+			for len(entries) <= i {
+				entries = l.journal("?path=/v1/testers")
+			}
+			got := entries[0]
+			if got.Fault == nil || got.Fault.Network != tt.network {
+				t.Errorf("journal fault %+v, want the %s fault", got.Fault, tt.network)
+			}
+			if status := 0; got.Status != nil {
+				status = *got.Status
+				if status != tt.wantStatus {
+					t.Errorf("journal status %d, want %d", status, tt.wantStatus)
+				}
+			} else if tt.wantStatus != 0 {
+				t.Errorf("journal status null, want %d", tt.wantStatus)
+			}
+			if got.Abandoned {
+				t.Error("journal says the client went away; the sandbox did")
+			}
+		})
+	}
+	// Only the requests the API answered spent the /v1 budget: the
+	// truncated, the trickled, and this one.
+	res, _, err := l.send(context.Background(), "GET", "/v1/campaigns", "")
+	if err != nil || res.Header.Get("X-RateLimit-Remaining") != "997" {
+		t.Errorf("remaining %q after 3 answered requests, want 997 (%v)", res.Header.Get("X-RateLimit-Remaining"), err)
+	}
+}
+
+func TestAnAbandonedRequestHasNoStatus(t *testing.T) {
+	l := newLive(t)
+	l.data("POST", "/_sandbox/faults", `{"delayMs":30000,"count":2}`, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := l.send(ctx, "GET", "/v1/campaigns", "")
+		done <- err
+	}()
+	// The request is in its delay once the fault has fired.
+	for fired := 0; fired == 0; {
+		var faults page[struct{ Fired int }]
+		l.data("GET", "/_sandbox/faults", "", &faults)
+		fired = faults.Items[0].Fired
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the client's request ended with %v, want its cancellation", err)
+	}
+	var entries []journalEntry
+	for len(entries) == 0 {
+		entries = l.journal("")
+	}
+	if e := entries[0]; e.Status != nil || !e.Abandoned || e.Fault == nil {
+		t.Errorf("abandoned request logged with status %v, abandoned %v, fault %v; want no status, abandoned, the fault", e.Status, e.Abandoned, e.Fault)
+	}
+}

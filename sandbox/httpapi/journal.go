@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/accounts"
+)
+
+// journalEntry is what the journal learns about a request while it is
+// served: the fault that hit it, and what was sent back.
+type journalEntry struct {
+	fault *sandbox.Fault
+	// status is the status sent, 0 while none was.
+	status int
+	// hijacked is true once a fault took the connection over; the status,
+	// if any, is then the one the fault sent.
+	hijacked bool
+	body     *bodyTap
+}
+
+type journalKey struct{}
+
+// journalOf returns the entry of a request the journal keeps, or nil.
+func journalOf(r *http.Request) *journalEntry {
+	entry, _ := r.Context().Value(journalKey{}).(*journalEntry)
+	return entry
+}
+
+// journal keeps each API request of an account, as its client sent it and
+// with what it was answered, for GET /_sandbox/requests.
+func (s *Server) journal(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		a := accountOf(r)
+		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		started := time.Now()
+		entry := &journalEntry{body: &bodyTap{ReadCloser: r.Body}}
+		r.Body = entry.body
+		next.ServeHTTP(&journalRecorder{ResponseWriter: w, entry: entry}, r.WithContext(context.WithValue(r.Context(), journalKey{}, entry)))
+
+		logged := accounts.LoggedRequest{
+			Method: r.Method, Path: r.URL.Path, Query: redactedQuery(r.URL.RawQuery), Headers: r.Header,
+			Body: string(entry.body.kept), BodyBytes: entry.body.read, BodyTruncated: entry.body.read > int64(len(entry.body.kept)),
+			Fault: entry.fault, At: sandbox.At(a.Clock.Now()), DurationMS: time.Since(started).Milliseconds(),
+		}
+		// A client gone before the handler returned cannot have had the
+		// answer, which is still in the connection's buffer: its status
+		// was never sent.
+		logged.Abandoned = r.Context().Err() != nil && !entry.hijacked
+		if entry.status != 0 && !logged.Abandoned {
+			logged.Status = &entry.status
+		}
+		a.Requests.Add(logged)
+	})
+}
+
+// journalRecorder notes the status a handler sends.
+type journalRecorder struct {
+	http.ResponseWriter
+	entry *journalEntry
+}
+
+func (rec *journalRecorder) WriteHeader(status int) {
+	if rec.entry.status == 0 {
+		rec.entry.status = status
+	}
+	rec.ResponseWriter.WriteHeader(status)
+}
+
+func (rec *journalRecorder) Write(p []byte) (int, error) {
+	if rec.entry.status == 0 {
+		rec.entry.status = http.StatusOK
+	}
+	return rec.ResponseWriter.Write(p)
+}
+
+// Hijack hands the connection to a network fault, which then says what, if
+// anything, it sent.
+func (rec *journalRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	rec.entry.hijacked = true
+	return http.NewResponseController(rec.ResponseWriter).Hijack()
+}
+
+// Unwrap lets http.ResponseController reach the connection's flusher.
+func (rec *journalRecorder) Unwrap() http.ResponseWriter {
+	return rec.ResponseWriter
+}
+
+// bodyTap keeps the start of a request body as the handler reads it, and
+// counts the rest.
+type bodyTap struct {
+	io.ReadCloser
+	kept []byte
+	read int64
+}
+
+func (b *bodyTap) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if room := accounts.MaxLoggedBody - len(b.kept); room > 0 {
+		b.kept = append(b.kept, p[:min(n, room)]...)
+	}
+	b.read += int64(n)
+	return n, err
+}
+
+// readForJournal reads as much of the body as the journal keeps, for faults
+// that answer before any handler would read it.
+func readForJournal(r *http.Request) {
+	if entry := journalOf(r); entry != nil {
+		_, _ = io.CopyN(io.Discard, r.Body, accounts.MaxLoggedBody)
+	}
+}
