@@ -65,7 +65,9 @@ func TestFiltersAgreeWithAWalkOfEveryRecord(t *testing.T) {
 		}
 	}
 	bugSeq := func(b sandbox.Bug) uint64 { return b.Seq }
-	every := allPages(t, 100, func(p sandbox.PageRequest) (sandbox.Page[sandbox.Bug], error) { return db.Bugs(ctx, sandbox.BugFilter{}, p) }, bugSeq)
+	every := allPages(t, 100, func(p sandbox.PageRequest) (sandbox.Page[sandbox.Bug], error) {
+		return db.Bugs(ctx, sandbox.BugFilter{}, p)
+	}, bugSeq)
 	var filters []sandbox.BugFilter
 	for _, c := range append(campaignIDs[:2:2], "") {
 		for _, s := range append(sandbox.BugStatuses[:3:3], "") {
