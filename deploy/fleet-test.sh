@@ -10,6 +10,11 @@
 #     replica directly for each key's request log (GET /_sandbox/requests):
 #     all of a key's requests must be on exactly one replica, and the keys
 #     must spread over more than one;
+#   - registers a webhook with one key on two replicas directly: both must
+#     give it the same secret, since every replica has the same SANDBOX_SECRET;
+#   - sends a request from 127.0.0.2 with a forged X-Forwarded-For: the
+#     replica (run with -trust-forwarded-for, as compose.yaml does) must log
+#     the client as 127.0.0.2, the address nginx appended, not the forged one;
 #   - restarts one replica: its key must find a freshly seeded account there;
 #   - stops everything it started, also on failure.
 # Every request goes to 127.0.0.1 and every step is bounded in time.
@@ -29,11 +34,16 @@ conf=deploy/nginx.conf
 replicas=$(grep -cE '^[[:space:]]*server[[:space:]]+sandbox-[0-9]+:8080;' "$conf") || true
 [ "$replicas" -ge 2 ] || die "$conf names $replicas replicas; a fleet needs at least 2"
 
+# One server secret for the whole fleet, so that the replicas derive the same
+# webhook secrets and Webhook-Ids; from the environment, which ps does not show.
+SANDBOX_SECRET=$(head -c 24 /dev/urandom | base64)
+export SANDBOX_SECRET
+
 # Start the replicas on ports they pick themselves, and read the port back
 # from each one's start-up log line.
 ports=()
 for i in $(seq "$replicas"); do
-  "$tmp/bin/sandbox" -addr 127.0.0.1:0 2>"$tmp/sandbox-$i.log" &
+  "$tmp/bin/sandbox" -addr 127.0.0.1:0 -trust-forwarded-for 2>"$tmp/sandbox-$i.log" &
   pids+=($!)
 done
 for i in $(seq "$replicas"); do
@@ -113,6 +123,26 @@ done
 [ ${#used[@]} -gt 1 ] || die "all $((${#keys[@]} + 1)) keys went to one replica: nginx is not spreading them"
 say "keys spread over ${#used[@]} of $replicas replicas"
 
+# webhook_secret registers a webhook for key $2 on the replica at port $1 and
+# prints its secret.
+webhook_secret() {
+  curl -fsS --max-time 10 -H "Authorization: Bearer $2" -H 'Content-Type: application/json' \
+    -d '{"url":"http://127.0.0.1:9/hook","events":["*"]}' "http://127.0.0.1:$1/v1/webhooks" |
+    sed -n 's/.*"secret":"\([^"]*\)".*/\1/p'
+}
+first=$(webhook_secret "${ports[0]}" svc_test_fleet_secret)
+second=$(webhook_secret "${ports[1]}" svc_test_fleet_secret)
+[ -n "$first" ] && [ "$first" = "$second" ] || die "one key's first webhook got different secrets on two replicas"
+say "replicas agree on webhook secrets"
+# Each client counts by the address nginx saw, whatever it claims itself.
+curl -fsS -o /dev/null --max-time 10 --interface 127.0.0.2 -H "X-Forwarded-For: 198.51.100.7" "$base/healthz"
+line=$(grep -h 'path=/healthz' "$tmp"/sandbox-*.log | grep 'client=127.0.0.2' || true)
+[ -n "$line" ] || die "no replica logged the request from 127.0.0.2 as that client"
+if grep -h 'client=198.51.100.7' "$tmp"/sandbox-*.log >/dev/null; then
+  die "a replica counted a client by the X-Forwarded-For it forged"
+fi
+say "replicas count each client by the address nginx appends"
+
 # A replica that restarts comes back with freshly seeded accounts, and nginx
 # sends the same keys to it again.
 key=${keys[0]}
@@ -124,7 +154,7 @@ has_fleet_campaign || die "the campaign key ${key:0:9}…${key: -4} created is n
 for i in "${!ports[@]}"; do
   [ "${ports[$i]}" = "$port" ] || continue
   stop_pids "${pids[$i]}"
-  "$tmp/bin/sandbox" -addr "127.0.0.1:$port" 2>>"$tmp/sandbox-$((i + 1)).log" &
+  "$tmp/bin/sandbox" -addr "127.0.0.1:$port" -trust-forwarded-for 2>>"$tmp/sandbox-$((i + 1)).log" &
   pids[i]=$!
 done
 wait_http "http://127.0.0.1:$port/healthz" 10 || die "the replica at port $port did not restart"

@@ -67,7 +67,7 @@ type BugPatch struct {
 // resolution values are a VALIDATION_ERROR; whether the change is allowed for
 // a given bug is decided by Bug.Apply.
 func ParseBugPatch(body []byte) (BugPatch, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, "status", "resolution")
 	if err != nil {
 		return BugPatch{}, err
 	}
@@ -140,7 +140,7 @@ type BugInput struct {
 // ParseBugInput decodes and validates a bug report. TesterID may be empty, in
 // which case the store picks one of the account's testers.
 func ParseBugInput(body []byte) (BugInput, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, "campaignId", "testerId", "title", "description", "severity")
 	if err != nil {
 		return BugInput{}, err
 	}

@@ -48,7 +48,7 @@ type CampaignInput struct {
 // VALIDATION_ERROR listing every invalid field otherwise. Unknown fields are
 // ignored so that clients written against a later API keep working.
 func ParseCampaignInput(body []byte) (CampaignInput, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, "name", "platform", "testersRequired", "rewardPerBug")
 	if err != nil {
 		return CampaignInput{}, err
 	}

@@ -27,7 +27,7 @@ var FaultCodes = map[int]string{
 // absent for a slow-down only), count 1 to 1000 (default 1), delayMs 0 to
 // 30000.
 func ParseFaultPlan(body []byte) (FaultPlan, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, "status", "count", "delayMs")
 	if err != nil {
 		return FaultPlan{}, err
 	}
@@ -53,14 +53,14 @@ func ParseFaultPlan(body []byte) (FaultPlan, error) {
 // ParseClockMove decodes {"advance": "<duration>"}, a forward move of the
 // frozen clock of at most a year.
 func ParseClockMove(body []byte) (time.Duration, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, "advance")
 	if err != nil {
 		return 0, err
 	}
 	raw, ok := obj.requireString("advance")
 	d, parseErr := time.ParseDuration(raw)
 	if ok && (parseErr != nil || d <= 0 || d > MaxClockMove) {
-		obj.errs.add("advance", "must be a positive duration of at most %s, such as \"90s\" or \"1h30m\" (got %q)", MaxClockMove, raw)
+		obj.errs.add("advance", "must be a positive duration of at most %s, such as \"90s\" or \"1h30m\" (got %q)", MaxClockMove, Echo(raw))
 	}
 	return d, obj.errs.err()
 }

@@ -2,49 +2,457 @@ package sandbox
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
-	"errors"
-	"io"
+	"fmt"
+	"hash/maphash"
+	"maps"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// requestObject is a request body decoded one level deep: each field is still
-// raw JSON, so every field can be type-checked on its own and all the invalid
-// ones reported together.
+// Bounds of a request body's JSON.
+const (
+	// MaxNumberLength is the longest number literal a field may hold: every
+	// number the API takes fits in far fewer characters, and a longer one
+	// would only make the checks below work harder.
+	MaxNumberLength = 32
+	// MaxNesting is how deeply arrays and objects may nest in a body.
+	// Request objects are flat; the bound keeps a body of a million
+	// brackets from costing a million stack frames.
+	MaxNesting = 64
+)
+
+// requestObject is a request body decoded one level deep: each field the
+// decoder asked for is still raw JSON, so every field can be type-checked on
+// its own and all the invalid ones reported together. Other fields are
+// checked for syntax and dropped without being built.
 type requestObject struct {
+	body   []byte
+	known  []string
 	fields map[string]json.RawMessage
 	errs   fieldErrors
 }
 
-// decodeObject parses a request body that must be exactly one JSON object.
-func decodeObject(body []byte) (*requestObject, error) {
-	if len(bytes.TrimSpace(body)) == 0 {
+// decodeObject parses a request body that must be exactly one JSON object,
+// with no member name repeated in any object, and keeps the fields named in
+// known. A field not named there is still found, at the cost of another scan.
+func decodeObject(body []byte, known ...string) (*requestObject, error) {
+	sc := scanner{data: body, known: known, fields: make(map[string]json.RawMessage, len(known))}
+	sc.skipSpace()
+	if sc.pos == len(body) {
 		return nil, Errorf(ErrInvalidJSON, "request body is empty; send a JSON object")
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	var fields map[string]json.RawMessage
-	if err := dec.Decode(&fields); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) {
-			return nil, Errorf(ErrInvalidJSON, "request body must be a JSON object, not %s", typeErr.Value)
-		}
-		return nil, Errorf(ErrInvalidJSON, "request body is not valid JSON: %s", strings.TrimPrefix(err.Error(), "json: "))
+	if kind := kindOf(body[sc.pos]); kind != "object" {
+		return nil, Errorf(ErrInvalidJSON, "request body must be a JSON object, not %s", kind)
 	}
-	if fields == nil {
-		return nil, Errorf(ErrInvalidJSON, "request body must be a JSON object, not null")
+	names := namePool.Get().(*[]uint64)
+	defer func() {
+		*names = (*names)[:0]
+		namePool.Put(names)
+	}()
+	sc.names = *names
+	err := sc.value(0)
+	*names = sc.names
+	if err != nil {
+		return nil, Errorf(ErrInvalidJSON, "request body is not valid JSON: %s", err)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	sc.skipSpace()
+	if sc.pos != len(body) {
 		return nil, Errorf(ErrInvalidJSON, "request body has data after the JSON object")
 	}
-	return &requestObject{fields: fields}, nil
+	if name, ok := sc.repeatedName(); ok {
+		return nil, Errorf(ErrInvalidJSON, "request body repeats the field %q in one object; send each field once", Echo(name))
+	}
+	return &requestObject{body: body, known: known, fields: sc.fields}, nil
+}
+
+// kindOf names the JSON value that starts with c, for messages.
+func kindOf(c byte) string {
+	switch c {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// namePool recycles the slices of member-name hashes, so that a body of a
+// hundred thousand unknown fields allocates nothing per field once the
+// sandbox has warmed up.
+var namePool = sync.Pool{New: func() any { return new([]uint64) }}
+
+// nameSeed is random per process, so that no client can choose names whose
+// hashes collide and make duplicate detection fall back to its slow path.
+var nameSeed = maphash.MakeSeed()
+
+// scanner checks a body's JSON syntax in one pass without building values.
+// Duplicated member names are found by hashing each name with the offset of
+// its object: the hashes are sorted once at the end, so the cost is
+// O(n log n) in the number of names and 8 bytes each, from a pooled slice;
+// only equal hashes, which random seeding makes vanishingly rare unless the
+// names really are equal, lead to comparing names.
+type scanner struct {
+	data  []byte
+	pos   int
+	known []string
+	// fields are the known fields' raw values.
+	fields map[string]json.RawMessage
+	// names holds a hash of every member name, with its object's offset.
+	names []uint64
+	// name is the current member name, unquoted, after 8 bytes of its
+	// object's offset; reused for every name.
+	name []byte
+	// onName, if set, is called with every member name instead of
+	// hashing it; repeatedName uses it to compare names.
+	onName func(object int, name []byte)
+}
+
+type syntaxError struct {
+	offset int
+	what   string
+}
+
+func (e *syntaxError) Error() string {
+	return fmt.Sprintf("%s at byte %d", e.what, e.offset)
+}
+
+func (sc *scanner) fail(what string) error {
+	return &syntaxError{offset: sc.pos, what: what}
+}
+
+func (sc *scanner) skipSpace() {
+	for sc.pos < len(sc.data) {
+		switch sc.data[sc.pos] {
+		case ' ', '\t', '\n', '\r':
+			sc.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (sc *scanner) value(depth int) error {
+	sc.skipSpace()
+	if sc.pos == len(sc.data) {
+		return sc.fail("unexpected end of input")
+	}
+	switch c := sc.data[sc.pos]; {
+	case c == '{':
+		return sc.object(depth + 1)
+	case c == '[':
+		return sc.array(depth + 1)
+	case c == '"':
+		return sc.str(false)
+	case c == '-' || '0' <= c && c <= '9':
+		return sc.number()
+	case c == 't':
+		return sc.literal("true")
+	case c == 'f':
+		return sc.literal("false")
+	case c == 'n':
+		return sc.literal("null")
+	}
+	return sc.fail("unexpected character")
+}
+
+func (sc *scanner) literal(word string) error {
+	if !bytes.HasPrefix(sc.data[sc.pos:], []byte(word)) {
+		return sc.fail("invalid literal")
+	}
+	sc.pos += len(word)
+	return nil
+}
+
+func (sc *scanner) object(depth int) error {
+	if depth > MaxNesting {
+		return sc.fail(fmt.Sprintf("nested more than %d levels deep", MaxNesting))
+	}
+	object := sc.pos
+	sc.pos++
+	sc.skipSpace()
+	if sc.pos < len(sc.data) && sc.data[sc.pos] == '}' {
+		sc.pos++
+		return nil
+	}
+	for {
+		sc.skipSpace()
+		if sc.pos == len(sc.data) || sc.data[sc.pos] != '"' {
+			return sc.fail("expected a field name")
+		}
+		sc.name = binary.LittleEndian.AppendUint64(sc.name[:0], uint64(object))
+		if err := sc.str(true); err != nil {
+			return err
+		}
+		sc.skipSpace()
+		if sc.pos == len(sc.data) || sc.data[sc.pos] != ':' {
+			return sc.fail("expected ':' after a field name")
+		}
+		sc.pos++
+		known := sc.noteName(object, depth)
+		sc.skipSpace()
+		start := sc.pos
+		if err := sc.value(depth); err != nil {
+			return err
+		}
+		if known != "" {
+			sc.fields[known] = sc.data[start:sc.pos]
+		}
+		sc.skipSpace()
+		if sc.pos == len(sc.data) {
+			return sc.fail("unexpected end of input")
+		}
+		switch sc.data[sc.pos] {
+		case ',':
+			sc.pos++
+		case '}':
+			sc.pos++
+			return nil
+		default:
+			return sc.fail("expected ',' or '}'")
+		}
+	}
+}
+
+// noteName records the member name in sc.name, and returns it if it is a
+// known field of the body's object.
+func (sc *scanner) noteName(object, depth int) string {
+	name := sc.name[8:]
+	if sc.onName != nil {
+		sc.onName(object, name)
+		return ""
+	}
+	sc.names = append(sc.names, maphash.Bytes(nameSeed, sc.name))
+	if depth != 1 {
+		return ""
+	}
+	for _, k := range sc.known {
+		if string(name) == k {
+			return k
+		}
+	}
+	return ""
+}
+
+func (sc *scanner) array(depth int) error {
+	if depth > MaxNesting {
+		return sc.fail(fmt.Sprintf("nested more than %d levels deep", MaxNesting))
+	}
+	sc.pos++
+	sc.skipSpace()
+	if sc.pos < len(sc.data) && sc.data[sc.pos] == ']' {
+		sc.pos++
+		return nil
+	}
+	for {
+		if err := sc.value(depth); err != nil {
+			return err
+		}
+		sc.skipSpace()
+		if sc.pos == len(sc.data) {
+			return sc.fail("unexpected end of input")
+		}
+		switch sc.data[sc.pos] {
+		case ',':
+			sc.pos++
+		case ']':
+			sc.pos++
+			return nil
+		default:
+			return sc.fail("expected ',' or ']'")
+		}
+	}
+}
+
+// str checks the string at sc.pos; if isName, it appends the string's
+// value to sc.name as encoding/json would decode it: escapes resolved and
+// invalid UTF-8 replaced, so that names which decode alike are equal.
+func (sc *scanner) str(isName bool) error {
+	sc.pos++
+	for sc.pos < len(sc.data) {
+		c := sc.data[sc.pos]
+		switch {
+		case c == '"':
+			sc.pos++
+			return nil
+		case c < 0x20:
+			return sc.fail("control character in a string")
+		case c == '\\':
+			r, err := sc.escape()
+			if err != nil {
+				return err
+			}
+			if isName {
+				sc.name = utf8.AppendRune(sc.name, r)
+			}
+		case c < utf8.RuneSelf:
+			if isName {
+				sc.name = append(sc.name, c)
+			}
+			sc.pos++
+		default:
+			r, size := utf8.DecodeRune(sc.data[sc.pos:])
+			if isName {
+				sc.name = utf8.AppendRune(sc.name, r)
+			}
+			sc.pos += size
+		}
+	}
+	return sc.fail("unterminated string")
+}
+
+// escape reads the escape sequence at sc.pos and returns the rune it
+// stands for.
+func (sc *scanner) escape() (rune, error) {
+	if sc.pos+1 >= len(sc.data) {
+		return 0, sc.fail("unterminated string")
+	}
+	c := sc.data[sc.pos+1]
+	sc.pos += 2
+	switch c {
+	case '"', '\\', '/':
+		return rune(c), nil
+	case 'b':
+		return '\b', nil
+	case 'f':
+		return '\f', nil
+	case 'n':
+		return '\n', nil
+	case 'r':
+		return '\r', nil
+	case 't':
+		return '\t', nil
+	case 'u':
+		r, ok := sc.hex4()
+		if !ok {
+			return 0, sc.fail("invalid \\u escape")
+		}
+		if !utf16.IsSurrogate(r) {
+			return r, nil
+		}
+		// A surrogate pair, if the next escape completes it.
+		if sc.pos+1 < len(sc.data) && sc.data[sc.pos] == '\\' && sc.data[sc.pos+1] == 'u' {
+			save := sc.pos
+			sc.pos += 2
+			if low, ok := sc.hex4(); ok {
+				if pair := utf16.DecodeRune(r, low); pair != utf8.RuneError {
+					return pair, nil
+				}
+			}
+			sc.pos = save
+		}
+		return utf8.RuneError, nil
+	}
+	sc.pos -= 2
+	return 0, sc.fail("invalid escape")
+}
+
+// hex4 reads four hex digits at sc.pos.
+func (sc *scanner) hex4() (rune, bool) {
+	if sc.pos+4 > len(sc.data) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(sc.data[sc.pos:sc.pos+4]), 16, 16)
+	if err != nil {
+		return 0, false
+	}
+	sc.pos += 4
+	return rune(n), true
+}
+
+func (sc *scanner) number() error {
+	start := sc.pos
+	if sc.data[sc.pos] == '-' {
+		sc.pos++
+	}
+	switch {
+	case sc.pos < len(sc.data) && sc.data[sc.pos] == '0':
+		sc.pos++
+	case !sc.digits():
+		return sc.fail("invalid number")
+	}
+	if sc.pos < len(sc.data) && sc.data[sc.pos] == '.' {
+		sc.pos++
+		if !sc.digits() {
+			return sc.fail("invalid number")
+		}
+	}
+	if sc.pos < len(sc.data) && (sc.data[sc.pos] == 'e' || sc.data[sc.pos] == 'E') {
+		sc.pos++
+		if sc.pos < len(sc.data) && (sc.data[sc.pos] == '+' || sc.data[sc.pos] == '-') {
+			sc.pos++
+		}
+		if !sc.digits() {
+			return sc.fail("invalid number")
+		}
+	}
+	if sc.pos == start {
+		return sc.fail("invalid number")
+	}
+	return nil
+}
+
+// digits skips one or more decimal digits, and reports whether there was one.
+func (sc *scanner) digits() bool {
+	start := sc.pos
+	for sc.pos < len(sc.data) && '0' <= sc.data[sc.pos] && sc.data[sc.pos] <= '9' {
+		sc.pos++
+	}
+	return sc.pos > start
+}
+
+// repeatedName reports a member name that appears twice in one object. It
+// runs after a successful scan: equal hashes are the only candidates, and
+// only then are the names themselves compared, in a second scan.
+func (sc *scanner) repeatedName() (string, bool) {
+	slices.Sort(sc.names)
+	var suspects []uint64
+	for i := 1; i < len(sc.names); i++ {
+		if sc.names[i] == sc.names[i-1] {
+			suspects = append(suspects, sc.names[i])
+		}
+	}
+	if len(suspects) == 0 {
+		return "", false
+	}
+	seen := map[string]bool{}
+	repeated, found := "", false
+	again := scanner{data: sc.data, onName: func(object int, name []byte) {
+		keyed := binary.LittleEndian.AppendUint64(nil, uint64(object))
+		keyed = append(keyed, name...)
+		if found || !slices.Contains(suspects, maphash.Bytes(nameSeed, keyed)) {
+			return
+		}
+		if seen[string(keyed)] {
+			repeated, found = string(name), true
+		}
+		seen[string(keyed)] = true
+	}}
+	_ = again.value(0)
+	return repeated, found
 }
 
 // raw returns a field's JSON, treating null as absent.
 func (o *requestObject) raw(name string) (json.RawMessage, bool) {
+	if !slices.Contains(o.known, name) {
+		again := scanner{data: o.body, known: []string{name}, fields: map[string]json.RawMessage{}}
+		_ = again.value(0)
+		o.known = append(o.known, name)
+		maps.Copy(o.fields, again.fields)
+	}
 	v, ok := o.fields[name]
 	if !ok || string(v) == "null" {
 		return nil, false
@@ -88,26 +496,23 @@ func (o *requestObject) requireNumber(name string) (json.Number, bool) {
 	return o.optionalNumber(name)
 }
 
-// optionalNumber returns ok=false when the field is absent or not a number;
-// the latter is recorded as a field error.
+// optionalNumber returns ok=false when the field is absent, not a number, or
+// a number literal longer than MaxNumberLength; the latter two are recorded
+// as field errors.
 func (o *requestObject) optionalNumber(name string) (json.Number, bool) {
 	raw, ok := o.raw(name)
 	if !ok {
 		return "", false
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	if kindOf(raw[0]) != "number" {
 		o.errs.add(name, "must be a number")
 		return "", false
 	}
-	n, isNumber := v.(json.Number)
-	if !isNumber {
-		o.errs.add(name, "must be a number")
+	if len(raw) > MaxNumberLength {
+		o.errs.add(name, "must be a number written in at most %d characters (got %d)", MaxNumberLength, len(raw))
 		return "", false
 	}
-	return n, true
+	return json.Number(raw), true
 }
 
 func (o *requestObject) requireStringList(name string) ([]string, bool) {
@@ -141,7 +546,7 @@ func (o *requestObject) checkOneOf(name, value string, allowed []string) bool {
 			return true
 		}
 	}
-	o.errs.add(name, "must be one of %s (got %q)", strings.Join(allowed, ", "), value)
+	o.errs.add(name, "must be one of %s (got %q)", strings.Join(allowed, ", "), Echo(value))
 	return false
 }
 

@@ -26,9 +26,10 @@ import (
 
 // fuzzFields decodes a body the way a client reads its own request: one JSON
 // object, numbers kept as literals. ok is false for anything that is not
-// exactly one object, which the decoders must refuse as INVALID_JSON.
+// exactly one object, or that repeats a name within an object, or nests more
+// than 64 levels deep, which the decoders must refuse as INVALID_JSON.
 func fuzzFields(body []byte) (map[string]any, bool) {
-	if !json.Valid(body) {
+	if !json.Valid(body) || !fuzzUniqueNames(body) {
 		return nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -39,6 +40,39 @@ func fuzzFields(body []byte) (map[string]any, bool) {
 	}
 	fields, ok := v.(map[string]any)
 	return fields, ok
+}
+
+// fuzzUniqueNames walks a valid body's tokens and reports whether no object
+// repeats a member name (as decoded) and nothing nests more than 64 deep.
+func fuzzUniqueNames(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	// One entry per open array or object: the names seen, nil for an array.
+	var open []map[string]bool
+	expectName := false
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return true
+		}
+		switch tok {
+		case json.Delim('{'):
+			open = append(open, map[string]bool{})
+		case json.Delim('['):
+			open = append(open, nil)
+		case json.Delim('}'), json.Delim(']'):
+			open = open[:len(open)-1]
+		}
+		if len(open) > 64 {
+			return false
+		}
+		if name, ok := tok.(string); ok && expectName {
+			if open[len(open)-1][name] {
+				return false
+			}
+			open[len(open)-1][name] = true
+		}
+		expectName = len(open) > 0 && open[len(open)-1] != nil && dec.More() && (tok == json.Delim('{') || !expectName)
+	}
 }
 
 // fuzzCheckRefusal checks what every refusal promises, and returns the
@@ -134,7 +168,7 @@ func fuzzOneOf(v any, allowed ...string) bool {
 // sandbox documents: a client sending 10.0 for a count has a bug.
 func fuzzInteger(v any, min, max int64) bool {
 	n, ok := v.(json.Number)
-	if !ok || strings.ContainsAny(string(n), ".eE") {
+	if !ok || len(n) > 32 || strings.ContainsAny(string(n), ".eE") {
 		return false
 	}
 	i, ok := new(big.Int).SetString(string(n), 10)
@@ -146,7 +180,7 @@ func fuzzInteger(v any, min, max int64) bool {
 // that no literal can make the check allocate without bound.
 func fuzzMoney(v any) (*big.Rat, bool) {
 	n, ok := v.(json.Number)
-	if !ok {
+	if !ok || len(n) > 32 {
 		return nil, false
 	}
 	if i := strings.IndexAny(string(n), "eE"); i >= 0 {
@@ -179,6 +213,13 @@ var fuzzCampaignBodies = []string{
 	`{"name":"a","platform":"ios","testersRequired":1e2,"rewardPerBug":1e400}`,
 	`{"name":"dup","name":"","platform":"ios","testersRequired":3,"rewardPerBug":2}`,
 	`{}`, `[]`, `null`, `"x"`, `{"name":"a"} {}`, `{"name":`, ``, `   `,
+	`{"name":"a","platform":"ios","testersRequired":1,"rewardPerBug":1,"x":{"k":1,"k":2}}`,
+	`{"name":"a","\u006eame":"b","platform":"ios","testersRequired":1,"rewardPerBug":1}`,
+	`{"name":"a","platform":"ios","testersRequired":1,"rewardPerBug":1,"x":{"k":1},"y":{"k":1}}`,
+	`{"name":"a","platform":"ios","testersRequired":1,"rewardPerBug":1.000000000000000000000000000000}`,
+	`{"name":"a","platform":"ios","testersRequired":1,"rewardPerBug":1.0000000000000000000000000000000}`,
+	`{"name":"a","platform":"ios","testersRequired":1,"rewardPerBug":1,"deep":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}`,
+	`{"name":"\ud83d\ude00\ud800","platform":"ios","testersRequired":1,"rewardPerBug":1,"\ud800":1,"\ufffd":2}`,
 }
 
 func FuzzParseCampaignInput(f *testing.F) {

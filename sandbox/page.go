@@ -54,7 +54,7 @@ func ParsePageRequest(limit, cursor string) (PageRequest, error) {
 	if limit != "" {
 		n, err := strconv.Atoi(limit)
 		if err != nil || n < 1 || n > MaxPageSize {
-			return req, Errorf(ErrInvalidParameter, "limit must be an integer from 1 to %d (got %q)", MaxPageSize, limit)
+			return req, Errorf(ErrInvalidParameter, "limit must be an integer from 1 to %d (got %q)", MaxPageSize, Echo(limit))
 		}
 		req.Limit = n
 	}
@@ -74,7 +74,7 @@ func checkParameter(name, value string, allowed []string) error {
 	if value == "" || slices.Contains(allowed, value) {
 		return nil
 	}
-	return Errorf(ErrInvalidParameter, "%s must be one of %s (got %q)", name, strings.Join(allowed, ", "), value)
+	return Errorf(ErrInvalidParameter, "%s must be one of %s (got %q)", name, strings.Join(allowed, ", "), Echo(value))
 }
 
 // matches reports whether a record's value passes a filter value; an empty

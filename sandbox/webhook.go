@@ -52,7 +52,7 @@ type WebhookInput struct {
 // an absolute http or https URL and events a non-empty list of known types.
 // Repeated event types are kept once.
 func ParseWebhookInput(body []byte) (WebhookInput, error) {
-	obj, err := decodeObject(body)
+	obj, err := decodeObject(body, "url", "events")
 	if err != nil {
 		return WebhookInput{}, err
 	}
@@ -64,7 +64,7 @@ func ParseWebhookInput(body []byte) (WebhookInput, error) {
 			obj.errs.add("url", "must be at most %d bytes long", MaxWebhookURLLength)
 		// Hostname, not Host: "http://:" has a Host (":") but no host name.
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "":
-			obj.errs.add("url", "must be an absolute http or https URL (got %q)", raw)
+			obj.errs.add("url", "must be an absolute http or https URL (got %q)", Echo(raw))
 		default:
 			in.URL = raw
 		}
@@ -83,7 +83,7 @@ func ParseWebhookInput(body []byte) (WebhookInput, error) {
 		}
 		// One detail for the field, however many of its items are wrong.
 		if len(unknown) > 0 {
-			obj.errs.add("events", "must hold only %s (got %s)", strings.Join(EventTypes, ", "), strings.Join(unknown, ", "))
+			obj.errs.add("events", "must hold only %s (got %s)", strings.Join(EventTypes, ", "), Echo(strings.Join(unknown, ", ")))
 		}
 	}
 	return in, obj.errs.err()

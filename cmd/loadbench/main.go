@@ -9,6 +9,7 @@
 //	go run ./cmd/loadbench -seed-bugs 200000 -workloads get,analytics,nomatch
 //	go run ./cmd/loadbench -memory           # RSS: 200,000 creates, 20,000 fresh keys
 //	go run ./cmd/loadbench -soak 10m         # RSS, goroutines and accounts over a long mixed run
+//	go run ./cmd/loadbench -webhook-attack   # another account's deliveries while keys' webhooks hang
 //
 // It only ever talks to 127.0.0.1, and every run is bounded by its flags.
 package main
@@ -33,6 +34,8 @@ type options struct {
 	seedBugs    int
 	soak        time.Duration
 	soakEvery   time.Duration
+	// webhookAttack is its own mode, in webhookattack.go.
+	webhookAttack webhookAttack
 }
 
 func main() {
@@ -56,9 +59,12 @@ func main() {
 	flag.DurationVar(&opts.soak, "soak", 0, "run a soak of this length instead: fresh keys, webhooks to hanging, failing and redirecting receivers, oversized inputs")
 	flag.DurationVar(&opts.soakEvery, "soak-every", 10*time.Second, "with -soak: how often to print RSS, goroutines and accounts")
 	flag.StringVar(&opts.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")
+	opts.webhookAttack.flags(flag.CommandLine)
 	flag.Parse()
 	run := runThroughput
 	switch {
+	case opts.webhookAttack.enabled:
+		run = runWebhookAttack
 	case opts.soak > 0:
 		run = runSoak
 	case opts.memory:

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -19,9 +20,18 @@ import (
 
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/app"
+	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 	"github.com/testcampaign/kit/sandbox/store"
 )
+
+// secretEnv names the environment variable that sets the server secret: a
+// command line is visible to every user of the machine, the environment is not.
+const secretEnv = "SANDBOX_SECRET"
+
+// minSecretLength keeps a server secret from being guessed, which would make
+// short keys recoverable from their Webhook-Ids again.
+const minSecretLength = 16
 
 type config struct {
 	addr        string
@@ -30,6 +40,8 @@ type config struct {
 	logFormat   string
 	memoryLimit byteSize
 	budget      byteSize
+	maxConns    int
+	idleTimeout time.Duration
 	app         app.Config
 }
 
@@ -55,8 +67,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
 	fset.DurationVar(&a.Webhooks.FirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
-	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback and private networks too (link-local, multicast and unspecified ones always are)")
-	fset.BoolVar(&a.Webhooks.LoopbackOnly, "webhook-loopback-only", false, "deliver webhooks only to receivers on this machine (localhost and loopback addresses)")
+	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback, private and special-purpose networks and the host's own addresses too (link-local, multicast and unspecified ones always are)")
+	fset.BoolVar(&a.Webhooks.LoopbackOnly, "webhook-loopback-only", false, "deliver webhooks only to receivers on this machine (loopback addresses and the name localhost), and look no name up")
+	fset.StringVar(&a.Webhooks.Secret, "secret", "", "server secret (at least 16 bytes) that webhook secrets and Webhook-Ids are derived with, so that replicas and reruns agree; prefer the "+secretEnv+" environment variable, which other users cannot read (default: "+secretEnv+", else random for each start)")
+	fset.IntVar(&cfg.maxConns, "max-conns", defaultMaxConns(), "open connections at once; at the cap idle keep-alive connections are closed first (default: the file-descriptor limit less a tenth, at least 128, for deliveries and files)")
+	fset.DurationVar(&cfg.idleTimeout, "idle-timeout", 30*time.Second, "close a keep-alive connection idle for this long")
+	fset.DurationVar(&a.WriteTimeout, "write-timeout", 10*time.Second, "drop a client that has not read its response this long after it started")
+	a.Clients = httpapi.DefaultClientLimits
+	fset.IntVar(&a.Clients.Requests, "client-limit-minute", a.Clients.Requests, "requests of any kind per client address per UTC minute, /healthz and 401s included; 0 for no limit")
+	fset.IntVar(&a.Clients.NewAccounts, "client-new-accounts-minute", a.Clients.NewAccounts, "new accounts (keys not held) per client address per UTC minute; 0 for no limit")
+	fset.BoolVar(&a.Clients.TrustForwardedFor, "trust-forwarded-for", false, "count each client by the last X-Forwarded-For address, which a proxy in front (such as deploy/nginx.conf) appends; only behind such a proxy")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -74,8 +94,17 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if a.Webhooks.DenyPrivate && a.Webhooks.LoopbackOnly {
 		return cfg, errors.New("-webhook-deny-private and -webhook-loopback-only together would refuse every destination")
 	}
+	if a.Webhooks.Secret == "" {
+		a.Webhooks.Secret = os.Getenv(secretEnv)
+	}
+	if a.Webhooks.Secret != "" && len(a.Webhooks.Secret) < minSecretLength {
+		return cfg, fmt.Errorf("-secret or %s must be at least %d bytes", secretEnv, minSecretLength)
+	}
 	if a.Webhooks.Attempts < 1 || a.Webhooks.FirstRetry <= 0 {
 		return cfg, errors.New("-webhook-attempts must be at least 1 and -webhook-first-retry positive")
+	}
+	if cfg.maxConns < 1 || cfg.idleTimeout <= 0 || a.WriteTimeout <= 0 || a.Clients.Requests < 0 || a.Clients.NewAccounts < 0 {
+		return cfg, errors.New("-max-conns must be at least 1, -idle-timeout and -write-timeout positive, and the client limits 0 or more")
 	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return cfg, fmt.Errorf("-log-format must be text or json, not %q", cfg.logFormat)
@@ -147,18 +176,21 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	}
 	defer sandboxApp.Close()
 
-	listener, err := net.Listen("tcp", cfg.addr)
+	tcpListener, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
+	listener := newConnLimiter(tcpListener, cmp.Or(cfg.maxConns, defaultMaxConns()))
 	srv := &http.Server{
+		ConnState:         listener.ConnState,
 		Handler:           sandboxApp.Handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       readTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		// Long enough for the slowest injected fault.
+		// Long enough for the slowest injected fault; the writing of each
+		// response has its own, shorter deadline (-write-timeout).
 		WriteTimeout: sandbox.MaxFaultDelay + readTimeout,
-		IdleTimeout:  2 * time.Minute,
+		IdleTimeout:  cfg.idleTimeout,
 		ErrorLog:     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	limits := cfg.app.Limits

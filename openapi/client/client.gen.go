@@ -1598,14 +1598,14 @@ type ClientInterface interface {
 
 	// GetOpenAPIJSON This document, as JSON
 	//
-	// Not an envelope. Needs no key and is not rate-limited.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPIJSON` operationId).
 	GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOpenAPIYAML This document, as YAML
 	//
-	// Not an envelope. Needs no key and is not rate-limited.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget.
 	//
 	// Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 	GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1884,7 +1884,7 @@ func (c *Client) Health(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 
 // GetOpenAPIJSON This document, as JSON
 //
-// Not an envelope. Needs no key and is not rate-limited.
+// Not an envelope. Needs no key; counted in the caller's per-address budget.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPIJSON` operationId).
 func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1901,7 +1901,7 @@ func (c *Client) GetOpenAPIJSON(ctx context.Context, reqEditors ...RequestEditor
 
 // GetOpenAPIYAML This document, as YAML
 //
-// Not an envelope. Needs no key and is not rate-limited.
+// Not an envelope. Needs no key; counted in the caller's per-address budget.
 //
 // Corresponds with GET /openapi.yaml (the `GetOpenAPIYAML` operationId).
 func (c *Client) GetOpenAPIYAML(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3127,7 +3127,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIJSONWithResponse This document, as JSON
 	//
-	// Not an envelope. Needs no key and is not rate-limited.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -3136,7 +3136,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetOpenAPIYAMLWithResponse This document, as YAML
 	//
-	// Not an envelope. Needs no key and is not rate-limited.
+	// Not an envelope. Needs no key; counted in the caller's per-address budget.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4196,16 +4196,33 @@ func (r ResetAccountResponse) ContentType() string {
 	return ""
 }
 
+// HealthResponse429Headers the declared response headers of an HTTP 429 response for Health
+type HealthResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
 type HealthResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *HealthEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *HealthResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r HealthResponse) GetJSON200() *HealthEnvelope {
 	return r.JSON200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r HealthResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4237,9 +4254,26 @@ func (r HealthResponse) ContentType() string {
 	return ""
 }
 
+// GetOpenAPIJSONResponse429Headers the declared response headers of an HTTP 429 response for GetOpenAPIJSON
+type GetOpenAPIJSONResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
 type GetOpenAPIJSONResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOpenAPIJSONResponse429Headers
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetOpenAPIJSONResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -4271,16 +4305,33 @@ func (r GetOpenAPIJSONResponse) ContentType() string {
 	return ""
 }
 
+// GetOpenAPIYAMLResponse429Headers the declared response headers of an HTTP 429 response for GetOpenAPIYAML
+type GetOpenAPIYAMLResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+}
+
 type GetOpenAPIYAMLResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// YAML200 the response for an HTTP 200 `application/yaml` response
 	YAML200 *string
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOpenAPIYAMLResponse429Headers
 }
 
 // GetYAML200 returns the response for an HTTP 200 `application/yaml` response
 func (r GetOpenAPIYAMLResponse) GetYAML200() *string {
 	return r.YAML200
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetOpenAPIYAMLResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
 }
 
 // GetBody returns the raw response body bytes
@@ -5606,7 +5657,7 @@ func (c *ClientWithResponses) HealthWithResponse(ctx context.Context, reqEditors
 
 // GetOpenAPIJSONWithResponse This document, as JSON
 //
-// Not an envelope. Needs no key and is not rate-limited.
+// Not an envelope. Needs no key; counted in the caller's per-address budget.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -5621,7 +5672,7 @@ func (c *ClientWithResponses) GetOpenAPIJSONWithResponse(ctx context.Context, re
 
 // GetOpenAPIYAMLWithResponse This document, as YAML
 //
-// Not an envelope. Needs no key and is not rate-limited.
+// Not an envelope. Needs no key; counted in the caller's per-address budget.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -7247,6 +7298,47 @@ func ParseHealthResponse(rsp *http.Response) (*HealthResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers HealthResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -7263,6 +7355,50 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 	response := &GetOpenAPIJSONResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOpenAPIJSONResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -7289,6 +7425,47 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 		}
 		response.YAML200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOpenAPIYAMLResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

@@ -47,7 +47,13 @@ type Config struct {
 	// is refused with LIMIT_REACHED if that is not enough.
 	MemoryBudget int64
 	// NewOutbox, if set, gives each account its webhook deliveries.
-	NewOutbox func(accountID string, clock sandbox.Clock) Outbox
+	NewOutbox func(identity string, clock sandbox.Clock) Outbox
+	// Identity, if set, turns an account's ID and a count of resets into
+	// what its Webhook-Ids (with its resets) and webhook secrets (with
+	// none) are derived from, with a server secret so that they reveal
+	// nothing of the key. Unset, it is the ID, followed after a reset by
+	// "/" and the count.
+	Identity func(accountID string, resets int) string
 	// WrapStore, if set, stands between an account and its database, so
 	// tests can make the store misbehave.
 	WrapStore func(sandbox.Store) sandbox.Store
@@ -188,25 +194,35 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 		a.Clock = a.Frozen
 	}
 	if r.cfg.NewOutbox != nil {
-		// A reset numbers events afresh; the outbox's ID changes with it,
-		// so that the Webhook-Ids derived from it do not repeat the
-		// previous events' and receivers that de-duplicate drop nothing.
-		outboxID := id.ID
-		if resets > 0 {
-			outboxID += "/" + strconv.Itoa(resets)
-		}
-		a.Outbox = r.cfg.NewOutbox(outboxID, a.Clock)
+		// A reset numbers events afresh; the outbox's identity changes
+		// with it, so that the Webhook-Ids derived from it do not repeat
+		// the previous events' and receivers that de-duplicate drop
+		// nothing. Webhook secrets, derived from the database's, are as
+		// for a fresh account.
+		a.Outbox = r.cfg.NewOutbox(r.identity(id.ID, resets), a.Clock)
 	}
 	opts := store.Options{OnEvent: func(e sandbox.Event, hooks []sandbox.Webhook) { r.announce(a, e, hooks) }}
 	if r.cfg.MemoryBudget > 0 {
 		opts.Meter = meter{r, a}
 	}
-	db := r.cfg.Template.Open(id.ID, a.Clock, opts)
+	db := r.cfg.Template.Open(r.identity(id.ID, 0), a.Clock, opts)
 	a.Store = db
 	if r.cfg.WrapStore != nil {
 		a.Store = r.cfg.WrapStore(db)
 	}
 	return a
+}
+
+// identity is what the webhook secrets and Webhook-Ids of an account are
+// derived from, after resets.
+func (r *Registry) identity(accountID string, resets int) string {
+	switch {
+	case r.cfg.Identity != nil:
+		return r.cfg.Identity(accountID, resets)
+	case resets > 0:
+		return accountID + "/" + strconv.Itoa(resets)
+	}
+	return accountID
 }
 
 // announce hands a committed event to the account's outbox. It runs after
@@ -288,4 +304,12 @@ func (r *Registry) MemoryUsed() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.used
+}
+
+// Has reports whether the key has an account now, without counting as a use
+// of it: so a caller can tell a new account from a held one before Get.
+func (r *Registry) Has(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lru.Contains(sandbox.KeyOf(key))
 }

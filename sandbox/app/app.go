@@ -44,6 +44,14 @@ type Config struct {
 	Logger   *slog.Logger
 	// WrapStore, if set, stands between each account and its database.
 	WrapStore func(sandbox.Store) sandbox.Store
+	// Clients bounds what one client address may do, whatever its keys;
+	// unlike the other fields, zero turns a bound off (cmd/sandbox's flags
+	// default to httpapi.DefaultClientLimits).
+	Clients httpapi.ClientLimits
+	// ClientClock counts the client budgets' minutes; time.Now if nil.
+	ClientClock func() time.Time
+	// WriteTimeout bounds the writing of each response; none if zero.
+	WriteTimeout time.Duration
 }
 
 // Defaults of a sandbox started without flags.
@@ -83,7 +91,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	outboxes, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
+	outboxes, identity, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
 	registry, err := accounts.New(accounts.Config{
 		Template:      template,
 		Limits:        cfg.Limits.Or(ratelimit.DefaultLimits),
@@ -93,6 +101,7 @@ func New(cfg Config) (*App, error) {
 		Max:           cmp.Or(cfg.MaxAccounts, DefaultMaxAccounts),
 		MemoryBudget:  cmp.Or(cfg.MemoryBudget, DefaultMemoryBudget),
 		NewOutbox:     outboxes,
+		Identity:      identity,
 		WrapStore:     cfg.WrapStore,
 		Logger:        cfg.Logger,
 	})
@@ -100,7 +109,10 @@ func New(cfg Config) (*App, error) {
 		closeWebhooks()
 		return nil, fmt.Errorf("accounts: %w", err)
 	}
-	handler := httpapi.NewServer(httpapi.Options{Accounts: registry, Logger: cfg.Logger})
+	handler := httpapi.NewServer(httpapi.Options{
+		Accounts: registry, Logger: cfg.Logger,
+		Clients: cfg.Clients, ClientClock: cfg.ClientClock, WriteTimeout: cfg.WriteTimeout,
+	})
 	return &App{Handler: handler, Accounts: registry, close: func() {
 		registry.Close()
 		closeWebhooks()

@@ -47,21 +47,59 @@ func queryOf(r *http.Request) url.Values {
 	return stateOf(r).query
 }
 
-// loggedPath is as much of the path as logs and messages repeat.
+// loggedPath is the path as logs and messages repeat it: bounded, and with
+// any key in it redacted.
 func loggedPath(r *http.Request) string {
-	path, _ := accounts.Prefix(r.URL.Path, accounts.MaxLoggedText)
-	return path
+	return sandbox.Echo(r.URL.Path)
 }
 
-// statusRecorder remembers the status a handler wrote, for the log.
+// redactedQuery is the raw query with any key in it redacted, also one
+// written with escapes (svc%5Ftest_...), which is then logged unescaped.
+func redactedQuery(raw string) string {
+	redacted := sandbox.RedactKeys(raw)
+	if unescaped, err := url.QueryUnescape(raw); err == nil {
+		if again := sandbox.RedactKeys(unescaped); again != unescaped && redacted == raw {
+			return again
+		}
+	}
+	return redacted
+}
+
+// statusRecorder remembers the status a handler wrote, for the log, and
+// gives the writing of the response its own deadline.
 type statusRecorder struct {
 	http.ResponseWriter
-	status int
+	status       int
+	writeTimeout time.Duration
+	writing      bool
 }
 
 func (rec *statusRecorder) WriteHeader(status int) {
 	rec.status = status
+	rec.startWriting()
 	rec.ResponseWriter.WriteHeader(status)
+}
+
+func (rec *statusRecorder) Write(b []byte) (int, error) {
+	rec.startWriting()
+	return rec.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (rec *statusRecorder) Unwrap() http.ResponseWriter {
+	return rec.ResponseWriter
+}
+
+// startWriting sets the write deadline when the response starts, not when
+// the request arrived, so that an injected delay does not eat into it and a
+// client that never reads is dropped after writeTimeout.
+func (rec *statusRecorder) startWriting() {
+	if rec.writing || rec.writeTimeout <= 0 {
+		return
+	}
+	rec.writing = true
+	// A writer that has no deadline to set (a test's recorder) needs none.
+	_ = http.NewResponseController(rec.ResponseWriter).SetWriteDeadline(time.Now().Add(rec.writeTimeout))
 }
 
 // logRequests logs every request with the key hint, never the key, and keeps
@@ -70,13 +108,13 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		started := time.Now()
 		state := &requestState{}
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, writeTimeout: s.writeTimeout}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, state)))
 		elapsed := time.Since(started)
 		a := state.account
 		if a != nil && !strings.HasPrefix(r.URL.Path, controlPrefix) {
 			a.Requests.Add(accounts.LoggedRequest{
-				Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: rec.status,
+				Method: r.Method, Path: sandbox.RedactKeys(r.URL.Path), Query: redactedQuery(r.URL.RawQuery), Status: rec.status,
 				At: sandbox.At(a.Clock.Now()), DurationMS: elapsed.Milliseconds(),
 			})
 		}
@@ -85,7 +123,8 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			return
 		}
 		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", loggedPath(r)),
-			slog.Int("status", rec.status), slog.Duration("duration", elapsed)}
+			slog.Int("status", rec.status), slog.Duration("duration", elapsed),
+			slog.String("client", s.clients.clientAddress(r).String())}
 		if a != nil {
 			attrs = append(attrs, slog.String("key", a.KeyHint))
 		}
@@ -109,6 +148,18 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 	})
 }
 
+// limitClients counts every request, whatever its path or key, against its
+// client's budget: keys are free, so a budget per key alone bounds nothing.
+func (s *Server) limitClients(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d := s.clients.takeRequest(r); !d.Allowed {
+			s.refuse(w, r, d, "this address has sent %d requests this minute, the most one client may; retry in %d seconds")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // checkRequestLine refuses request targets too long to be a real request, and
 // queries that net/url would cut short, before anything else reads them.
 func (s *Server) checkRequestLine(next http.Handler) http.Handler {
@@ -120,8 +171,7 @@ func (s *Server) checkRequestLine(next http.Handler) http.Handler {
 		query, err := url.ParseQuery(r.URL.RawQuery)
 		if err != nil {
 			// The error names the parameter, which may be long.
-			msg, _ := accounts.Prefix(err.Error(), accounts.MaxLoggedText)
-			s.writeError(w, r, sandbox.Errorf(sandbox.ErrInvalidParameter, "the query string cannot be read: %s", msg))
+			s.writeError(w, r, sandbox.Errorf(sandbox.ErrInvalidParameter, "the query string cannot be read: %s", sandbox.Echo(err.Error())))
 			return
 		}
 		stateOf(r).query = query
@@ -153,10 +203,16 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		key, err := sandbox.ParseAuthorization(r.Header.Get("Authorization"))
+		key, err := ParseAuthorization(r.Header.Get("Authorization"))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
+		}
+		if !s.accounts.Has(key) {
+			if d := s.clients.takeNewAccount(r); !d.Allowed {
+				s.refuse(w, r, d, "this address has opened %d new accounts this minute, the most one client may; retry in %d seconds")
+				return
+			}
 		}
 		a := s.accounts.Get(key)
 		stateOf(r).account = a
@@ -188,7 +244,7 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 		}
 		d := limiterFor(r).Take(accountOf(r).Clock.Now())
 		if !d.Allowed {
-			s.refuse(w, r, d)
+			s.refuse(w, r, d, "rate limit of %d requests exceeded; retry in %d seconds")
 			return
 		}
 		setRateHeaders(w, d)
@@ -203,11 +259,11 @@ func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision) {
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
 }
 
-// refuse answers 429 with the headers of the exhausted budget.
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision) {
+// refuse answers 429 with the headers of the exhausted budget; message
+// formats the budget's limit and the seconds to wait.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision, message string) {
 	setRateHeaders(w, d)
 	retryAfter := max(1, int(math.Ceil(d.RetryAfter.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
-	s.writeError(w, r, sandbox.Errorf(sandbox.ErrRateLimitExceeded,
-		"rate limit of %d requests exceeded; retry in %d seconds", d.Limit, retryAfter))
+	s.writeError(w, r, sandbox.Errorf(sandbox.ErrRateLimitExceeded, message, d.Limit, retryAfter))
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/accounts"
 )
 
 // codeStatuses is the one place that ties an error code to its HTTP status, so
@@ -86,6 +87,33 @@ func (s *Server) writeData(w http.ResponseWriter, r *http.Request, data any) {
 	}
 }
 
+// maxMessageBytes bounds an error message. Values quoted in messages are cut
+// where they are quoted; this is the bound for any that were not, so that no
+// error answer grows with its request.
+const maxMessageBytes = 1024
+
+// boundedMessage is msg with any key redacted, cut to maxMessageBytes.
+func boundedMessage(msg string) string {
+	msg = sandbox.RedactKeys(msg)
+	if cut, ok := accounts.Prefix(msg, maxMessageBytes); ok {
+		return cut + sandbox.CutMark
+	}
+	return msg
+}
+
+// boundedDetails applies boundedMessage to each detail. There is at most one
+// detail per field a decoder knows, so their number is bounded already.
+func boundedDetails(details []sandbox.FieldError) []sandbox.FieldError {
+	bounded := make([]sandbox.FieldError, len(details))
+	for i, d := range details {
+		bounded[i] = sandbox.FieldError{Field: d.Field, Message: boundedMessage(d.Message)}
+	}
+	if len(details) == 0 {
+		return nil
+	}
+	return bounded
+}
+
 // writeError writes err as an error envelope whose error.status is the HTTP
 // status. Errors that are not *sandbox.Error become INTERNAL_ERROR, and their
 // text, which may describe internals, goes only to the log: the one place a
@@ -106,6 +134,6 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	status := statusOf(apiErr.Code)
 	_ = writeJSON(w, status, errorEnvelope{Error: errorBody{
-		Code: apiErr.Code, Message: apiErr.Message, Status: status, Details: apiErr.Details,
+		Code: apiErr.Code, Message: boundedMessage(apiErr.Message), Status: status, Details: boundedDetails(apiErr.Details),
 	}})
 }

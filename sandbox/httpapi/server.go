@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -20,12 +21,22 @@ type Options struct {
 	Accounts *accounts.Registry
 	// Logger receives one line per request; it discards them if nil.
 	Logger *slog.Logger
+	// Clients bounds each client's requests and new accounts.
+	Clients ClientLimits
+	// ClientClock is what the client budgets' minutes are counted on;
+	// time.Now if nil. Never an account's clock, which a tenant can move.
+	ClientClock func() time.Time
+	// WriteTimeout bounds the writing of one response, so that a client
+	// that never reads holds its connection no longer; none if zero.
+	WriteTimeout time.Duration
 }
 
 // Server is the sandbox's HTTP interface.
 type Server struct {
-	accounts *accounts.Registry
-	logger   *slog.Logger
+	accounts     *accounts.Registry
+	logger       *slog.Logger
+	clients      *clientBudgets
+	writeTimeout time.Duration
 
 	router  *mux.Router
 	handler http.Handler
@@ -33,14 +44,17 @@ type Server struct {
 
 // NewServer returns a server with every route and middleware in place.
 func NewServer(opts Options) *Server {
-	s := &Server{accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter()}
+	s := &Server{
+		accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter(),
+		clients: newClientBudgets(opts.Clients, opts.ClientClock), writeTimeout: opts.WriteTimeout,
+	}
 	if s.logger == nil {
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	s.routes()
 	// Wrapped outside the router, not added with Router.Use, so that unknown
 	// routes and wrong methods are logged, authenticated and limited too.
-	s.handler = s.logRequests(s.recoverPanics(s.checkRequestLine(s.authenticate(s.injectFaults(s.limitRate(s.limitBody(s.router)))))))
+	s.handler = s.logRequests(s.recoverPanics(s.limitClients(s.checkRequestLine(s.authenticate(s.injectFaults(s.limitRate(s.limitBody(s.router))))))))
 	return s
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 	"github.com/testcampaign/kit/sandbox/app"
+	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 )
 
@@ -34,6 +35,10 @@ type Options struct {
 	// -webhook-deny-private does. Without it a test sandbox delivers only to
 	// loopback receivers.
 	WebhookDenyPrivate bool
+	// Secret, if set, is the server secret webhook secrets and Webhook-Ids
+	// are derived with, as -secret sets it; by default each sandbox has a
+	// random one, so tests that keep them in golden files set it.
+	Secret string
 	// Fixtures, if set, seeds accounts instead of the embedded fixtures, as
 	// the -fixtures flag does.
 	Fixtures fs.FS
@@ -45,6 +50,9 @@ type Options struct {
 	// WrapStore, if set, stands between each account and its database, so
 	// a test can make the store misbehave.
 	WrapStore func(sandbox.Store) sandbox.Store
+	// Clients bounds each client address; zero bounds nothing. Its minutes
+	// are counted at Now when that is set, so they never roll over.
+	Clients httpapi.ClientLimits
 }
 
 // Sandbox is a whole sandbox built for a test.
@@ -63,7 +71,7 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 // New is NewHandler for tests that also need the accounts.
 func New(tb testing.TB, opts Options) *Sandbox {
 	tb.Helper()
-	built, err := app.New(app.Config{
+	cfg := app.Config{
 		Fixtures:      opts.Fixtures,
 		FrozenAt:      opts.Now,
 		Limits:        ratelimit.Limits{Minute: opts.MinuteLimit, Hour: opts.HourLimit, Day: opts.DayLimit},
@@ -76,10 +84,16 @@ func New(tb testing.TB, opts Options) *Sandbox {
 		Webhooks: app.WebhookConfig{
 			FirstRetry:  opts.WebhookRetry,
 			DenyPrivate: opts.WebhookDenyPrivate, LoopbackOnly: !opts.WebhookDenyPrivate,
+			Secret: opts.Secret,
 		},
 		Logger:    opts.Logger,
 		WrapStore: opts.WrapStore,
-	})
+		Clients:   opts.Clients,
+	}
+	if !opts.Now.IsZero() {
+		cfg.ClientClock = func() time.Time { return opts.Now }
+	}
+	built, err := app.New(cfg)
 	if err != nil {
 		tb.Fatalf("build sandbox: %v", err)
 	}

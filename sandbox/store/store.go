@@ -257,14 +257,14 @@ func stored[T, F any](d *DB, t table[T, F], rec T) *T {
 func get[T, F any](txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
 	seq, ok := parseID(t, id)
 	if !ok {
-		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
+		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
 	}
 	rec, err := lookup(txn, t, seq)
 	if err != nil {
 		return nil, fmt.Errorf("look up %s %q: %w", noun, id, err)
 	}
 	if rec == nil {
-		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
+		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
 	}
 	return rec, nil
 }

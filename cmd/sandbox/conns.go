@@ -1,0 +1,128 @@
+package main
+
+import (
+	"container/list"
+	"net"
+	"net/http"
+	"sync"
+	"syscall"
+)
+
+// fdReserve is how many file descriptors are left below the process's limit
+// for what is not an API connection: webhook deliveries, fixtures, logs.
+func fdReserve(limit int) int {
+	return max(128, limit/10)
+}
+
+// defaultMaxConns is the connection cap below the file-descriptor limit
+// (which Go raises to the hard limit at start-up).
+func defaultMaxConns() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<30 {
+		return 10_000
+	}
+	limit := int(rl.Cur)
+	return max(16, limit-fdReserve(limit))
+}
+
+// connLimiter caps the open connections of a server. At the cap, a new
+// connection makes room by closing, oldest first, an idle keep-alive
+// connection, else one that has not yet sent a whole request; only when every
+// connection is busy with a request is the new one closed instead. So a
+// crowd of idle clients can never lock out a new one, nor /healthz.
+type connLimiter struct {
+	net.Listener
+	max int
+
+	mu   sync.Mutex
+	open int
+	// idle and fresh hold, oldest first, the connections in
+	// http.StateIdle and http.StateNew; where has each one's element.
+	idle, fresh list.List
+	where       map[net.Conn]*list.Element
+}
+
+func newConnLimiter(l net.Listener, max int) *connLimiter {
+	return &connLimiter{Listener: l, max: max, where: map[net.Conn]*list.Element{}}
+}
+
+// Accept returns the next connection, having made room for it.
+func (l *connLimiter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	tracked := &trackedConn{Conn: c, limiter: l}
+	l.mu.Lock()
+	l.open++
+	var victim net.Conn
+	overCap := l.open > l.max
+	if overCap {
+		for _, waiting := range []*list.List{&l.idle, &l.fresh} {
+			if oldest := waiting.Front(); oldest != nil {
+				victim = oldest.Value.(net.Conn)
+				l.forget(victim)
+				break
+			}
+		}
+	}
+	l.mu.Unlock()
+	if overCap && victim == nil {
+		victim = tracked
+	}
+	if victim != nil {
+		victim.Close()
+	}
+	return tracked, nil
+}
+
+// ConnState is the http.Server hook that tells the limiter which
+// connections are idle.
+func (l *connLimiter) ConnState(c net.Conn, state http.ConnState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.forget(c)
+	switch state {
+	case http.StateNew:
+		l.where[c] = l.fresh.PushBack(c)
+	case http.StateIdle:
+		l.where[c] = l.idle.PushBack(c)
+	}
+}
+
+// forget drops c from the idle and fresh lists; l.mu is held.
+func (l *connLimiter) forget(c net.Conn) {
+	e, ok := l.where[c]
+	if !ok {
+		return
+	}
+	delete(l.where, c)
+	l.idle.Remove(e)
+	l.fresh.Remove(e)
+}
+
+// Open is how many accepted connections are not yet closed.
+func (l *connLimiter) Open() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open
+}
+
+// trackedConn gives its descriptor back to the limiter's count when closed,
+// by the server or by the limiter, whichever is first.
+type trackedConn struct {
+	net.Conn
+	limiter *connLimiter
+	once    sync.Once
+}
+
+func (c *trackedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() {
+		c.limiter.mu.Lock()
+		defer c.limiter.mu.Unlock()
+		c.limiter.open--
+		c.limiter.forget(c)
+	})
+	return err
+}

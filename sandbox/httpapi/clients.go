@@ -1,0 +1,131 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/testcampaign/kit/sandbox/ratelimit"
+)
+
+// ClientLimits bound what one client (one address) may do per UTC minute,
+// whatever keys it uses, since keys are free. Zero turns a bound off.
+type ClientLimits struct {
+	// Requests counts every request: API, controls, /healthz, the OpenAPI
+	// document, 404s and 401s alike.
+	Requests int
+	// NewAccounts counts requests whose key had no account yet.
+	NewAccounts int
+	// TrustForwardedFor takes the client's address from the last entry of
+	// X-Forwarded-For, which the trusted proxy in front appends; without
+	// it, the header is ignored and the peer's address counts.
+	TrustForwardedFor bool
+}
+
+// DefaultClientLimits are generous for a CI fleet behind one address (sixty
+// keys each at the default per-key limit), and small enough that a key
+// flood from one address cannot push the other tenants out.
+var DefaultClientLimits = ClientLimits{Requests: 60_000, NewAccounts: 600}
+
+// maxClients bounds the clients counted in one minute; past it, new
+// addresses share one count, so a sweep of addresses costs no memory.
+const maxClients = 1 << 16
+
+// clientUsage is one address's use of the current minute.
+type clientUsage struct {
+	requests, newAccounts int
+}
+
+// clientBudgets counts each client's requests in fixed windows aligned to the
+// UTC minute. The whole table is dropped when a new minute starts, so it only
+// ever holds the addresses seen in the current one.
+type clientBudgets struct {
+	limits ClientLimits
+	now    func() time.Time
+
+	mu     sync.Mutex
+	minute time.Time
+	usage  map[netip.Addr]*clientUsage
+}
+
+func newClientBudgets(limits ClientLimits, now func() time.Time) *clientBudgets {
+	if now == nil {
+		now = time.Now
+	}
+	return &clientBudgets{limits: limits, now: now, usage: map[netip.Addr]*clientUsage{}}
+}
+
+// clientAddress is who a request counts against: an IPv4 address, or the
+// /64 of an IPv6 one, since a single host commonly holds a whole /64.
+func (b *clientBudgets) clientAddress(r *http.Request) netip.Addr {
+	var addr netip.Addr
+	if b.limits.TrustForwardedFor {
+		forwarded := r.Header.Values("X-Forwarded-For")
+		if n := len(forwarded); n > 0 {
+			entries := strings.Split(forwarded[n-1], ",")
+			addr, _ = netip.ParseAddr(strings.TrimSpace(entries[len(entries)-1]))
+		}
+	}
+	if !addr.IsValid() {
+		if peer, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+			addr = peer.Addr()
+		}
+	}
+	addr = addr.Unmap()
+	if addr.Is6() {
+		prefix, _ := addr.Prefix(64)
+		addr = prefix.Addr()
+	}
+	return addr
+}
+
+// take counts one use against a budget of limit, which count selects from
+// the client's usage, and returns the decision in the terms of the rate-limit
+// headers.
+func (b *clientBudgets) take(r *http.Request, limit int, count func(*clientUsage) *int) ratelimit.Decision {
+	now := b.now().UTC()
+	minute := now.Truncate(time.Minute)
+	addr := b.clientAddress(r)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !minute.Equal(b.minute) {
+		b.minute = minute
+		clear(b.usage)
+	}
+	u, ok := b.usage[addr]
+	if !ok {
+		if len(b.usage) >= maxClients {
+			addr = netip.Addr{}
+			u = b.usage[addr]
+		}
+		if u == nil {
+			u = &clientUsage{}
+			b.usage[addr] = u
+		}
+	}
+	used := count(u)
+	reset := minute.Add(time.Minute)
+	if *used >= limit {
+		return ratelimit.Decision{Limit: limit, Reset: reset, RetryAfter: reset.Sub(now)}
+	}
+	*used++
+	return ratelimit.Decision{Allowed: true, Limit: limit, Remaining: limit - *used, Reset: reset}
+}
+
+// takeRequest counts a request against its client's budget.
+func (b *clientBudgets) takeRequest(r *http.Request) ratelimit.Decision {
+	if b.limits.Requests <= 0 {
+		return ratelimit.Decision{Allowed: true}
+	}
+	return b.take(r, b.limits.Requests, func(u *clientUsage) *int { return &u.requests })
+}
+
+// takeNewAccount counts a new account against its client's budget.
+func (b *clientBudgets) takeNewAccount(r *http.Request) ratelimit.Decision {
+	if b.limits.NewAccounts <= 0 {
+		return ratelimit.Decision{Allowed: true}
+	}
+	return b.take(r, b.limits.NewAccounts, func(u *clientUsage) *int { return &u.newAccounts })
+}
