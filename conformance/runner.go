@@ -43,6 +43,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		defer unregisterCucumber(suite.Name)
 	}
 	start := time.Now()
+	exploring := startExploring(ctx, cfg, r.tgt)
 	if code := suite.Run(); code > 1 {
 		return nil, fmt.Errorf("%w: godog refused the options (exit %d)", ErrUsage, code)
 	}
@@ -55,7 +56,9 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		}
 	}
 
+	explored := exploring.wait()
 	rep := r.report(time.Since(start))
+	rep.Scenarios = append(rep.Scenarios, explored...)
 	if cfg.Format == FormatJUnit {
 		if err := writeRedacted(cfg.Output, cfg.APIKey, rep.WriteJUnit); err != nil {
 			return nil, err
@@ -159,6 +162,7 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if cfg.Profile == ProfileSandbox {
 		tgt.seeded = holdsBuiltinSeed(ctx, tgt)
 	}
+	tgt.model = startModel(ctx, cfg, tgt)
 	env := runEnv{seeded: tgt.seeded, noReceiver: receiverProblem(cfg)}
 	if env.noReceiver == "" {
 		rcv, err := startReceiver(ctx, cfg.WebhookListen, cfg.WebhookURL)

@@ -37,6 +37,8 @@ type target struct {
 	schema *openapi.Validator
 	// seeded says whether a fresh sandbox account holds the built-in seed.
 	seeded bool
+	// model checks every exchange of a scenario against the contract.
+	model *model
 }
 
 // authMode says which Authorization header a scenario sends.

@@ -125,7 +125,11 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, fmt.Errorf("%w: %d of a limit of %d", errBudgetSpent, b.share, b.of)
 	}
 	var reqBody []byte
-	if t.target.schema != nil && req.GetBody != nil {
+	var fl *flight
+	if m := t.target.model; m != nil && sink != nil && token != "" {
+		fl = m.begin(token)
+	}
+	if (t.target.schema != nil || fl != nil) && req.GetBody != nil {
 		if rc, err := req.GetBody(); err == nil {
 			reqBody, _ = io.ReadAll(rc)
 			rc.Close()
@@ -133,15 +137,24 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || sink == nil {
+		if fl != nil {
+			t.target.model.abandon(fl)
+		}
 		return resp, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	resp.Body.Close()
 	if err != nil {
+		if fl != nil {
+			t.target.model.abandon(fl)
+		}
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	t.check(sink, req, resp, body)
+	if fl != nil {
+		t.target.feedModel(fl, sink, token, req, reqBody, resp, body)
+	}
 	if t.target.schema != nil {
 		if v, ok := schemaViolation(t.target.schema.Check(req, reqBody, resp, body), req.Method+" "+req.URL.Path); ok {
 			sink.add(v)
@@ -186,7 +199,8 @@ func (t *checkingTransport) check(sink *ruleSink, req *http.Request, resp *http.
 		where += "?" + req.URL.RawQuery
 	}
 	inAPI := req.URL.Path == "/v1" || strings.HasPrefix(req.URL.Path, "/v1/")
-	if inAPI || t.target.profile == ProfileSandbox {
+	// An answer to HEAD has no body to hold to the envelope (RFC 9110).
+	if (inAPI || t.target.profile == ProfileSandbox) && req.Method != http.MethodHead {
 		e := &exchange{status: resp.StatusCode, header: resp.Header, body: body}
 		if err := checkEnvelope(e, envelopeEither); err != nil {
 			sink.add(ruleViolation{rule: "every response is the envelope (spec §4, §7)", level: LevelMust, message: err.Error(), request: where})
