@@ -226,17 +226,19 @@ func (x *explorer) sequence(ctx context.Context, steps []xstep, sequential bool)
 // returns the first failure, shrunk.
 func (x *explorer) explore(ctx context.Context, n int, deadline time.Time) (*finding, int) {
 	rng := rand.New(rand.NewPCG(x.seed, x.seed^0x9e3779b97f4a7c15))
-	total := 0
-	for total < n && time.Now().Before(deadline) && ctx.Err() == nil {
+	made, spent := 0, 0
+	for made < n && time.Now().Before(deadline) && ctx.Err() == nil {
 		g := newGenerator(rng, x)
-		steps := g.sequence(min(120, n-total))
+		steps := g.sequence(min(120, n-made))
+		made += len(steps)
 		out := x.sequence(ctx, steps, false)
-		total += out.spent
+		spent += out.spent
 		if out.violation != nil {
-			return x.shrink(ctx, out), total
+			f := x.shrink(ctx, out)
+			return f, spent
 		}
 	}
-	return nil, total
+	return nil, spent
 }
 
 // finding is a failure of the explorer, shrunk.
@@ -361,16 +363,13 @@ func (x *explorer) result(cfg Config, f *finding, spent int, d time.Duration) Sc
 	return res
 }
 
-// Explore runs only the explorer, for cfg.Explore (a minute when zero): the
-// long soak of `conform explore`. It needs the sandbox's fresh accounts, so
+// Explore runs only the explorer, for cfg.Explore (the bounded exploration
+// of a run when zero): the long soak of `conform explore`. It needs the sandbox's fresh accounts, so
 // it never writes with a live key.
 func Explore(ctx context.Context, cfg Config) (*Report, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
-	}
-	if cfg.Explore <= 0 {
-		cfg.Explore = time.Minute
 	}
 	if cfg.Profile != ProfileSandbox {
 		return nil, fmt.Errorf("%w: the explorer needs fresh accounts: run it with --profile sandbox", ErrUsage)

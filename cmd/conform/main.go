@@ -159,6 +159,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	runner := conformance.Run
 	if exploreOnly {
 		runner = conformance.Explore
+		if cfg.Explore == 0 {
+			cfg.Explore = time.Minute
+		}
 	}
 	rep, err := runner(ctx, cfg)
 	if err != nil {
