@@ -10,6 +10,8 @@
 #     replica directly for each key's request log (GET /_sandbox/requests):
 #     all of a key's requests must be on exactly one replica, and the keys
 #     must spread over more than one;
+#   - registers a webhook with one key on two replicas directly: both must
+#     give it the same secret, since every replica has the same SANDBOX_SECRET;
 #   - restarts one replica: its key must find a freshly seeded account there;
 #   - stops everything it started, also on failure.
 # Every request goes to 127.0.0.1 and every step is bounded in time.
@@ -28,6 +30,11 @@ go build -o "$tmp/bin/" ./cmd/sandbox ./cmd/conform
 conf=deploy/nginx.conf
 replicas=$(grep -cE '^[[:space:]]*server[[:space:]]+sandbox-[0-9]+:8080;' "$conf") || true
 [ "$replicas" -ge 2 ] || die "$conf names $replicas replicas; a fleet needs at least 2"
+
+# One server secret for the whole fleet, so that the replicas derive the same
+# webhook secrets and Webhook-Ids; from the environment, which ps does not show.
+SANDBOX_SECRET=$(head -c 24 /dev/urandom | base64)
+export SANDBOX_SECRET
 
 # Start the replicas on ports they pick themselves, and read the port back
 # from each one's start-up log line.
@@ -112,6 +119,18 @@ for key in "$conform_key" "${keys[@]}"; do
 done
 [ ${#used[@]} -gt 1 ] || die "all $((${#keys[@]} + 1)) keys went to one replica: nginx is not spreading them"
 say "keys spread over ${#used[@]} of $replicas replicas"
+
+# webhook_secret registers a webhook for key $2 on the replica at port $1 and
+# prints its secret.
+webhook_secret() {
+  curl -fsS --max-time 10 -H "Authorization: Bearer $2" -H 'Content-Type: application/json' \
+    -d '{"url":"http://127.0.0.1:9/hook","events":["*"]}' "http://127.0.0.1:$1/v1/webhooks" |
+    sed -n 's/.*"secret":"\([^"]*\)".*/\1/p'
+}
+first=$(webhook_secret "${ports[0]}" svc_test_fleet_secret)
+second=$(webhook_secret "${ports[1]}" svc_test_fleet_secret)
+[ -n "$first" ] && [ "$first" = "$second" ] || die "one key's first webhook got different secrets on two replicas"
+say "replicas agree on webhook secrets"
 
 # A replica that restarts comes back with freshly seeded accounts, and nginx
 # sends the same keys to it again.

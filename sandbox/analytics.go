@@ -27,10 +27,3 @@ func NewBugStats() BugStats {
 	}
 	return stats
 }
-
-// Count adds one bug to the stats.
-func (s *BugStats) Count(b *Bug) {
-	s.Total++
-	s.ByStatus[b.Status]++
-	s.BySeverity[b.Severity]++
-}

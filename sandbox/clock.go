@@ -17,10 +17,17 @@ type SystemClock struct{}
 // Now returns the current time.
 func (SystemClock) Now() time.Time { return time.Now() }
 
-// FrozenClock stands still until it is moved. It is safe for concurrent use.
+// FrozenClock stands still until it is moved; moving it runs the functions
+// whose time has come. It is safe for concurrent use.
 type FrozenClock struct {
-	mu  sync.Mutex
-	now time.Time
+	mu      sync.Mutex
+	now     time.Time
+	waiting map[*frozenTimer]struct{}
+}
+
+type frozenTimer struct {
+	at time.Time
+	f  func()
 }
 
 // NewFrozenClock returns a clock stopped at t.
@@ -35,10 +42,69 @@ func (c *FrozenClock) Now() time.Time {
 	return c.now
 }
 
-// Advance moves the clock forward by d and returns the new time.
+// Advance moves the clock forward by d and returns the new time. The
+// functions it makes due are started before it returns.
 func (c *FrozenClock) Advance(d time.Duration) time.Time {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
-	return c.now
+	now := c.now
+	var due []func()
+	for t := range c.waiting {
+		if !t.at.After(now) {
+			delete(c.waiting, t)
+			due = append(due, t.f)
+		}
+	}
+	c.mu.Unlock()
+	for _, f := range due {
+		go f()
+	}
+	return now
+}
+
+// AfterFunc calls f once Advance has moved the clock d past now; at once if d
+// is not positive.
+func (c *FrozenClock) AfterFunc(d time.Duration, f func()) func() bool {
+	if d <= 0 {
+		go f()
+		return func() bool { return false }
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &frozenTimer{at: c.now.Add(d), f: f}
+	if c.waiting == nil {
+		c.waiting = make(map[*frozenTimer]struct{})
+	}
+	c.waiting[t] = struct{}{}
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, pending := c.waiting[t]
+		delete(c.waiting, t)
+		return pending
+	}
+}
+
+// Waiting is how many functions wait for the clock to move, so that a test
+// can tell that nothing is left scheduled.
+func (c *FrozenClock) Waiting() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.waiting)
+}
+
+// TimerClock is a Clock that can also call a function once its time has
+// passed a point, so that what waits on time (webhook retries) waits on the
+// clock a test or a frozen account controls.
+type TimerClock interface {
+	Clock
+	// AfterFunc calls f in its own goroutine once the clock has moved d past
+	// its present reading. stop prevents the call if it has not happened
+	// yet and reports whether it did.
+	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// AfterFunc waits in real time.
+func (SystemClock) AfterFunc(d time.Duration, f func()) func() bool {
+	return time.AfterFunc(d, f).Stop
 }

@@ -6,8 +6,10 @@
 // latency percentiles.
 //
 //	go run ./cmd/loadbench                   # throughput: get, list, create, mix
+//	go run ./cmd/loadbench -seed-bugs 200000 -workloads get,analytics,nomatch
 //	go run ./cmd/loadbench -memory           # RSS: 200,000 creates, 20,000 fresh keys
 //	go run ./cmd/loadbench -soak 10m         # RSS, goroutines and accounts over a long mixed run
+//	go run ./cmd/loadbench -webhook-attack   # another account's deliveries while keys' webhooks hang
 //
 // It only ever talks to 127.0.0.1, and every run is bounded by its flags.
 package main
@@ -29,8 +31,11 @@ type options struct {
 	freshKeys   int
 	records     int
 	gomemlimit  string
+	seedBugs    int
 	soak        time.Duration
 	soakEvery   time.Duration
+	// webhookAttack is its own mode, in webhookattack.go.
+	webhookAttack webhookAttack
 }
 
 func main() {
@@ -45,7 +50,8 @@ func main() {
 	flag.DurationVar(&opts.duration, "duration", 5*time.Second, "length of one round against one server")
 	flag.IntVar(&opts.rounds, "rounds", 3, "rounds per server and workload; the median is reported")
 	flag.IntVar(&opts.connections, "c", 32, "concurrent keep-alive connections")
-	flag.StringVar(&opts.workloads, "workloads", "get,list,create,mix", "comma-separated workloads to run")
+	flag.StringVar(&opts.workloads, "workloads", "get,list,create,mix", "comma-separated workloads to run, in order: get, list, create, mix, analytics, nomatch")
+	flag.IntVar(&opts.seedBugs, "seed-bugs", 0, "seed every account with this many bugs (none critical) through -fixtures instead of the embedded fixtures")
 	flag.BoolVar(&opts.memory, "memory", false, "measure the sandbox's RSS instead of its throughput")
 	flag.IntVar(&opts.creates, "creates", 200_000, "with -memory: creates in one account")
 	flag.IntVar(&opts.freshKeys, "fresh-keys", 20_000, "with -memory: fresh keys, each making one read")
@@ -53,9 +59,12 @@ func main() {
 	flag.DurationVar(&opts.soak, "soak", 0, "run a soak of this length instead: fresh keys, webhooks to hanging, failing and redirecting receivers, oversized inputs")
 	flag.DurationVar(&opts.soakEvery, "soak-every", 10*time.Second, "with -soak: how often to print RSS, goroutines and accounts")
 	flag.StringVar(&opts.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")
+	opts.webhookAttack.flags(flag.CommandLine)
 	flag.Parse()
 	run := runThroughput
 	switch {
+	case opts.webhookAttack.enabled:
+		run = runWebhookAttack
 	case opts.soak > 0:
 		run = runSoak
 	case opts.memory:

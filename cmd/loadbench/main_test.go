@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,5 +62,27 @@ func TestSoakSamplesUntilTheEnd(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "from the middle of the run to its end") || strings.Count(out.String(), "MiB") < 3 {
 		t.Errorf("soak output lacks samples or the verdict:\n%s", out.String())
+	}
+}
+
+func TestWebhookAttackCountsALostDeliveryAsNever(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	v := &victimReceiver{arrived: map[string]time.Time{}}
+	sent := map[string]time.Time{}
+	for i := range 100 {
+		name := strconv.Itoa(i)
+		sent[name] = start
+		if i != 0 {
+			v.arrived[name] = start.Add(time.Duration(i) * time.Millisecond)
+		}
+	}
+	got := v.latency(sent)
+	// As the throughput figures do, p99 of 100 is the 100th: one lost
+	// delivery in a hundred fails the bar.
+	if got.sent != 100 || got.delivered != 99 || got.p50 != 51*time.Millisecond || got.p99 != never || got.max != never {
+		t.Errorf("latency = %+v, want 99 of 100 delivered, p50 51ms, and p99 and max the lost one", got)
+	}
+	if shown(got.max) != "never" {
+		t.Errorf("a lost delivery shows as %q", shown(got.max))
 	}
 }

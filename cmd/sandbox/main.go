@@ -23,12 +23,21 @@ import (
 	"github.com/testcampaign/kit/sandbox/store"
 )
 
+// secretEnv names the environment variable that sets the server secret: a
+// command line is visible to every user of the machine, the environment is not.
+const secretEnv = "SANDBOX_SECRET"
+
+// minSecretLength keeps a server secret from being guessed, which would make
+// short keys recoverable from their Webhook-Ids again.
+const minSecretLength = 16
+
 type config struct {
 	addr        string
 	fixturesDir string
 	frozenClock string
 	logFormat   string
 	memoryLimit byteSize
+	budget      byteSize
 	app         app.Config
 }
 
@@ -48,12 +57,15 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.StoreLimits.Events, "max-events", store.DefaultLimits.Events, "most recent events each account keeps for /_sandbox/events")
 	fset.DurationVar(&a.AccountTTL, "account-ttl", app.DefaultAccountTTL, "drop an account idle for this long; its key then starts afresh")
 	fset.IntVar(&a.MaxAccounts, "max-accounts", app.DefaultMaxAccounts, "accounts held at once; past it the least recently used is dropped")
+	cfg.budget = app.DefaultMemoryBudget
+	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records and events of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
 	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
 	fset.DurationVar(&a.Webhooks.FirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
-	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback and private networks too (link-local, multicast and unspecified ones always are)")
-	fset.BoolVar(&a.Webhooks.LoopbackOnly, "webhook-loopback-only", false, "deliver webhooks only to receivers on this machine (localhost and loopback addresses)")
+	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback, private and special-purpose networks and the host's own addresses too (link-local, multicast and unspecified ones always are)")
+	fset.BoolVar(&a.Webhooks.LoopbackOnly, "webhook-loopback-only", false, "deliver webhooks only to receivers on this machine (loopback addresses and the name localhost), and look no name up")
+	fset.StringVar(&a.Webhooks.Secret, "secret", "", "server secret (at least 16 bytes) that webhook secrets and Webhook-Ids are derived with, so that replicas and reruns agree; prefer the "+secretEnv+" environment variable, which other users cannot read (default: "+secretEnv+", else random for each start)")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -64,11 +76,18 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, errors.New("rate limits must be at least 1")
 	}
 	a.ControlLimits = ratelimit.PerMinute(a.ControlLimits.Minute)
-	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 {
-		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1 and -account-ttl positive")
+	if a.StoreLimits.Records < 1 || a.StoreLimits.Events < 1 || a.MaxAccounts < 1 || a.AccountTTL <= 0 || cfg.budget <= 0 {
+		return cfg, errors.New("-max-records, -max-events and -max-accounts must be at least 1, and -account-ttl and -memory-budget positive")
 	}
+	a.MemoryBudget = int64(cfg.budget)
 	if a.Webhooks.DenyPrivate && a.Webhooks.LoopbackOnly {
 		return cfg, errors.New("-webhook-deny-private and -webhook-loopback-only together would refuse every destination")
+	}
+	if a.Webhooks.Secret == "" {
+		a.Webhooks.Secret = os.Getenv(secretEnv)
+	}
+	if a.Webhooks.Secret != "" && len(a.Webhooks.Secret) < minSecretLength {
+		return cfg, fmt.Errorf("-secret or %s must be at least %d bytes", secretEnv, minSecretLength)
 	}
 	if a.Webhooks.Attempts < 1 || a.Webhooks.FirstRetry <= 0 {
 		return cfg, errors.New("-webhook-attempts must be at least 1 and -webhook-first-retry positive")

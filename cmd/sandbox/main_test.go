@@ -31,6 +31,24 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
+func TestSecretComesFromTheFlagOrTheEnvironment(t *testing.T) {
+	const fromEnv, fromFlag = "environment-secret-0123", "flag-secret-0123456789"
+	t.Setenv(secretEnv, "")
+	if cfg, err := parseFlags(nil, io.Discard); err != nil || cfg.app.Webhooks.Secret != "" {
+		t.Errorf("without either: secret %q, %v; want none, for a random one", cfg.app.Webhooks.Secret, err)
+	}
+	t.Setenv(secretEnv, fromEnv)
+	if cfg, err := parseFlags(nil, io.Discard); err != nil || cfg.app.Webhooks.Secret != fromEnv {
+		t.Errorf("from %s: secret %q, %v", secretEnv, cfg.app.Webhooks.Secret, err)
+	}
+	if cfg, err := parseFlags([]string{"-secret", fromFlag}, io.Discard); err != nil || cfg.app.Webhooks.Secret != fromFlag {
+		t.Errorf("-secret beside %s: secret %q, %v; want the flag's", secretEnv, cfg.app.Webhooks.Secret, err)
+	}
+	if _, err := parseFlags([]string{"-secret", "short"}, io.Discard); err == nil || !strings.Contains(err.Error(), "16") {
+		t.Errorf("a 5-byte secret: %v, want a refusal that names the minimum", err)
+	}
+}
+
 // startRun runs the sandbox as main would, on a free port, and returns its
 // base URL and a stop function that reports how run ended.
 func startRun(t *testing.T, cfg config) (string, func() error) {

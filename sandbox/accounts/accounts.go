@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/hashicorp/golang-lru/simplelru"
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
@@ -41,8 +41,19 @@ type Config struct {
 	// Max is how many accounts are held; past it the least recently used
 	// one is dropped.
 	Max int
+	// MemoryBudget, if positive, bounds the bytes that the records and
+	// events of all accounts together are estimated to take. A write that
+	// would pass it drops the least recently used other accounts first, and
+	// is refused with LIMIT_REACHED if that is not enough.
+	MemoryBudget int64
 	// NewOutbox, if set, gives each account its webhook deliveries.
-	NewOutbox func(accountID string, clock sandbox.Clock) Outbox
+	NewOutbox func(identity string, clock sandbox.Clock) Outbox
+	// Identity, if set, turns an account's ID and a count of resets into
+	// what its Webhook-Ids (with its resets) and webhook secrets (with
+	// none) are derived from, with a server secret so that they reveal
+	// nothing of the key. Unset, it is the ID, followed after a reset by
+	// "/" and the count.
+	Identity func(accountID string, resets int) string
 	// WrapStore, if set, stands between an account and its database, so
 	// tests can make the store misbehave.
 	WrapStore func(sandbox.Store) sandbox.Store
@@ -70,13 +81,20 @@ type Account struct {
 	// resets counts the account's resets since the key was first seen.
 	resets   int
 	lastUsed time.Time
+	// bytes is what the account's writes were charged; dropped is set
+	// when the registry lets go of the account, after which its writes are
+	// no longer counted. Both are guarded by the registry's mutex.
+	bytes   int64
+	dropped bool
 }
 
 // Registry holds the accounts. It is safe for concurrent use.
 type Registry struct {
 	cfg Config
 	mu  sync.Mutex
-	lru *simplelru.LRU
+	lru *simplelru.LRU[sandbox.AccountKey, *Account]
+	// used is the sum of the held accounts' bytes.
+	used int64
 }
 
 // New returns an empty registry.
@@ -87,11 +105,13 @@ func New(cfg Config) (*Registry, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	lru, err := simplelru.NewLRU(cfg.Max, func(_, value any) { value.(*Account).close() })
+	r := &Registry{cfg: cfg}
+	lru, err := simplelru.NewLRU(cfg.Max, func(_ sandbox.AccountKey, a *Account) { r.drop(a) })
 	if err != nil {
 		return nil, fmt.Errorf("account cache of %d: %w", cfg.Max, err)
 	}
-	return &Registry{cfg: cfg, lru: lru}, nil
+	r.lru = lru
+	return r, nil
 }
 
 // Get returns the account of a valid test key, opening a freshly seeded one
@@ -102,8 +122,7 @@ func (r *Registry) Get(key string) *Account {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.expire(now)
-	if v, ok := r.lru.Get(id); ok {
-		a := v.(*Account)
+	if a, ok := r.lru.Get(id); ok {
 		a.lastUsed = now
 		return a
 	}
@@ -122,15 +141,15 @@ func (r *Registry) Reset(old *Account) *Account {
 	// Another request may have reset or dropped the account since old was
 	// looked up: what is replaced, and closed, is what the key has now.
 	current := old
-	if v, ok := r.lru.Peek(old.key); ok {
-		current = v.(*Account)
+	if a, ok := r.lru.Peek(old.key); ok {
+		current = a
 	}
 	a := r.open(current.Account, current.Controls, current.resets+1)
 	a.key, a.lastUsed = current.key, r.cfg.Now()
 	// Add on a present key replaces the value without calling the evict
 	// callback, so the replaced account's deliveries are cancelled here.
 	r.lru.Add(a.key, a)
-	current.close()
+	r.drop(current)
 	return a
 }
 
@@ -155,8 +174,8 @@ func (r *Registry) expire(now time.Time) {
 		return
 	}
 	for {
-		_, v, ok := r.lru.GetOldest()
-		if !ok || now.Sub(v.(*Account).lastUsed) < r.cfg.TTL {
+		_, a, ok := r.lru.GetOldest()
+		if !ok || now.Sub(a.lastUsed) < r.cfg.TTL {
 			return
 		}
 		r.lru.RemoveOldest()
@@ -175,17 +194,18 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 		a.Clock = a.Frozen
 	}
 	if r.cfg.NewOutbox != nil {
-		// A reset numbers events afresh; the outbox's ID changes with it,
-		// so that the Webhook-Ids derived from it do not repeat the
-		// previous events' and receivers that de-duplicate drop nothing.
-		outboxID := id.ID
-		if resets > 0 {
-			outboxID += "/" + strconv.Itoa(resets)
-		}
-		a.Outbox = r.cfg.NewOutbox(outboxID, a.Clock)
+		// A reset numbers events afresh; the outbox's identity changes
+		// with it, so that the Webhook-Ids derived from it do not repeat
+		// the previous events' and receivers that de-duplicate drop
+		// nothing. Webhook secrets, derived from the database's, are as
+		// for a fresh account.
+		a.Outbox = r.cfg.NewOutbox(r.identity(id.ID, resets), a.Clock)
 	}
-	var db *store.DB
-	db = r.cfg.Template.Open(id.ID, a.Clock, func(e sandbox.Event) { r.announce(a, db, e) })
+	opts := store.Options{OnEvent: func(e sandbox.Event, hooks []sandbox.Webhook) { r.announce(a, e, hooks) }}
+	if r.cfg.MemoryBudget > 0 {
+		opts.Meter = meter{r, a}
+	}
+	db := r.cfg.Template.Open(r.identity(id.ID, 0), a.Clock, opts)
 	a.Store = db
 	if r.cfg.WrapStore != nil {
 		a.Store = r.cfg.WrapStore(db)
@@ -193,11 +213,23 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 	return a
 }
 
+// identity is what the webhook secrets and Webhook-Ids of an account are
+// derived from, after resets.
+func (r *Registry) identity(accountID string, resets int) string {
+	switch {
+	case r.cfg.Identity != nil:
+		return r.cfg.Identity(accountID, resets)
+	case resets > 0:
+		return accountID + "/" + strconv.Itoa(resets)
+	}
+	return accountID
+}
+
 // announce hands a committed event to the account's outbox. It runs after
 // the commit, on the request's goroutine, so nothing in it may fail the
 // request: the write has happened, and a client told otherwise would retry
 // and write it twice.
-func (r *Registry) announce(a *Account, db *store.DB, e sandbox.Event) {
+func (r *Registry) announce(a *Account, e sandbox.Event, hooks []sandbox.Webhook) {
 	if a.Outbox == nil {
 		return
 	}
@@ -206,24 +238,70 @@ func (r *Registry) announce(a *Account, db *store.DB, e sandbox.Event) {
 			r.cfg.Logger.Error("webhook hand-off failed", "key", a.KeyHint, "event", e.ID, "panic", fmt.Sprint(v))
 		}
 	}()
-	hooks, err := db.Webhooks()
-	if err != nil {
-		r.cfg.Logger.Error("webhook lookup failed", "key", a.KeyHint, "event", e.ID, "error", err)
-		return
-	}
-	wanted := hooks[:0]
-	for _, h := range hooks {
-		if h.Wants(e.Type) {
-			wanted = append(wanted, h)
-		}
-	}
-	if len(wanted) > 0 {
-		a.Outbox.Send(e, wanted)
-	}
+	a.Outbox.Send(e, hooks)
 }
 
-func (a *Account) close() {
+// drop lets go of an account that the registry no longer holds: its bytes
+// leave the budget and its pending deliveries are cancelled. The caller
+// holds r.mu.
+func (r *Registry) drop(a *Account) {
+	r.used -= a.bytes
+	a.bytes, a.dropped = 0, true
 	if a.Outbox != nil {
 		a.Outbox.Close()
 	}
+}
+
+// meter charges one account's writes to the registry's memory budget.
+type meter struct {
+	r *Registry
+	a *Account
+}
+
+// Charge makes room for n bytes, dropping the least recently used other
+// accounts as long as the budget is short of it.
+func (m meter) Charge(n int64) error {
+	r, a := m.r, m.a
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if a.dropped {
+		// The key has a new account already; this write is to one that
+		// nobody will read again.
+		return nil
+	}
+	for r.used+n > r.cfg.MemoryBudget {
+		_, oldest, ok := r.lru.GetOldest()
+		if oldest == a {
+			// The writer is in use, so it is the most recent; what is
+			// older goes first.
+			r.lru.Get(a.key)
+			_, oldest, ok = r.lru.GetOldest()
+		}
+		if !ok || oldest == a {
+			return sandbox.Errorf(sandbox.ErrLimitReached,
+				"the sandbox's memory budget of %d MiB is spent, and this account holds most of it; reset it or use a new key", r.cfg.MemoryBudget>>20)
+		}
+		r.lru.RemoveOldest()
+	}
+	r.used += n
+	a.bytes += n
+	return nil
+}
+
+// Release gives back bytes a write freed.
+func (m meter) Release(n int64) {
+	m.r.mu.Lock()
+	defer m.r.mu.Unlock()
+	if !m.a.dropped {
+		m.r.used -= n
+		m.a.bytes -= n
+	}
+}
+
+// MemoryUsed is the estimated bytes the held accounts' records and events
+// take, which the memory budget bounds.
+func (r *Registry) MemoryUsed() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.used
 }

@@ -112,7 +112,7 @@ func TestLeastRecentlyUsedAccountsAreDroppedPastTheCap(t *testing.T) {
 func TestDroppedKeyStartsAfresh(t *testing.T) {
 	r := newRegistry(t, Config{Max: 1})
 	first := r.Get(key(1))
-	if _, err := first.Store.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
+	if _, err := first.Store.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	r.Get(key(2))
@@ -120,7 +120,7 @@ func TestDroppedKeyStartsAfresh(t *testing.T) {
 	if again == first {
 		t.Fatal("the evicted account came back")
 	}
-	if _, err := again.Store.Campaign("cmp_000006"); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+	if _, err := again.Store.Campaign(t.Context(), "cmp_000006"); sandbox.AsError(err).Code != sandbox.ErrNotFound {
 		t.Errorf("the reseeded account holds the old campaign: %v", err)
 	}
 }
@@ -189,10 +189,10 @@ func TestEachAccountHasItsOwnClock(t *testing.T) {
 func TestAnnounceNeverFailsTheWrite(t *testing.T) {
 	r := newRegistry(t, Config{Max: 10, NewOutbox: func(string, sandbox.Clock) Outbox { return &panickingOutbox{} }})
 	a := r.Get(key(1))
-	if _, err := a.Store.CreateWebhook(sandbox.WebhookInput{URL: "http://127.0.0.1:1/", Events: []string{"*"}}); err != nil {
+	if _, err := a.Store.CreateWebhook(t.Context(), sandbox.WebhookInput{URL: "http://127.0.0.1:1/", Events: []string{"*"}}); err != nil {
 		t.Fatal(err)
 	}
-	c, err := a.Store.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
+	c, err := a.Store.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
 	if err != nil || c.ID == "" {
 		t.Fatalf("the write failed with its announcement: %+v, %v", c, err)
 	}
@@ -236,7 +236,7 @@ func BenchmarkFreshAccount(b *testing.B) {
 			a := r.Get(key(i))
 			a.Limiter.Take(a.Clock.Now())
 			a.Requests.Add(LoggedRequest{Method: "GET", Path: "/v1/campaigns", Status: 200})
-			if _, err := a.Store.Campaigns(sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 20}); err != nil {
+			if _, err := a.Store.Campaigns(b.Context(), sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 20}); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -280,5 +280,81 @@ func TestConcurrentResetsLeaveOneAccountAndCloseTheRest(t *testing.T) {
 	}
 	if len(opened) != 9 || open != 1 {
 		t.Errorf("%d outboxes opened, %d still open; want 9 and only the current account's", len(opened), open)
+	}
+}
+
+func TestMemoryBudgetDropsTheLeastRecentlyUsedAccounts(t *testing.T) {
+	wall := &wallClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	outboxes := map[string]*countingOutbox{}
+	// Room for about three accounts' worth of the writes below.
+	const perAccount = 40
+	campaign := sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}
+	measure := newRegistry(t, Config{Max: 10, MemoryBudget: 1 << 40})
+	probe := measure.Get(key(99))
+	for range perAccount {
+		if _, err := probe.Store.CreateCampaign(t.Context(), campaign); err != nil {
+			t.Fatal(err)
+		}
+	}
+	accountBytes := measure.MemoryUsed()
+	r := newRegistry(t, Config{Max: 10, MemoryBudget: 3*accountBytes + accountBytes/2, Now: wall.Now,
+		NewOutbox: func(id string, _ sandbox.Clock) Outbox {
+			outboxes[id] = &countingOutbox{}
+			return outboxes[id]
+		}})
+	fill := func(i int) *Account {
+		t.Helper()
+		a := r.Get(key(i))
+		for range perAccount {
+			if _, err := a.Store.CreateCampaign(t.Context(), campaign); err != nil {
+				t.Fatalf("account %d: %v", i, err)
+			}
+		}
+		wall.advance(time.Second)
+		return a
+	}
+	first := fill(0)
+	fill(1)
+	fill(2)
+	// Account 0 is used again, so account 1 is now the least recent.
+	r.Get(key(0))
+	fill(3)
+	if got := r.MemoryUsed(); got > 3*accountBytes+accountBytes/2 {
+		t.Errorf("%d bytes held, over the budget", got)
+	}
+	if !outboxes[sandbox.AccountForKey(key(1)).ID].closed || outboxes[sandbox.AccountForKey(key(0)).ID].closed {
+		t.Errorf("the budget dropped the wrong account: want account 1, the least recently used")
+	}
+	if _, err := first.Store.Campaign(t.Context(), "cmp_000006"); err != nil {
+		t.Errorf("the recently used account lost its campaign: %v", err)
+	}
+	// One account alone cannot pass the budget: its write is refused and
+	// leaves nothing behind.
+	a := r.Get(key(4))
+	var (
+		err     error
+		created sandbox.Campaign
+		last    string
+	)
+	for i := 0; err == nil && i < 10*perAccount; i++ {
+		last = created.ID
+		created, err = a.Store.CreateCampaign(t.Context(), campaign)
+	}
+	if sandbox.AsError(err).Code != sandbox.ErrLimitReached {
+		t.Fatalf("writing past the budget: %v, want LIMIT_REACHED", err)
+	}
+	page, err := a.Store.Campaigns(t.Context(), sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 1})
+	if err != nil || len(page.Items) != 1 {
+		t.Fatal(page, err)
+	}
+	if page.Items[0].ID != last {
+		t.Errorf("newest campaign after the refusal is %s, want %s, the last one accepted", page.Items[0].ID, last)
+	}
+	if r.MemoryUsed() > 3*accountBytes+accountBytes/2 {
+		t.Errorf("%d bytes held, over the budget", r.MemoryUsed())
+	}
+	r.Close()
+	if got := r.MemoryUsed(); got != 0 {
+		t.Errorf("%d bytes held after every account was dropped", got)
 	}
 }

@@ -36,6 +36,9 @@ type Config struct {
 	AccountTTL time.Duration
 	// MaxAccounts caps the accounts held; the least recently used go first.
 	MaxAccounts int
+	// MemoryBudget bounds the estimated bytes of every account's records
+	// and events together; the least recently used accounts go first.
+	MemoryBudget int64
 	// Webhooks configures delivery; see the webhook package.
 	Webhooks WebhookConfig
 	Logger   *slog.Logger
@@ -49,6 +52,11 @@ const (
 	// DefaultMaxAccounts fits in about 1 GB with each account holding a
 	// few hundred records of its own.
 	DefaultMaxAccounts = 10_000
+	// DefaultMemoryBudget holds a million campaigns and a million bugs in
+	// one account (about 1 GiB as estimated) beside many small accounts,
+	// and keeps the process, with the garbage collector's headroom, within
+	// a few GiB.
+	DefaultMemoryBudget = 3 << 30
 )
 
 // App is a built sandbox.
@@ -75,7 +83,7 @@ func New(cfg Config) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	outboxes, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
+	outboxes, identity, closeWebhooks := startWebhooks(cfg.Webhooks, cfg.Logger)
 	registry, err := accounts.New(accounts.Config{
 		Template:      template,
 		Limits:        cfg.Limits.Or(ratelimit.DefaultLimits),
@@ -83,7 +91,9 @@ func New(cfg Config) (*App, error) {
 		FrozenAt:      cfg.FrozenAt,
 		TTL:           cmp.Or(cfg.AccountTTL, DefaultAccountTTL),
 		Max:           cmp.Or(cfg.MaxAccounts, DefaultMaxAccounts),
+		MemoryBudget:  cmp.Or(cfg.MemoryBudget, DefaultMemoryBudget),
 		NewOutbox:     outboxes,
+		Identity:      identity,
 		WrapStore:     cfg.WrapStore,
 		Logger:        cfg.Logger,
 	})

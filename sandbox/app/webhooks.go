@@ -15,17 +15,23 @@ type WebhookConfig struct {
 	Attempts int
 	// FirstRetry is the wait before a second try; each later wait doubles.
 	FirstRetry time.Duration
-	// DenyPrivate refuses loopback and private destinations too.
+	// DenyPrivate refuses loopback, private and special-purpose
+	// destinations and the host's own addresses too.
 	DenyPrivate bool
 	// LoopbackOnly delivers only to receivers on this machine.
 	LoopbackOnly bool
+	// Secret is the server secret that webhook secrets and Webhook-Ids are
+	// derived with; random for each sandbox if empty.
+	Secret string
 }
 
-// startWebhooks starts the one dispatcher every account's outbox shares.
-func startWebhooks(cfg WebhookConfig, logger *slog.Logger) (func(string, sandbox.Clock) accounts.Outbox, func()) {
+// startWebhooks starts the one dispatcher every account's outbox shares,
+// and returns how an account gets its outbox and its identity.
+func startWebhooks(cfg WebhookConfig, logger *slog.Logger) (newOutbox func(string, sandbox.Clock) accounts.Outbox, identity func(string, int) string, stop func()) {
 	d := webhook.Start(webhook.Options{
 		Logger: logger, MaxAttempts: cfg.Attempts, FirstRetry: cfg.FirstRetry,
 		DenyPrivate: cfg.DenyPrivate, LoopbackOnly: cfg.LoopbackOnly,
 	})
-	return func(id string, clock sandbox.Clock) accounts.Outbox { return d.NewOutbox(id, clock) }, d.Close
+	newOutbox = func(id string, clock sandbox.Clock) accounts.Outbox { return d.NewOutbox(id, clock) }
+	return newOutbox, webhook.NewKeys(cfg.Secret).Identity, d.Close
 }

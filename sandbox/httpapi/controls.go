@@ -20,7 +20,7 @@ func (s *Server) fileBug(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.FileBug(in)
+	return accountOf(r).Store.FileBug(r.Context(), in)
 }
 
 func (s *Server) listEvents(r *http.Request) (any, error) {
@@ -28,7 +28,7 @@ func (s *Server) listEvents(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.Events(page)
+	return accountOf(r).Store.Events(r.Context(), page)
 }
 
 func (s *Server) listDeliveries(r *http.Request) (any, error) {

@@ -14,6 +14,8 @@ import (
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
+const goldenSecret = "golden-session-secret"
+
 var update = flag.Bool("update", false, "rewrite golden files from the current behaviour")
 
 // session is a client's whole first session against a fresh account: every
@@ -45,7 +47,9 @@ type exchange struct {
 
 func runSession(t *testing.T) []exchange {
 	t.Helper()
-	c := newClient(t, sandboxtest.Options{Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)})
+	// Webhook secrets come from the server secret: a golden file keeps
+	// them only with the secret set.
+	c := newClient(t, sandboxtest.Options{Now: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Secret: goldenSecret})
 	var out []exchange
 	for _, step := range session {
 		res := c.do(step.method, step.path, step.body)

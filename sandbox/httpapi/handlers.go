@@ -18,7 +18,7 @@ func (s *Server) listCampaigns(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.Campaigns(filter, page)
+	return accountOf(r).Store.Campaigns(r.Context(), filter, page)
 }
 
 func (s *Server) createCampaign(r *http.Request) (any, error) {
@@ -26,11 +26,11 @@ func (s *Server) createCampaign(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.CreateCampaign(in)
+	return accountOf(r).Store.CreateCampaign(r.Context(), in)
 }
 
 func (s *Server) getCampaign(r *http.Request) (any, error) {
-	return accountOf(r).Store.Campaign(mux.Vars(r)["id"])
+	return accountOf(r).Store.Campaign(r.Context(), mux.Vars(r)["id"])
 }
 
 func (s *Server) listBugs(r *http.Request) (any, error) {
@@ -46,7 +46,7 @@ func (s *Server) listBugs(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.Bugs(filter, page)
+	return accountOf(r).Store.Bugs(r.Context(), filter, page)
 }
 
 func (s *Server) updateBug(r *http.Request) (any, error) {
@@ -54,7 +54,7 @@ func (s *Server) updateBug(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.UpdateBug(mux.Vars(r)["id"], patch)
+	return accountOf(r).Store.UpdateBug(r.Context(), mux.Vars(r)["id"], patch)
 }
 
 func (s *Server) createWebhook(r *http.Request) (any, error) {
@@ -62,7 +62,7 @@ func (s *Server) createWebhook(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.CreateWebhook(in)
+	return accountOf(r).Store.CreateWebhook(r.Context(), in)
 }
 
 func (s *Server) listTesters(r *http.Request) (any, error) {
@@ -74,9 +74,9 @@ func (s *Server) listTesters(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.Testers(filter, page)
+	return accountOf(r).Store.Testers(r.Context(), filter, page)
 }
 
 func (s *Server) analytics(r *http.Request) (any, error) {
-	return accountOf(r).Store.Analytics(queryOf(r).Get("campaignId"))
+	return accountOf(r).Store.Analytics(r.Context(), queryOf(r).Get("campaignId"))
 }

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -238,39 +239,33 @@ func TestPanicBecomesInternalError(t *testing.T) {
 
 type panickingStore struct{ sandbox.Store }
 
-func (panickingStore) Testers(sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
+func (panickingStore) Testers(context.Context, sandbox.TesterFilter, sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
 	panic("boom")
 }
 
 func TestWebhookDeliveriesAreVisibleThroughControls(t *testing.T) {
+	const secret = "limits-controls-secret"
 	posts := make(chan string, 10)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		posts <- r.Header.Get("Webhook-Id")
 	}))
 	defer receiver.Close()
-	c := newClient(t, sandboxtest.Options{})
+	c := newHookClient(t, sandboxtest.Options{Secret: secret})
 	c.ok("POST", "/v1/webhooks", `{"url":"`+receiver.URL+`","events":["bug.updated"]}`, nil)
 	c.ok("POST", "/v1/campaigns", validCampaign, nil)
 	c.ok("PATCH", "/v1/bugs/bug_000009", `{"status":"confirmed"}`, nil)
 	select {
 	case id := <-posts:
-		if want := webhook.MessageID(sandbox.AccountForKey(testKey).ID, "evt_000002"); id != want {
+		identity := webhook.NewKeys(secret).Identity(sandbox.AccountForKey(testKey).ID, 0)
+		if want := webhook.MessageID(identity, "evt_000002"); id != want {
 			t.Errorf("delivered %s, want %s, of the bug.updated event evt_000002 only", id, want)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("no delivery")
 	}
-	var deliveries page[struct {
-		EventType  string `json:"eventType"`
-		StatusCode int    `json:"statusCode"`
-		Attempt    int    `json:"attempt"`
-	}]
-	deadline := time.Now().Add(10 * time.Second)
-	for len(deliveries.Items) == 0 && time.Now().Before(deadline) {
-		c.ok("GET", "/_sandbox/deliveries", "", &deliveries)
-	}
-	if len(deliveries.Items) != 1 || deliveries.Items[0].EventType != "bug.updated" || deliveries.Items[0].StatusCode != 200 || deliveries.Items[0].Attempt != 1 {
-		t.Errorf("deliveries = %+v", deliveries.Items)
+	deliveries := c.waitDeliveries(1)
+	if len(deliveries) != 1 || deliveries[0].EventID != "evt_000002" || deliveries[0].StatusCode != 200 || deliveries[0].Attempt != 1 {
+		t.Errorf("deliveries = %+v", deliveries)
 	}
 }
 

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
+	"github.com/testcampaign/kit/sandbox/webhook"
 )
 
 // hookReceiver records the Webhook-Id of every POST and answers status.
@@ -59,18 +61,34 @@ func (c *client) deliveries() []delivery {
 	return got.Items
 }
 
-func (c *client) waitDeliveries(n int) []delivery {
+// hookClient is a client of a sandbox whose accounts' outboxes it can wait on.
+type hookClient struct {
+	*client
+	sb *sandboxtest.Sandbox
+}
+
+func newHookClient(t *testing.T, opts sandboxtest.Options) hookClient {
+	t.Helper()
+	sb := sandboxtest.New(t, opts)
+	return hookClient{&client{t: t, handler: sb.Handler, key: testKey}, sb}
+}
+
+// waitDeliveries waits until the account has recorded n deliveries, on its
+// outbox rather than by polling the controls, whose budget it would spend,
+// and returns them as GET /_sandbox/deliveries lists them.
+func (c hookClient) waitDeliveries(n int) []delivery {
 	c.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	outbox := c.sb.Accounts.Get(c.key).Outbox.(*webhook.Outbox)
 	for {
-		got := c.deliveries()
-		if len(got) >= n {
-			return got
+		recorded := outbox.Recorded()
+		if len(outbox.Deliveries(sandbox.PageRequest{Limit: n}).Items) >= n {
+			return c.deliveries()
 		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("%d deliveries recorded, want %d: %+v", len(got), n, got)
+		select {
+		case <-recorded:
+		case <-time.After(10 * time.Second):
+			c.t.Fatalf("%d deliveries recorded, want %d: %+v", len(c.deliveries()), n, c.deliveries())
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -85,28 +103,36 @@ func TestSeventeenthWebhookIsRefused(t *testing.T) {
 	}
 }
 
+// TestResetCancelsRetriesAndRenewsWebhookIds also shows how a frozen-clock
+// sandbox retries: moving the account's clock makes the retry due.
 func TestResetCancelsRetriesAndRenewsWebhookIds(t *testing.T) {
 	failing := newHookReceiver(t, answer(http.StatusInternalServerError))
-	c := newClient(t, sandboxtest.Options{WebhookRetry: 20 * time.Millisecond})
+	c := newHookClient(t, sandboxtest.Options{Now: frozenAt, WebhookRetry: time.Hour})
 	register := `{"url":"` + failing.URL + `","events":["campaign.created"]}`
 	c.ok("POST", "/v1/webhooks", register, nil)
 	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	c.waitDeliveries(1)
+	c.ok("POST", "/_sandbox/clock", `{"advance":"1h"}`, nil)
 	c.waitDeliveries(2)
+	clock := c.sb.Accounts.Get(testKey).Frozen
+	if n := clock.Waiting(); n != 1 {
+		t.Fatalf("%d retries scheduled after the second failure, want 1", n)
+	}
 	c.ok("POST", "/_sandbox/reset", "", nil)
 	if got := c.deliveries(); len(got) != 0 {
 		t.Errorf("the reset account shows %d old deliveries", len(got))
 	}
-	before := len(failing.received())
-	// Retries were due every 20-160 ms; none may come after the reset.
-	time.Sleep(400 * time.Millisecond)
-	if after := len(failing.received()); after != before {
-		t.Errorf("%d attempts arrived after the reset", after-before)
+	if n := clock.Waiting(); n != 0 {
+		t.Errorf("%d retries of the old account still scheduled after the reset", n)
 	}
 
 	ok := newHookReceiver(t, answer(http.StatusNoContent))
 	c.ok("POST", "/v1/webhooks", `{"url":"`+ok.URL+`","events":["campaign.created"]}`, nil)
 	c.ok("POST", "/v1/campaigns", validCampaign, nil)
 	c.waitDeliveries(1)
+	if n := len(failing.received()); n != 2 {
+		t.Errorf("the old receiver got %d attempts, want the 2 before the reset", n)
+	}
 	first, again := failing.received()[0], ok.received()[0]
 	// Both are evt_000001 of the same key, before and after the reset.
 	if first == again {
@@ -119,7 +145,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	redirecting := newHookReceiver(t, func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, target.URL, http.StatusTemporaryRedirect)
 	})
-	c := newClient(t, sandboxtest.Options{})
+	c := newHookClient(t, sandboxtest.Options{})
 	c.ok("POST", "/v1/webhooks", `{"url":"`+redirecting.URL+`","events":["*"]}`, nil)
 	c.ok("POST", "/v1/campaigns", validCampaign, nil)
 	got := c.waitDeliveries(1)[0]
@@ -133,7 +159,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 
 func TestDenyPrivateRefusesALoopbackReceiver(t *testing.T) {
 	recv := newHookReceiver(t, answer(http.StatusOK))
-	c := newClient(t, sandboxtest.Options{WebhookDenyPrivate: true})
+	c := newHookClient(t, sandboxtest.Options{WebhookDenyPrivate: true})
 	c.ok("POST", "/v1/webhooks", `{"url":"`+recv.URL+`","events":["*"]}`, nil)
 	c.ok("POST", "/v1/campaigns", validCampaign, nil)
 	got := c.waitDeliveries(1)[0]
@@ -150,7 +176,7 @@ func TestDenyPrivateRefusesALoopbackReceiver(t *testing.T) {
 
 func TestDeliveryTimesHaveThreeFractionalDigits(t *testing.T) {
 	recv := newHookReceiver(t, answer(http.StatusInternalServerError))
-	c := newClient(t, sandboxtest.Options{Now: frozenAt, WebhookRetry: time.Hour})
+	c := newHookClient(t, sandboxtest.Options{Now: frozenAt, WebhookRetry: time.Hour})
 	c.ok("POST", "/v1/webhooks", `{"url":"`+recv.URL+`","events":["*"]}`, nil)
 	c.ok("POST", "/v1/campaigns", validCampaign, nil)
 	got := c.waitDeliveries(1)[0]

@@ -34,6 +34,10 @@ type Options struct {
 	// -webhook-deny-private does. Without it a test sandbox delivers only to
 	// loopback receivers.
 	WebhookDenyPrivate bool
+	// Secret, if set, is the server secret webhook secrets and Webhook-Ids
+	// are derived with, as -secret sets it; by default each sandbox has a
+	// random one, so tests that keep them in golden files set it.
+	Secret string
 	// Fixtures, if set, seeds accounts instead of the embedded fixtures, as
 	// the -fixtures flag does.
 	Fixtures fs.FS
@@ -76,6 +80,7 @@ func New(tb testing.TB, opts Options) *Sandbox {
 		Webhooks: app.WebhookConfig{
 			FirstRetry:  opts.WebhookRetry,
 			DenyPrivate: opts.WebhookDenyPrivate, LoopbackOnly: !opts.WebhookDenyPrivate,
+			Secret: opts.Secret,
 		},
 		Logger:    opts.Logger,
 		WrapStore: opts.WrapStore,

@@ -1,31 +1,67 @@
 package store
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-func BenchmarkCreateCampaign(b *testing.B) {
-	db := openDB(b, nil)
-	in := sandbox.CampaignInput{Name: "Load test campaign", Platform: "android", TestersRequired: 3, RewardPerBug: "0.5"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := db.CreateCampaign(in); err != nil {
+var (
+	benchCampaign = sandbox.CampaignInput{Name: "Load test campaign", Platform: "android", TestersRequired: 3, RewardPerBug: "0.5"}
+	benchBug      = sandbox.BugInput{CampaignID: "cmp_000002", Title: "Crash on login", Description: "Tap login twice quickly.", Severity: "high"}
+)
+
+// accountSizes are the account sizes the write benchmarks run at: a small
+// account and one after minutes of creates, so a cost that grows with the
+// account shows as a difference between the two.
+var accountSizes = []int{10_000, 300_000}
+
+// filledDB is an account holding n campaigns and n bugs beyond the seed.
+func filledDB(b *testing.B, n int) *DB {
+	b.Helper()
+	tmpl, _ := newTemplate(b, Limits{Records: 10 * n, Webhooks: 16, Events: DefaultLimits.Events})
+	db := tmpl.Open("acct-1", sandbox.NewFrozenClock(origin), Options{})
+	for range n {
+		if _, err := db.CreateCampaign(b.Context(), benchCampaign); err != nil {
 			b.Fatal(err)
 		}
+		if _, err := db.FileBug(b.Context(), benchBug); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	return db
+}
+
+func BenchmarkCreateCampaign(b *testing.B) {
+	for _, n := range accountSizes {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			db := filledDB(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := db.CreateCampaign(b.Context(), benchCampaign); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
 func BenchmarkFileBug(b *testing.B) {
-	db := openDB(b, nil)
-	in := sandbox.BugInput{CampaignID: "cmp_000002", Title: "Crash on login", Description: "Tap login twice quickly.", Severity: "high"}
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := db.FileBug(in); err != nil {
-			b.Fatal(err)
-		}
+	for _, n := range accountSizes {
+		b.Run(fmt.Sprintf("records=%d", n), func(b *testing.B) {
+			db := filledDB(b, n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := db.FileBug(b.Context(), benchBug); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -36,13 +72,15 @@ func BenchmarkRetainedPerRecord(b *testing.B) {
 		b.Run("records=2x100k", func(b *testing.B) {
 			for b.Loop() {
 				before := heapInUse()
-				db := openDB(b, nil)
+				db := openDB(b, Options{})
 				for range n {
-					c, err := db.CreateCampaign(sandbox.CampaignInput{Name: "Load test campaign", Platform: "android", TestersRequired: 3, RewardPerBug: "0.5"})
+					c, err := db.CreateCampaign(b.Context(), benchCampaign)
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := db.FileBug(sandbox.BugInput{CampaignID: c.ID, Title: "Crash on login", Description: "Tap login twice quickly.", Severity: "high"}); err != nil {
+					in := benchBug
+					in.CampaignID = c.ID
+					if _, err := db.FileBug(b.Context(), in); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -1,6 +1,9 @@
 package store
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"slices"
 
@@ -10,28 +13,39 @@ import (
 )
 
 // CreateCampaign stores a new draft campaign and emits campaign.created.
-func (d *DB) CreateCampaign(in sandbox.CampaignInput) (sandbox.Campaign, error) {
+func (d *DB) CreateCampaign(ctx context.Context, in sandbox.CampaignInput) (sandbox.Campaign, error) {
 	var c sandbox.Campaign
-	err := d.write(func(txn *memdb.Txn) error {
-		seq, id, err := newID(txn, campaigns, d.limits.Records)
+	err := d.write(ctx, func(w *writeTxn) error {
+		seq, id, err := newID(w.Txn, campaigns, d.limits.Records)
 		if err != nil {
 			return err
 		}
 		c = sandbox.Campaign{
-			ID: id, Name: in.Name, Platform: in.Platform, TestersRequired: in.TestersRequired, RewardPerBug: in.RewardPerBug,
-			Status: sandbox.CampaignDraft, CreatedAt: d.now(), Seq: seq,
+			ID: id, Name: in.Name, Platform: intern(in.Platform, sandbox.Platforms), TestersRequired: in.TestersRequired,
+			RewardPerBug: in.RewardPerBug, Status: sandbox.CampaignDraft, CreatedAt: w.now, Seq: seq,
 		}
-		if err := txn.Insert(campaigns.name, stored(d, campaigns, c)); err != nil {
-			return fmt.Errorf("insert campaign: %w", err)
+		s, err := insert(w, campaigns, c, len(c.Name)+len(c.RewardPerBug))
+		if err != nil {
+			return err
 		}
-		return d.emit(txn, sandbox.EventCampaignCreated, c)
+		return w.emit(sandbox.EventCampaignCreated, s)
 	})
 	return c, err
 }
 
+// intern returns the one copy of value that allowed holds, so that a
+// million records share it instead of each holding the bytes it was decoded
+// from.
+func intern(value string, allowed []string) string {
+	if i := slices.Index(allowed, value); i >= 0 {
+		return allowed[i]
+	}
+	return value
+}
+
 // Campaign returns one campaign of the account.
-func (d *DB) Campaign(id string) (sandbox.Campaign, error) {
-	c, err := get(d, d.db.Txn(false), campaigns, "campaign", id)
+func (d *DB) Campaign(ctx context.Context, id string) (sandbox.Campaign, error) {
+	c, err := get(d.db.Txn(false), campaigns, "campaign", id)
 	if err != nil {
 		return sandbox.Campaign{}, err
 	}
@@ -39,39 +53,44 @@ func (d *DB) Campaign(id string) (sandbox.Campaign, error) {
 }
 
 // Campaigns lists the account's campaigns, newest first.
-func (d *DB) Campaigns(f sandbox.CampaignFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Campaign], error) {
-	return list(d, campaigns, f, page)
+func (d *DB) Campaigns(ctx context.Context, f sandbox.CampaignFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Campaign], error) {
+	return list(ctx, d, campaigns, f, 0, page)
 }
 
 // FileBug stores a bug reported by a tester and emits bug.created.
-func (d *DB) FileBug(in sandbox.BugInput) (sandbox.Bug, error) {
+func (d *DB) FileBug(ctx context.Context, in sandbox.BugInput) (sandbox.Bug, error) {
 	var b sandbox.Bug
-	err := d.write(func(txn *memdb.Txn) error {
-		campaign, err := get(d, txn, campaigns, "campaign", in.CampaignID)
+	err := d.write(ctx, func(w *writeTxn) error {
+		campaign, err := get(w.Txn, campaigns, "campaign", in.CampaignID)
 		if err != nil {
 			return fieldError(err, "campaignId", "campaignId names no campaign of this account")
 		}
 		testerID := in.TesterID
 		if testerID == "" {
-			if testerID, err = pickTester(txn, campaign.Platform); err != nil {
+			if testerID, err = pickTester(w, campaign.Platform); err != nil {
 				return err
 			}
-		} else if _, err := get(d, txn, testers, "tester", testerID); err != nil {
+		} else if t, err := get(w.Txn, testers, "tester", testerID); err != nil {
 			return fieldError(err, "testerId", "testerId names no tester of this account")
+		} else {
+			testerID = t.ID
 		}
-		seq, id, err := newID(txn, bugs, d.limits.Records)
+		seq, id, err := newID(w.Txn, bugs, d.limits.Records)
 		if err != nil {
 			return err
 		}
-		now := d.now()
 		b = sandbox.Bug{
-			ID: id, CampaignID: in.CampaignID, TesterID: testerID, Title: in.Title, Description: in.Description,
-			Severity: in.Severity, Status: sandbox.BugNew, CreatedAt: now, UpdatedAt: now, Seq: seq,
+			ID: id, CampaignID: campaign.ID, TesterID: testerID, Title: in.Title, Description: in.Description,
+			Severity: intern(in.Severity, sandbox.Severities), Status: sandbox.BugNew, CreatedAt: w.now, UpdatedAt: w.now, Seq: seq,
 		}
-		if err := txn.Insert(bugs.name, stored(d, bugs, b)); err != nil {
-			return fmt.Errorf("insert bug: %w", err)
+		s, err := insert(w, bugs, b, len(b.Title)+len(b.Description))
+		if err != nil {
+			return err
 		}
-		return d.emit(txn, sandbox.EventBugCreated, b)
+		if err := w.countBug(s, 1); err != nil {
+			return err
+		}
+		return w.emit(sandbox.EventBugCreated, s)
 	})
 	return b, err
 }
@@ -89,131 +108,113 @@ func fieldError(err error, field, message string) error {
 
 // pickTester chooses the oldest tester who tests the platform, or failing
 // that the oldest tester, so that the same requests pick the same tester.
-func pickTester(txn *memdb.Txn, platform string) (string, error) {
-	it, err := txn.LowerBound(testers.name, indexID, uint64(0))
-	if err != nil {
-		return "", fmt.Errorf("scan testers: %w", err)
-	}
-	first := ""
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		t := raw.(*sandbox.Tester)
-		if first == "" {
-			first = t.ID
+func pickTester(w *writeTxn, platform string) (string, error) {
+	for seq := uint64(1); ; seq++ {
+		t, err := lookup(w.Txn, testers, seq)
+		if err != nil {
+			return "", err
+		}
+		if t == nil {
+			break
 		}
 		if slices.Contains(t.Platforms, platform) {
 			return t.ID, nil
 		}
 	}
-	if first == "" {
+	first, err := lookup(w.Txn, testers, 1)
+	if err != nil {
+		return "", err
+	}
+	if first == nil {
 		return "", &sandbox.Error{Code: sandbox.ErrValidation, Message: "the account has no testers to file the bug",
 			Details: []sandbox.FieldError{{Field: "testerId", Message: "is required: the account has no testers"}}}
 	}
-	return first, nil
+	return first.ID, nil
 }
 
 // Bugs lists the account's bugs, newest first.
-func (d *DB) Bugs(f sandbox.BugFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Bug], error) {
-	return list(d, bugs, f, page)
+func (d *DB) Bugs(ctx context.Context, f sandbox.BugFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Bug], error) {
+	return list(ctx, d, bugs, f, 0, page)
 }
 
 // UpdateBug applies a patch to one bug and emits bug.updated if it changed.
-func (d *DB) UpdateBug(id string, p sandbox.BugPatch) (sandbox.Bug, error) {
+func (d *DB) UpdateBug(ctx context.Context, id string, p sandbox.BugPatch) (sandbox.Bug, error) {
 	var updated sandbox.Bug
-	err := d.write(func(txn *memdb.Txn) error {
-		current, err := get(d, txn, bugs, "bug", id)
+	err := d.write(ctx, func(w *writeTxn) error {
+		current, err := get(w.Txn, bugs, "bug", id)
 		if err != nil {
 			return err
 		}
-		next, changed, err := resolved(d, bugs, current).Apply(p, d.now())
+		next, changed, err := resolved(d, bugs, current).Apply(p, w.now)
 		updated = next
 		if err != nil || !changed {
 			return err
 		}
-		if err := txn.Insert(bugs.name, stored(d, bugs, next)); err != nil {
-			return fmt.Errorf("update bug: %w", err)
+		next.Status = intern(next.Status, sandbox.BugStatuses)
+		s, err := replace(w, bugs, current, next)
+		if err != nil {
+			return err
 		}
-		return d.emit(txn, sandbox.EventBugUpdated, next)
+		if current.Status != s.Status {
+			if err := w.countBug(current, -1); err != nil {
+				return err
+			}
+			if err := w.countBug(s, 1); err != nil {
+				return err
+			}
+		}
+		return w.emit(sandbox.EventBugUpdated, s)
 	})
 	return updated, err
 }
 
 // CreateWebhook registers a webhook with a new signing secret.
-func (d *DB) CreateWebhook(in sandbox.WebhookInput) (sandbox.Webhook, error) {
-	var w sandbox.Webhook
-	err := d.write(func(txn *memdb.Txn) error {
-		seq, id, err := newID(txn, webhooks, d.limits.Webhooks)
+func (d *DB) CreateWebhook(ctx context.Context, in sandbox.WebhookInput) (sandbox.Webhook, error) {
+	var h sandbox.Webhook
+	err := d.write(ctx, func(w *writeTxn) error {
+		seq, id, err := newID(w.Txn, webhooks, d.limits.Webhooks)
 		if err != nil {
 			return err
 		}
-		w = sandbox.Webhook{
+		h = sandbox.Webhook{
 			ID: id, URL: in.URL, Events: in.Events, Status: sandbox.WebhookActive,
-			Secret: webhookSecret(d.accountID, id), CreatedAt: d.now(), Seq: seq,
+			Secret: webhookSecret(d.accountID, id), CreatedAt: w.now, Seq: seq,
 		}
-		if err := txn.Insert(webhooks.name, stored(d, webhooks, w)); err != nil {
-			return fmt.Errorf("insert webhook: %w", err)
-		}
-		return nil
+		_, err = insert(w, webhooks, h, len(h.URL))
+		return err
 	})
-	return w, err
+	return h, err
 }
 
 // Webhooks returns all the account's webhooks, oldest first.
-func (d *DB) Webhooks() ([]sandbox.Webhook, error) {
-	it, err := d.db.Txn(false).Get(webhooks.name, indexID+"_prefix")
-	if err != nil {
-		return nil, fmt.Errorf("scan webhooks: %w", err)
-	}
+func (d *DB) Webhooks(ctx context.Context) ([]sandbox.Webhook, error) {
+	return d.webhooks(d.db.Txn(false))
+}
+
+func (d *DB) webhooks(txn *memdb.Txn) ([]sandbox.Webhook, error) {
 	var hooks []sandbox.Webhook
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		hooks = append(hooks, resolved(d, webhooks, raw.(*sandbox.Webhook)))
+	for no := uint64(0); ; no++ {
+		raw, err := txn.First(webhooks.name, indexID, no)
+		if err != nil {
+			return nil, fmt.Errorf("read webhooks: %w", err)
+		}
+		if raw == nil {
+			return hooks, nil
+		}
+		for _, h := range raw.(*block[sandbox.Webhook]).recs {
+			hooks = append(hooks, resolved(d, webhooks, h))
+		}
 	}
-	return hooks, nil
 }
 
 // Testers lists the account's testers, newest first.
-func (d *DB) Testers(f sandbox.TesterFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
-	return list(d, testers, f, page)
+func (d *DB) Testers(ctx context.Context, f sandbox.TesterFilter, page sandbox.PageRequest) (sandbox.Page[sandbox.Tester], error) {
+	return list(ctx, d, testers, f, 0, page)
 }
 
-// Events lists the account's most recent events, newest first.
-func (d *DB) Events(page sandbox.PageRequest) (sandbox.Page[sandbox.Event], error) {
-	last, err := d.db.Txn(false).Last(events.name, indexID)
-	if err != nil || last == nil {
-		return sandbox.NewPage[sandbox.Event](nil, false, 0), err
-	}
-	newest := last.(*sandbox.Event).Seq
-	return list(d, events, eventsAfter(newest-min(newest, uint64(d.limits.Events))), page)
-}
-
-// Analytics counts the bugs of the account, or of one of its campaigns, from
-// one snapshot so the counts agree with each other.
-func (d *DB) Analytics(campaignID string) (sandbox.Analytics, error) {
-	txn := d.db.Txn(false)
-	result := sandbox.Analytics{Bugs: sandbox.NewBugStats()}
-	var (
-		bugIt memdb.ResultIterator
-		err   error
-	)
-	if campaignID != "" {
-		if _, err := get(d, txn, campaigns, "campaign", campaignID); err != nil {
-			return result, err
-		}
-		result.CampaignID, result.Campaigns = &campaignID, 1
-		bugIt, err = txn.Get(bugs.name, "campaign_prefix", campaignID)
-	} else {
-		if last, err := txn.Last(campaigns.name, indexID); err != nil {
-			return result, fmt.Errorf("read last campaign: %w", err)
-		} else if last != nil {
-			// Campaigns are never deleted, so the last seq is the count.
-			result.Campaigns = int(last.(*sandbox.Campaign).Seq)
-		}
-		bugIt, err = txn.Get(bugs.name, indexID+"_prefix")
-	}
-	if err != nil {
-		return result, fmt.Errorf("scan bugs: %w", err)
-	}
-	for raw := bugIt.Next(); raw != nil; raw = bugIt.Next() {
-		result.Bugs.Count(raw.(*sandbox.Bug))
-	}
-	return result, nil
+// webhookSecret derives a webhook's signing secret from its account and ID, so
+// that a frozen-clock run reproduces it while two keys never share one.
+func webhookSecret(accountID, webhookID string) string {
+	sum := sha256.Sum256([]byte("whsec:" + accountID + ":" + webhookID))
+	return "whsec_" + hex.EncodeToString(sum[:24])
 }

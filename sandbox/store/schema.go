@@ -2,20 +2,27 @@ package store
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/go-memdb"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-// indexID is every table's primary index: the record's sequence number,
-// which its ID also carries ("cmp_000042"), so one eight-byte key serves
-// lookups by ID, newest-first pages and the next ID.
+// indexID is every table's one index. Record tables are keyed by block
+// number, the postings table by list and first sequence number, the counts
+// table by campaign sequence number.
 const indexID = "id"
 
-// table describes one kind of record: how memdb stores and indexes it, and
-// which of its list filters walk an index of their own. It is the one place
-// that says so; the schema and the list queries are both built from it.
+// Table names that are not record tables.
+const (
+	postingsTable = "postings"
+	countsTable   = "counts"
+)
+
+// table describes one kind of record: where memdb keeps it and which list
+// filters have a postings list of their own. It is the one place that says
+// so; the schema, the writes and the list queries are all built from it.
 type table[T, F any] struct {
 	name string
 	// kind prefixes the record's IDs.
@@ -24,32 +31,33 @@ type table[T, F any] struct {
 	// shift moves every time of the record by d: records hold times
 	// relative to their account's origin (see DB).
 	shift func(rec *T, d sandbox.Time)
-	match func(F, *T) bool
-	// indexes are the filters that have an index, most selective first; a
-	// list uses the first one its filter sets and checks the other
-	// filters while walking it. Low-cardinality fields have none: their
-	// values are dense enough that a walk of the primary index fills a
-	// page quickly, and every index costs each write a tree update.
-	indexes []filterIndex[T, F]
+	// filters are the list filters, each served by its postings lists.
+	filters []filter[T, F]
 }
 
-// filterIndex is an index on (field, seq), for one list filter.
-type filterIndex[T, F any] struct {
+// filter is one list filter: the values a record files under (a tester
+// files under each of its platforms) and the value a filter asks for, empty
+// when it asks for none.
+type filter[T, F any] struct {
 	name   string
-	field  func(*T) string
-	filter func(F) string
+	values func(dst []string, rec *T) []string
+	value  func(F) string
+}
+
+// one is the values function of a field that holds one value.
+func one[T any](field func(*T) string) func([]string, *T) []string {
+	return func(dst []string, rec *T) []string { return append(dst, field(rec)) }
+}
+
+// list names the postings list of one filter value.
+func (f filter[T, F]) list(t table[T, F], value string) string {
+	return t.name + "\x00" + f.name + "\x00" + value
 }
 
 func (t table[T, F]) schema() *memdb.TableSchema {
-	ts := &memdb.TableSchema{Name: t.name, Indexes: map[string]*memdb.IndexSchema{
-		indexID: {Name: indexID, Unique: true, Indexer: seqIndexer[T]{t.seq}},
+	return &memdb.TableSchema{Name: t.name, Indexes: map[string]*memdb.IndexSchema{
+		indexID: {Name: indexID, Unique: true, Indexer: seqIndexer[block[T]]{func(b *block[T]) uint64 { return b.no }}},
 	}}
-	for _, ix := range t.indexes {
-		// Unique because the key ends in the seq: memdb then does not
-		// append the primary key, and the keys stay short.
-		ts.Indexes[ix.name] = &memdb.IndexSchema{Name: ix.name, Unique: true, Indexer: fieldSeqIndexer[T]{ix.field, t.seq}}
-	}
-	return ts
 }
 
 var (
@@ -57,41 +65,42 @@ var (
 		name: "campaigns", kind: "cmp",
 		seq:   func(c *sandbox.Campaign) uint64 { return c.Seq },
 		shift: func(c *sandbox.Campaign, d sandbox.Time) { c.CreatedAt += d },
-		match: sandbox.CampaignFilter.Match,
+		filters: []filter[sandbox.Campaign, sandbox.CampaignFilter]{
+			{name: "status", values: one(func(c *sandbox.Campaign) string { return c.Status }), value: func(f sandbox.CampaignFilter) string { return f.Status }},
+			{name: "platform", values: one(func(c *sandbox.Campaign) string { return c.Platform }), value: func(f sandbox.CampaignFilter) string { return f.Platform }},
+		},
 	}
 	bugs = table[sandbox.Bug, sandbox.BugFilter]{
 		name: "bugs", kind: "bug",
 		seq:   func(b *sandbox.Bug) uint64 { return b.Seq },
 		shift: func(b *sandbox.Bug, d sandbox.Time) { b.CreatedAt += d; b.UpdatedAt += d },
-		match: sandbox.BugFilter.Match,
-		indexes: []filterIndex[sandbox.Bug, sandbox.BugFilter]{
-			{name: "campaign", field: func(b *sandbox.Bug) string { return b.CampaignID }, filter: func(f sandbox.BugFilter) string { return f.CampaignID }},
+		filters: []filter[sandbox.Bug, sandbox.BugFilter]{
+			{name: "campaign", values: one(func(b *sandbox.Bug) string { return b.CampaignID }), value: func(f sandbox.BugFilter) string { return f.CampaignID }},
+			{name: "tester", values: one(func(b *sandbox.Bug) string { return b.TesterID }), value: func(f sandbox.BugFilter) string { return f.TesterID }},
+			{name: "status", values: one(func(b *sandbox.Bug) string { return b.Status }), value: func(f sandbox.BugFilter) string { return f.Status }},
+			{name: "severity", values: one(func(b *sandbox.Bug) string { return b.Severity }), value: func(f sandbox.BugFilter) string { return f.Severity }},
 		},
 	}
 	testers = table[sandbox.Tester, sandbox.TesterFilter]{
 		name: "testers", kind: "tst",
 		seq:   func(t *sandbox.Tester) uint64 { return t.Seq },
 		shift: func(t *sandbox.Tester, d sandbox.Time) { t.CreatedAt += d },
-		match: sandbox.TesterFilter.Match,
+		filters: []filter[sandbox.Tester, sandbox.TesterFilter]{
+			{name: "platform", values: func(dst []string, t *sandbox.Tester) []string { return append(dst, t.Platforms...) }, value: func(f sandbox.TesterFilter) string { return f.Platform }},
+		},
 	}
 	webhooks = table[sandbox.Webhook, struct{}]{
 		name: "webhooks", kind: "whk",
 		seq:   func(w *sandbox.Webhook) uint64 { return w.Seq },
 		shift: func(w *sandbox.Webhook, d sandbox.Time) { w.CreatedAt += d },
 	}
-	// events hold their JSON with absolute times, encoded when they
-	// happened, so there is nothing to shift.
-	events = table[sandbox.Event, eventsAfter]{
+	// events hold absolute times, so there is nothing to shift.
+	events = table[storedEvent, struct{}]{
 		name: "events", kind: "evt",
-		seq:   func(e *sandbox.Event) uint64 { return e.Seq },
-		shift: func(*sandbox.Event, sandbox.Time) {},
-		match: func(after eventsAfter, e *sandbox.Event) bool { return e.Seq > uint64(after) },
+		seq:   func(e *storedEvent) uint64 { return e.seq },
+		shift: func(*storedEvent, sandbox.Time) {},
 	}
 )
-
-// eventsAfter hides the events that are past the account's limit but not yet
-// pruned.
-type eventsAfter uint64
 
 func schema() *memdb.DBSchema {
 	return &memdb.DBSchema{Tables: map[string]*memdb.TableSchema{
@@ -100,6 +109,12 @@ func schema() *memdb.DBSchema {
 		testers.name:   testers.schema(),
 		webhooks.name:  webhooks.schema(),
 		events.name:    events.schema(),
+		postingsTable: {Name: postingsTable, Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: postingsIndexer{}},
+		}},
+		countsTable: {Name: countsTable, Indexes: map[string]*memdb.IndexSchema{
+			indexID: {Name: indexID, Unique: true, Indexer: seqIndexer[bugCounts]{func(c *bugCounts) uint64 { return c.campaign }}},
+		}},
 	}}
 }
 
@@ -115,8 +130,8 @@ func seqKey(b []byte, seq uint64) []byte {
 	return b
 }
 
-// seqIndexer indexes records by sequence number, without the reflection
-// memdb's field indexers use on every insert.
+// seqIndexer indexes objects by a number, without the reflection memdb's
+// field indexers use on every insert.
 type seqIndexer[T any] struct{ seq func(*T) uint64 }
 
 func (x seqIndexer[T]) FromObject(raw any) (bool, []byte, error) {
@@ -142,42 +157,32 @@ func (x seqIndexer[T]) PrefixFromArgs(args ...any) ([]byte, error) {
 	return x.FromArgs(args...)
 }
 
-// fieldSeqIndexer indexes records by a string field and then sequence
-// number, so one field value's records are one range, in record order.
-type fieldSeqIndexer[T any] struct {
-	field func(*T) string
-	seq   func(*T) uint64
+// postingsIndexer keys a postings chunk by its list and then its first
+// sequence number, so one list's chunks are one range, in record order.
+type postingsIndexer struct{}
+
+func postingsKey(list string, first uint64) []byte {
+	key := make([]byte, 0, len(list)+17)
+	return seqKey(append(append(key, list...), 0), first)
 }
 
-func fieldSeqKey(field string, seq uint64) []byte {
-	key := make([]byte, 0, len(field)+17)
-	return seqKey(append(append(key, field...), 0), seq)
+func (postingsIndexer) FromObject(raw any) (bool, []byte, error) {
+	p := raw.(*postings)
+	return true, postingsKey(p.list, p.first), nil
 }
 
-func (x fieldSeqIndexer[T]) FromObject(raw any) (bool, []byte, error) {
-	rec := raw.(*T)
-	return true, fieldSeqKey(x.field(rec), x.seq(rec)), nil
-}
-
-func (x fieldSeqIndexer[T]) FromArgs(args ...any) ([]byte, error) {
+func (postingsIndexer) FromArgs(args ...any) ([]byte, error) {
 	if len(args) != 2 {
-		return nil, fmt.Errorf("field index takes a value and a seq, got %d arguments", len(args))
+		return nil, fmt.Errorf("postings index takes a list and a seq, got %d arguments", len(args))
 	}
-	field, ok1 := args[0].(string)
+	list, ok1 := args[0].(string)
 	seq, ok2 := args[1].(uint64)
 	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("field index takes a string and a uint64, got %T and %T", args[0], args[1])
+		return nil, fmt.Errorf("postings index takes a string and a uint64, got %T and %T", args[0], args[1])
 	}
-	return fieldSeqKey(field, seq), nil
+	return postingsKey(list, seq), nil
 }
 
-func (x fieldSeqIndexer[T]) PrefixFromArgs(args ...any) ([]byte, error) {
-	if len(args) != 1 {
-		return nil, fmt.Errorf("field index prefix takes a value, got %d arguments", len(args))
-	}
-	field, ok := args[0].(string)
-	if !ok {
-		return nil, fmt.Errorf("field index prefix takes a string, got %T", args[0])
-	}
-	return append([]byte(field), 0), nil
-}
+// statusIndex and severityIndex place a bug's values in bugCounts' arrays.
+func statusIndex(status string) int     { return slices.Index(sandbox.BugStatuses, status) }
+func severityIndex(severity string) int { return slices.Index(sandbox.Severities, severity) }

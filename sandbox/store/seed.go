@@ -1,16 +1,15 @@
 package store
 
 import (
-	"fmt"
 	"slices"
-
-	"github.com/hashicorp/go-memdb"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-// seedTemplate writes the seed with times relative to an origin of zero.
-func seedTemplate(txn *memdb.Txn, seed sandbox.Seed) error {
+// seedTemplate writes the seed with times relative to an origin of zero,
+// through the same inserts as the API's writes, so seeded records are
+// indexed and counted as written ones are.
+func seedTemplate(w *writeTxn, seed sandbox.Seed) error {
 	ago := func(age interface{ Milliseconds() int64 }) sandbox.Time { return -sandbox.Time(age.Milliseconds()) }
 	testerIDs := make([]string, len(seed.Testers))
 	for i, st := range seed.Testers {
@@ -19,8 +18,8 @@ func seedTemplate(txn *memdb.Txn, seed sandbox.Seed) error {
 		t.CreatedAt = ago(st.Age)
 		t.Seq = uint64(i + 1)
 		t.ID = formatID(testers.kind, t.Seq)
-		if err := txn.Insert(testers.name, &t); err != nil {
-			return fmt.Errorf("seed tester %d: %w", i, err)
+		if _, err := insert(w, testers, t, 0); err != nil {
+			return err
 		}
 		testerIDs[i] = t.ID
 	}
@@ -30,8 +29,8 @@ func seedTemplate(txn *memdb.Txn, seed sandbox.Seed) error {
 		c.CreatedAt = ago(sc.Age)
 		c.Seq = uint64(i + 1)
 		c.ID = formatID(campaigns.kind, c.Seq)
-		if err := txn.Insert(campaigns.name, &c); err != nil {
-			return fmt.Errorf("seed campaign %d: %w", i, err)
+		if _, err := insert(w, campaigns, c, 0); err != nil {
+			return err
 		}
 		campaignIDs[i] = c.ID
 	}
@@ -45,8 +44,12 @@ func seedTemplate(txn *memdb.Txn, seed sandbox.Seed) error {
 		b.CreatedAt, b.UpdatedAt = ago(sb.Age), ago(sb.UpdatedAge)
 		b.Seq = uint64(i + 1)
 		b.ID = formatID(bugs.kind, b.Seq)
-		if err := txn.Insert(bugs.name, &b); err != nil {
-			return fmt.Errorf("seed bug %d: %w", i, err)
+		s, err := insert(w, bugs, b, 0)
+		if err != nil {
+			return err
+		}
+		if err := w.countBug(s, 1); err != nil {
+			return err
 		}
 	}
 	return nil

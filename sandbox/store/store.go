@@ -6,11 +6,8 @@ package store
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
@@ -53,13 +50,33 @@ func NewTemplate(seed sandbox.Seed, limits Limits) (*Template, error) {
 		return nil, fmt.Errorf("build memdb schema: %w", err)
 	}
 	t := &Template{db: db, limits: limits}
-	txn := db.Txn(true)
-	defer txn.Abort()
-	if err := seedTemplate(txn, seed); err != nil {
+	seeding := &DB{db: db, limits: limits}
+	if err := seeding.write(context.Background(), func(w *writeTxn) error { return seedTemplate(w, seed) }); err != nil {
 		return nil, err
 	}
-	txn.Commit()
 	return t, nil
+}
+
+// Meter keeps the cost of what accounts hold within a budget shared by all
+// of them.
+type Meter interface {
+	// Charge asks for n more bytes before a write commits; an error (a
+	// LIMIT_REACHED) refuses the write.
+	Charge(n int64) error
+	// Release gives back n bytes that a committed write freed.
+	Release(n int64)
+}
+
+// Options are what an account's database needs besides its template.
+type Options struct {
+	// OnEvent, if set, hears every event that one of the account's
+	// webhooks subscribes to, with those webhooks, once the write that
+	// produced it has committed, on the writer's goroutine. A panic in it
+	// is the caller's to contain.
+	OnEvent func(sandbox.Event, []sandbox.Webhook)
+	// Meter, if set, is charged for every record and event the account
+	// writes.
+	Meter Meter
 }
 
 // DB is one account's database. It is safe for concurrent use: reads see a
@@ -75,59 +92,127 @@ type DB struct {
 	clock     sandbox.Clock
 	origin    sandbox.Time
 	limits    Limits
-	// onEvent hears every event once the write that produced it has
-	// committed.
-	onEvent func(sandbox.Event)
+	opts      Options
 }
 
 var _ sandbox.Store = (*DB)(nil)
 
-// Open returns the database of a new account: a snapshot of the template, O(1),
-// whose origin is clock's now. onEvent, if not nil, is called with every
-// event after its write commits, on the writer's goroutine; a panic in it is
-// the caller's to contain.
-func (t *Template) Open(accountID string, clock sandbox.Clock, onEvent func(sandbox.Event)) *DB {
-	return &DB{accountID: accountID, db: t.db.Snapshot(), clock: clock, origin: sandbox.At(clock.Now()), limits: t.limits, onEvent: onEvent}
+// Open returns the database of a new account: a snapshot of the template,
+// O(1), whose origin is clock's now.
+func (t *Template) Open(accountID string, clock sandbox.Clock, opts Options) *DB {
+	return &DB{accountID: accountID, db: t.db.Snapshot(), clock: clock, origin: sandbox.At(clock.Now()), limits: t.limits, opts: opts}
 }
 
-// write runs fn in one write transaction and commits only if fn succeeds. It
-// is the one way the store changes, so no write can be left half done.
-func (d *DB) write(fn func(txn *memdb.Txn) error) error {
-	txn := d.db.Txn(true)
-	defer txn.Abort()
-	if err := fn(txn); err != nil {
+// writeTxn is one write in progress: its transaction, the one clock reading
+// every record and event it writes carries, and what it costs.
+type writeTxn struct {
+	*memdb.Txn
+	d *DB
+	// now is absolute; stored turns it relative on the way in.
+	now  sandbox.Time
+	cost int64
+}
+
+// write runs fn in one write transaction and commits only if fn succeeds
+// and the meter accepts what it adds. It is the one way the store changes,
+// so no write can be left half done. A caller already gone writes nothing.
+func (d *DB) write(ctx context.Context, fn func(w *writeTxn) error) error {
+	if err := ctx.Err(); err != nil {
 		return err
 	}
+	txn := d.db.Txn(true)
+	defer txn.Abort()
+	w := &writeTxn{Txn: txn, d: d}
+	if d.clock != nil {
+		w.now = sandbox.At(d.clock.Now())
+	}
+	if err := fn(w); err != nil {
+		return err
+	}
+	if d.opts.Meter != nil && w.cost > 0 {
+		if err := d.opts.Meter.Charge(w.cost); err != nil {
+			return err
+		}
+	}
 	txn.Commit()
+	if d.opts.Meter != nil && w.cost < 0 {
+		d.opts.Meter.Release(-w.cost)
+	}
 	return nil
 }
 
-// now is the account's clock reading; records built with it are made
-// relative to the origin by stored, on their way in.
-func (d *DB) now() sandbox.Time {
-	return sandbox.At(d.clock.Now())
+// Bytes a record or an event is charged, besides the text it holds: its
+// struct, its share of its block and of its postings lists, as
+// BenchmarkRetainedPerRecord measures them.
+const (
+	recordBytes = 256
+	eventBytes  = 64
+)
+
+// insert stores rec as the table's next record and files it in its
+// postings lists.
+func insert[T, F any](w *writeTxn, t table[T, F], rec T, text int) (*T, error) {
+	s := stored(w.d, t, rec)
+	if err := put(w.Txn, t, s); err != nil {
+		return nil, err
+	}
+	var buf [4]string
+	for _, f := range t.filters {
+		for _, v := range f.values(buf[:0], s) {
+			if err := addPosting(w.Txn, f.list(t, v), t.seq(s)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	w.cost += recordBytes + int64(text)
+	return s, nil
 }
 
-// nextSeq returns the sequence number after the table's last: IDs depend only
-// on the order of writes within an account, and no counter is stored.
-func nextSeq[T, F any](txn *memdb.Txn, t table[T, F]) (uint64, error) {
-	raw, err := txn.Last(t.name, indexID)
-	if err != nil {
-		return 0, fmt.Errorf("read last %s: %w", t.name, err)
+// replace stores next in place of old, the record with the same sequence
+// number, and moves it between postings lists as its values changed.
+func replace[T, F any](w *writeTxn, t table[T, F], old *T, next T) (*T, error) {
+	s := stored(w.d, t, next)
+	if err := put(w.Txn, t, s); err != nil {
+		return nil, err
 	}
-	if raw == nil {
-		return 1, nil
+	var was, is [4]string
+	for _, f := range t.filters {
+		before, after := f.values(was[:0], old), f.values(is[:0], s)
+		for _, v := range before {
+			if !containsString(after, v) {
+				if err := removePosting(w.Txn, f.list(t, v), t.seq(s)); err != nil {
+					return nil, err
+				}
+			}
+		}
+		for _, v := range after {
+			if !containsString(before, v) {
+				if err := addPosting(w.Txn, f.list(t, v), t.seq(s)); err != nil {
+					return nil, err
+				}
+			}
+		}
 	}
-	return t.seq(raw.(*T)) + 1, nil
+	return s, nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 // newID returns the next sequence number and ID of the table, or
 // LIMIT_REACHED once the table holds max records.
 func newID[T, F any](txn *memdb.Txn, t table[T, F], max int) (uint64, string, error) {
-	seq, err := nextSeq(txn, t)
+	last, err := lastSeq(txn, t)
 	if err != nil {
 		return 0, "", err
 	}
+	seq := last + 1
 	if max > 0 && seq > uint64(max) {
 		return 0, "", sandbox.Errorf(sandbox.ErrLimitReached, "the account already holds %d %s, as many as it may", max, t.name)
 	}
@@ -135,7 +220,11 @@ func newID[T, F any](txn *memdb.Txn, t table[T, F], max int) (uint64, string, er
 }
 
 func formatID(kind string, seq uint64) string {
-	return fmt.Sprintf("%s_%06d", kind, seq)
+	digits := strconv.FormatUint(seq, 10)
+	if len(digits) >= 6 {
+		return kind + "_" + digits
+	}
+	return kind + "_" + "000000"[len(digits):] + digits
 }
 
 // parseID returns the sequence number an ID of the table carries, or false
@@ -148,65 +237,6 @@ func parseID[T, F any](t table[T, F], id string) (uint64, bool) {
 	seq, err := strconv.ParseUint(digits, 10, 64)
 	// Only the canonical spelling names the record: cmp_1 is not cmp_000001.
 	return seq, err == nil && seq > 0 && formatID(t.kind, seq) == id
-}
-
-// emit records an event in the same transaction as the change it reports and
-// hands it to the listener only after that transaction commits. record must
-// carry absolute times: the event is encoded once, here.
-func (d *DB) emit(txn *memdb.Txn, eventType string, record any) error {
-	seq, id, err := newID(txn, events, 0)
-	if err != nil {
-		return err
-	}
-	encoded, err := json.Marshal(struct {
-		ID        string       `json:"id"`
-		Type      string       `json:"type"`
-		CreatedAt sandbox.Time `json:"createdAt"`
-		Data      any          `json:"data"`
-	}{id, eventType, d.now(), record})
-	if err != nil {
-		return fmt.Errorf("encode %s event: %w", eventType, err)
-	}
-	event := &sandbox.Event{ID: id, Type: eventType, JSON: encoded, Seq: seq}
-	if err := txn.Insert(events.name, event); err != nil {
-		return fmt.Errorf("insert %s event: %w", eventType, err)
-	}
-	if err := d.pruneEvents(txn, seq); err != nil {
-		return err
-	}
-	if d.onEvent != nil {
-		txn.Defer(func() { d.onEvent(*event) })
-	}
-	return nil
-}
-
-// eventPruneBatch is how many old events go at once. Deleting one per insert
-// would copy the oldest path of the tree on every write; a batch shares those
-// copies, at the cost of keeping up to this many events past the limit,
-// which Events hides.
-const eventPruneBatch = 1024
-
-// pruneEvents drops, every eventPruneBatch events, those older than the
-// account keeps.
-func (d *DB) pruneEvents(txn *memdb.Txn, newest uint64) error {
-	keep := uint64(d.limits.Events)
-	if newest <= keep || (newest-keep)%eventPruneBatch != 0 {
-		return nil
-	}
-	it, err := txn.LowerBound(events.name, indexID, uint64(0))
-	if err != nil {
-		return fmt.Errorf("scan old events: %w", err)
-	}
-	var old []any
-	for raw := it.Next(); raw != nil && raw.(*sandbox.Event).Seq <= newest-keep; raw = it.Next() {
-		old = append(old, raw)
-	}
-	for _, raw := range old {
-		if err := txn.Delete(events.name, raw); err != nil {
-			return fmt.Errorf("drop old event: %w", err)
-		}
-	}
-	return nil
 }
 
 // resolved returns a copy of rec with absolute times.
@@ -224,71 +254,68 @@ func stored[T, F any](d *DB, t table[T, F], rec T) *T {
 }
 
 // get returns the record with the given ID, or NOT_FOUND.
-func get[T, F any](d *DB, txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
+func get[T, F any](txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
 	seq, ok := parseID(t, id)
 	if !ok {
 		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
 	}
-	raw, err := txn.First(t.name, indexID, seq)
+	rec, err := lookup(txn, t, seq)
 	if err != nil {
 		return nil, fmt.Errorf("look up %s %q: %w", noun, id, err)
 	}
-	if raw == nil {
+	if rec == nil {
 		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, id)
 	}
-	return raw.(*T), nil
+	return rec, nil
 }
 
-// list returns one page of the table's records that pass f, newest first.
-// It walks the first index that f's values select, or the primary index,
-// from the cursor down, so a page costs its own length plus the records the
-// other filters reject, never a walk of the whole table.
-func list[T, F any](d *DB, t table[T, F], f F, page sandbox.PageRequest) (sandbox.Page[T], error) {
-	bound := uint64(math.MaxUint64)
-	if page.Before > 0 {
-		bound = page.Before - 1
-	}
-	index, args := indexID, []any{bound}
-	// inRange tells when the reverse walk of a filter index has run past
-	// its value's range, into the previous value.
-	inRange := func(*T) bool { return true }
-	for _, ix := range t.indexes {
-		if value := ix.filter(f); value != "" {
-			index, args = ix.name, []any{value, bound}
-			inRange = func(rec *T) bool { return ix.field(rec) == value }
-			break
+// list returns one page of the table's records above floor that pass f,
+// newest first. With no filter it walks the table's blocks down from the
+// cursor; with filters it joins their postings lists, so a page costs its
+// own length however many records the account holds and however few the
+// filters match.
+func list[T, F any](ctx context.Context, d *DB, t table[T, F], f F, floor uint64, page sandbox.PageRequest) (sandbox.Page[T], error) {
+	txn := d.db.Txn(false)
+	records := &blockCursor[T]{txn: txn, table: t.name}
+	var seekers []seeker
+	for _, fl := range t.filters {
+		if v := fl.value(f); v != "" {
+			seekers = append(seekers, &postingsCursor{txn: txn, list: fl.list(t, v)})
 		}
 	}
-	it, err := d.db.Txn(false).ReverseLowerBound(t.name, index, args...)
-	if err != nil {
-		return sandbox.Page[T]{}, fmt.Errorf("scan %s.%s: %w", t.name, index, err)
+	if len(seekers) == 0 {
+		seekers = []seeker{records}
+	}
+	bound := ^uint64(0)
+	if page.Before > 0 {
+		bound = page.Before - 1
 	}
 	var (
 		items   []T
 		hasMore bool
 		lastSeq uint64
 	)
-	for raw := it.Next(); raw != nil; raw = it.Next() {
-		rec := raw.(*T)
-		if !inRange(rec) {
-			break
+	for bound > floor {
+		seq, ok, err := seekAll(ctx, seekers, bound)
+		if err != nil {
+			return sandbox.Page[T]{}, fmt.Errorf("list %s: %w", t.name, err)
 		}
-		if t.match != nil && !t.match(f, rec) {
-			continue
+		if !ok || seq <= floor {
+			break
 		}
 		if len(items) == page.Limit {
 			hasMore = true
 			break
 		}
+		rec, err := records.at(seq)
+		if err != nil {
+			return sandbox.Page[T]{}, fmt.Errorf("list %s: %w", t.name, err)
+		}
+		if rec == nil {
+			return sandbox.Page[T]{}, fmt.Errorf("list %s: %d is filed but not stored", t.name, seq)
+		}
 		items = append(items, resolved(d, t, rec))
-		lastSeq = t.seq(rec)
+		lastSeq, bound = seq, seq-1
 	}
 	return sandbox.NewPage(items, hasMore, lastSeq), nil
-}
-
-// webhookSecret derives a webhook's signing secret from its account and ID, so
-// that a frozen-clock run reproduces it while two keys never share one.
-func webhookSecret(accountID, webhookID string) string {
-	sum := sha256.Sum256([]byte("whsec:" + accountID + ":" + webhookID))
-	return "whsec_" + hex.EncodeToString(sum[:24])
 }

@@ -39,71 +39,81 @@ func newTemplate(t testing.TB, limits Limits) (*Template, sandbox.Seed) {
 	return tmpl, seed
 }
 
-func openDB(t testing.TB, onEvent func(sandbox.Event)) *DB {
+func openDB(t testing.TB, opts Options) *DB {
 	t.Helper()
 	tmpl, _ := newTemplate(t, DefaultLimits)
-	return tmpl.Open("acct-1", sandbox.NewFrozenClock(origin), onEvent)
+	return tmpl.Open("acct-1", sandbox.NewFrozenClock(origin), opts)
 }
 
 func TestEventsAreAnnouncedOnlyAfterCommit(t *testing.T) {
 	var mu sync.Mutex
 	var heard []sandbox.Event
 	var db *DB
-	db = openDB(t, func(e sandbox.Event) {
+	db = openDB(t, Options{OnEvent: func(e sandbox.Event, hooks []sandbox.Webhook) {
+		if len(hooks) != 1 || hooks[0].URL != "http://127.0.0.1:1/campaigns" {
+			t.Errorf("event %s announced to %+v, want the campaign webhook alone", e.ID, hooks)
+		}
 		// The event's write must be visible when the listener hears it.
-		page, err := db.Events(sandbox.PageRequest{Limit: 1})
+		page, err := db.Events(t.Context(), sandbox.PageRequest{Limit: 1})
 		if err != nil || len(page.Items) != 1 || page.Items[0].ID != e.ID {
 			t.Errorf("listener heard %s before it was readable: %v, %v", e.ID, page.Items, err)
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		heard = append(heard, e)
-	})
-	c, err := db.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
+	}})
+	// Only events that a webhook subscribes to are announced.
+	if _, err := db.CreateWebhook(t.Context(), sandbox.WebhookInput{URL: "http://127.0.0.1:1/campaigns", Events: []string{sandbox.EventCampaignCreated}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.FileBug(t.Context(), sandbox.BugInput{CampaignID: "cmp_000001", Title: "t", Severity: "low"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resolved := "fixed"
-	if _, err := db.UpdateBug("bug_000009", sandbox.BugPatch{Resolution: &resolved}); err == nil {
+	if _, err := db.UpdateBug(t.Context(), "bug_000009", sandbox.BugPatch{Resolution: &resolved}); err == nil {
 		t.Fatal("a resolution on a new bug was accepted")
 	}
-	if _, err := db.UpdateBug("bug_999999", sandbox.BugPatch{Resolution: &resolved}); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+	if _, err := db.UpdateBug(t.Context(), "bug_999999", sandbox.BugPatch{Resolution: &resolved}); sandbox.AsError(err).Code != sandbox.ErrNotFound {
 		t.Fatalf("unknown bug: %v", err)
 	}
-	page, err := db.Events(sandbox.PageRequest{Limit: 10})
+	page, err := db.Events(t.Context(), sandbox.PageRequest{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(heard) != 1 || heard[0].Type != sandbox.EventCampaignCreated || len(page.Items) != 1 {
-		t.Fatalf("heard %v, stored %v; want only campaign.created", heard, page.Items)
+	if len(heard) != 1 || heard[0].Type != sandbox.EventCampaignCreated || len(page.Items) != 2 {
+		t.Fatalf("heard %v, stored %v; want campaign.created heard, and bug.created stored too", heard, page.Items)
 	}
 	if diff := cmp.Diff(page.Items[0], heard[0]); diff != "" {
 		t.Errorf("announced event differs from stored (-stored +heard):\n%s", diff)
 	}
-	want := `{"id":"evt_000001","type":"campaign.created","createdAt":"2026-02-03T04:05:06.000Z","data":{"id":"` + c.ID + `",`
+	want := `{"id":"evt_000002","type":"campaign.created","createdAt":"2026-02-03T04:05:06.000Z","data":{"id":"` + c.ID + `",`
 	if !strings.HasPrefix(string(heard[0].JSON), want) {
 		t.Errorf("event JSON %s does not start with %s", heard[0].JSON, want)
 	}
 }
 
 func TestRefusedWriteChangesNothing(t *testing.T) {
-	db := openDB(t, nil)
+	db := openDB(t, Options{})
 	snapshot := func() any {
-		bugs, _ := db.Bugs(sandbox.BugFilter{}, sandbox.PageRequest{Limit: 100})
-		events, _ := db.Events(sandbox.PageRequest{Limit: 100})
+		bugs, _ := db.Bugs(t.Context(), sandbox.BugFilter{}, sandbox.PageRequest{Limit: 100})
+		events, _ := db.Events(t.Context(), sandbox.PageRequest{Limit: 100})
 		return []any{bugs, events}
 	}
 	before := snapshot()
 	closed := "closed"
-	if _, err := db.UpdateBug("bug_000009", sandbox.BugPatch{Status: &closed}); err == nil {
+	if _, err := db.UpdateBug(t.Context(), "bug_000009", sandbox.BugPatch{Status: &closed}); err == nil {
 		t.Fatal("closing without a resolution was accepted")
 	}
-	if _, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_999999", Title: "t", Severity: "low"}); sandbox.AsError(err).Code != sandbox.ErrValidation {
+	if _, err := db.FileBug(t.Context(), sandbox.BugInput{CampaignID: "cmp_999999", Title: "t", Severity: "low"}); sandbox.AsError(err).Code != sandbox.ErrValidation {
 		t.Fatalf("a bug on an unknown campaign: %v, want VALIDATION_ERROR", err)
 	}
-	if _, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_000001", TesterID: "tst_999", Title: "t", Severity: "low"}); sandbox.AsError(err).Code != sandbox.ErrValidation {
+	if _, err := db.FileBug(t.Context(), sandbox.BugInput{CampaignID: "cmp_000001", TesterID: "tst_999", Title: "t", Severity: "low"}); sandbox.AsError(err).Code != sandbox.ErrValidation {
 		t.Fatalf("a bug by an unknown tester: %v, want VALIDATION_ERROR", err)
 	}
 	if diff := cmp.Diff(before, snapshot()); diff != "" {
@@ -111,7 +121,7 @@ func TestRefusedWriteChangesNothing(t *testing.T) {
 	}
 	// A refused write must not use up an ID either, or IDs would depend on
 	// failed requests.
-	b, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_000001", Title: "t", Severity: "low"})
+	b, err := db.FileBug(t.Context(), sandbox.BugInput{CampaignID: "cmp_000001", Title: "t", Severity: "low"})
 	if err != nil || b.ID != "bug_000010" {
 		t.Errorf("next bug = %s, %v; want bug_000010", b.ID, err)
 	}
@@ -120,22 +130,22 @@ func TestRefusedWriteChangesNothing(t *testing.T) {
 func TestAccountsShareTheTemplateButNotTheirWrites(t *testing.T) {
 	tmpl, seed := newTemplate(t, DefaultLimits)
 	clock := sandbox.NewFrozenClock(origin)
-	one, other := tmpl.Open("acct-1", clock, nil), tmpl.Open("acct-2", clock, nil)
+	one, other := tmpl.Open("acct-1", clock, Options{}), tmpl.Open("acct-2", clock, Options{})
 	confirmed := "confirmed"
-	if _, err := one.UpdateBug("bug_000009", sandbox.BugPatch{Status: &confirmed}); err != nil {
+	if _, err := one.UpdateBug(t.Context(), "bug_000009", sandbox.BugPatch{Status: &confirmed}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := one.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
+	if _, err := one.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := other.Bugs(sandbox.BugFilter{Status: "new"}, sandbox.PageRequest{Limit: 1})
+	b, err := other.Bugs(t.Context(), sandbox.BugFilter{Status: "new"}, sandbox.PageRequest{Limit: 1})
 	if err != nil || len(b.Items) != 1 || b.Items[0].ID != "bug_000009" {
 		t.Errorf("the other account's bug changed: %+v, %v", b.Items, err)
 	}
-	if _, err := other.Campaign("cmp_000006"); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+	if _, err := other.Campaign(t.Context(), "cmp_000006"); sandbox.AsError(err).Code != sandbox.ErrNotFound {
 		t.Errorf("the other account sees a campaign it did not create: %v", err)
 	}
-	if fresh := tmpl.Open("acct-3", clock, nil); mustCount(t, fresh) != len(seed.Campaigns) {
+	if fresh := tmpl.Open("acct-3", clock, Options{}); mustCount(t, fresh) != len(seed.Campaigns) {
 		t.Errorf("a new account does not start from the seed alone")
 	}
 	if seed.Bugs[8].Status != "new" {
@@ -145,7 +155,7 @@ func TestAccountsShareTheTemplateButNotTheirWrites(t *testing.T) {
 
 func mustCount(t *testing.T, db *DB) int {
 	t.Helper()
-	page, err := db.Campaigns(sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 100})
+	page, err := db.Campaigns(t.Context(), sandbox.CampaignFilter{}, sandbox.PageRequest{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +165,8 @@ func mustCount(t *testing.T, db *DB) int {
 func TestSeededTimesFollowTheAccountsOrigin(t *testing.T) {
 	tmpl, seed := newTemplate(t, DefaultLimits)
 	for _, at := range []time.Time{origin, origin.Add(72 * time.Hour)} {
-		db := tmpl.Open("acct", sandbox.NewFrozenClock(at), nil)
-		c, err := db.Campaign("cmp_000001")
+		db := tmpl.Open("acct", sandbox.NewFrozenClock(at), Options{})
+		c, err := db.Campaign(t.Context(), "cmp_000001")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,17 +175,17 @@ func TestSeededTimesFollowTheAccountsOrigin(t *testing.T) {
 		}
 	}
 	clock := sandbox.NewFrozenClock(origin)
-	db := tmpl.Open("acct", clock, nil)
+	db := tmpl.Open("acct", clock, Options{})
 	clock.Advance(90 * time.Second)
 	confirmed := "confirmed"
-	b, err := db.UpdateBug("bug_000009", sandbox.BugPatch{Status: &confirmed})
+	b, err := db.UpdateBug(t.Context(), "bug_000009", sandbox.BugPatch{Status: &confirmed})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := sandbox.At(origin.Add(-seed.Bugs[8].Age)); b.CreatedAt != want {
 		t.Errorf("updated seeded bug created %v, want %v", b.CreatedAt, want)
 	}
-	if got, _ := db.Bugs(sandbox.BugFilter{Status: "confirmed"}, sandbox.PageRequest{Limit: 100}); !containsBug(got.Items, b) {
+	if got, _ := db.Bugs(t.Context(), sandbox.BugFilter{Status: "confirmed"}, sandbox.PageRequest{Limit: 100}); !containsBug(got.Items, b) {
 		t.Errorf("the list does not show the update as returned: %+v", got.Items)
 	}
 	if want := sandbox.At(origin.Add(90 * time.Second)); b.UpdatedAt != want {
@@ -199,11 +209,11 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := tmpl.Open("acct", sandbox.NewFrozenClock(origin), nil)
+	db := tmpl.Open("acct", sandbox.NewFrozenClock(origin), Options{})
 	in := sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}
 	created := 0
 	for ; created <= limits.Records; created++ {
-		if _, err := db.CreateCampaign(in); err != nil {
+		if _, err := db.CreateCampaign(t.Context(), in); err != nil {
 			if sandbox.AsError(err).Code != sandbox.ErrLimitReached {
 				t.Fatalf("campaign past the cap: %v, want LIMIT_REACHED", err)
 			}
@@ -215,12 +225,12 @@ func TestLimits(t *testing.T) {
 	}
 	hook := sandbox.WebhookInput{URL: "http://127.0.0.1:1/h", Events: []string{"*"}}
 	for i := range 3 {
-		_, err := db.CreateWebhook(hook)
+		_, err := db.CreateWebhook(t.Context(), hook)
 		if got, want := err != nil, i == 2; got != want {
 			t.Errorf("webhook %d: %v", i+1, err)
 		}
 	}
-	page, err := db.Events(sandbox.PageRequest{Limit: 100})
+	page, err := db.Events(t.Context(), sandbox.PageRequest{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,19 +254,19 @@ func seed0(t *testing.T) sandbox.Seed {
 }
 
 func TestIDsAreCanonical(t *testing.T) {
-	db := openDB(t, nil)
+	db := openDB(t, Options{})
 	for _, id := range []string{"cmp_1", "cmp_0000001", "cmp_000000", "bug_000001", "cmp_-00001", "cmp_", ""} {
-		if _, err := db.Campaign(id); sandbox.AsError(err).Code != sandbox.ErrNotFound {
+		if _, err := db.Campaign(t.Context(), id); sandbox.AsError(err).Code != sandbox.ErrNotFound {
 			t.Errorf("Campaign(%q) = %v, want NOT_FOUND", id, err)
 		}
 	}
 }
 
 func TestFilteredPagesCoverEveryMatchOnce(t *testing.T) {
-	db := openDB(t, nil)
+	db := openDB(t, Options{})
 	for i := range 9 {
 		severity := []string{"low", "high", "critical"}[i%3]
-		if _, err := db.FileBug(sandbox.BugInput{CampaignID: "cmp_000002", Title: "t", Severity: severity}); err != nil {
+		if _, err := db.FileBug(t.Context(), sandbox.BugInput{CampaignID: "cmp_000002", Title: "t", Severity: severity}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -264,14 +274,14 @@ func TestFilteredPagesCoverEveryMatchOnce(t *testing.T) {
 		{}, {Severity: "high"}, {CampaignID: "cmp_000002"}, {CampaignID: "cmp_000002", Severity: "critical"},
 		{Status: "new"}, {TesterID: "tst_000001"}, {CampaignID: "cmp_000099"},
 	} {
-		all, err := db.Bugs(f, sandbox.PageRequest{Limit: 100})
+		all, err := db.Bugs(t.Context(), f, sandbox.PageRequest{Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var walked []sandbox.Bug
 		req := sandbox.PageRequest{Limit: 2}
 		for {
-			page, err := db.Bugs(f, req)
+			page, err := db.Bugs(t.Context(), f, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,11 +303,11 @@ func TestFilteredPagesCoverEveryMatchOnce(t *testing.T) {
 }
 
 func TestEventJSONIsValid(t *testing.T) {
-	db := openDB(t, nil)
-	if _, err := db.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1.50"}); err != nil {
+	db := openDB(t, Options{})
+	if _, err := db.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1.50"}); err != nil {
 		t.Fatal(err)
 	}
-	page, _ := db.Events(sandbox.PageRequest{Limit: 1})
+	page, _ := db.Events(t.Context(), sandbox.PageRequest{Limit: 1})
 	var decoded map[string]any
 	if err := json.Unmarshal(page.Items[0].JSON, &decoded); err != nil {
 		t.Fatalf("event JSON %s: %v", page.Items[0].JSON, err)
@@ -312,9 +322,10 @@ func TestOldEventsArePruned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := tmpl.Open("acct", sandbox.NewFrozenClock(origin), nil)
-	for range 2 + eventPruneBatch + 10 {
-		if _, err := db.CreateCampaign(sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
+	db := tmpl.Open("acct", sandbox.NewFrozenClock(origin), Options{})
+	const writes = 10*blockSize + 5
+	for range writes {
+		if _, err := db.CreateCampaign(t.Context(), sandbox.CampaignInput{Name: "n", Platform: "ios", TestersRequired: 1, RewardPerBug: "1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -324,13 +335,13 @@ func TestOldEventsArePruned(t *testing.T) {
 	}
 	held := 0
 	for raw := it.Next(); raw != nil; raw = it.Next() {
-		held++
+		held += len(raw.(*block[storedEvent]).recs)
 	}
-	if held > 2+eventPruneBatch {
-		t.Errorf("%d events held, want at most %d", held, 2+eventPruneBatch)
+	if held > 2+blockSize {
+		t.Errorf("%d events held, want at most %d", held, 2+blockSize)
 	}
-	page, _ := db.Events(sandbox.PageRequest{Limit: 100})
-	if len(page.Items) != 2 || page.Items[0].ID != formatID("evt", 2+eventPruneBatch+10) {
+	page, _ := db.Events(t.Context(), sandbox.PageRequest{Limit: 100})
+	if len(page.Items) != 2 || page.Items[0].ID != formatID("evt", writes) {
 		t.Errorf("events listed: %d, newest %v", len(page.Items), page.Items)
 	}
 }

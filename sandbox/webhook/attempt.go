@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -13,6 +14,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strconv"
 	"syscall"
 	"time"
@@ -28,16 +31,16 @@ func Signature(secret string, timestamp int64, body []byte) string {
 }
 
 // MessageID is the Webhook-Id of an event's deliveries: "msg_" and the first
-// 32 hex digits of the SHA-256 of the account ID, a zero byte and the event
-// ID. Event IDs repeat across accounts, since every account numbers its own
-// from evt_000001; the account ID, itself derived from the key, makes the
-// Webhook-Id unique across accounts while every retry of one event, and every
-// webhook it goes to, carries the same one, so receivers can de-duplicate on
-// it. An account that is reset numbers its events afresh, and so repeats its
-// Webhook-Ids unless accountID changes with the reset.
-func MessageID(accountID, eventID string) string {
+// 32 hex digits of the SHA-256 of the account's identity, a zero byte and
+// the event ID. Event IDs repeat across accounts, since every account numbers
+// its own from evt_000001; the identity (see Keys.Identity), derived from the
+// key with the server secret and changing with every reset, makes the
+// Webhook-Id unique across accounts and resets while every retry of one
+// event, and every webhook it goes to, carries the same one, so receivers
+// can de-duplicate on it.
+func MessageID(identity, eventID string) string {
 	h := sha256.New()
-	h.Write([]byte(accountID))
+	h.Write([]byte(identity))
 	h.Write([]byte{0})
 	h.Write([]byte(eventID))
 	return "msg_" + hex.EncodeToString(h.Sum(nil)[:16])
@@ -64,13 +67,21 @@ type result struct {
 	retry   bool
 }
 
+// errAttemptTimeout is why an attempt is cut short: it ran out of time, or
+// out of room when it left the fast lane.
+var errAttemptTimeout = errors.New("attempt timed out")
+
+// targetKey carries a request's resolved addresses to the dialer.
+type targetKey struct{}
+
 // newClient returns the client of every delivery: no proxy (the egress policy
-// must see the receiver's address, not a proxy's), the policy in the dialer,
-// and redirects returned rather than followed, so that a receiver cannot send
-// a delivery somewhere its URL does not say.
-func newClient(opts Options) *http.Client {
+// must see the receiver's address, not a proxy's), a dialer that connects
+// only to the addresses the delivery was resolved to, and redirects returned
+// rather than followed, so that a receiver cannot send a delivery somewhere
+// its URL does not say.
+func newClient(p policy, opts Options) *http.Client {
 	transport := &http.Transport{
-		DialContext:            newDialer(opts.AttemptTimeout, opts.DenyPrivate, opts.LoopbackOnly).DialContext,
+		DialContext:            pinnedDialer(p, opts.AttemptTimeout),
 		ForceAttemptHTTP2:      true,
 		TLSHandshakeTimeout:    opts.AttemptTimeout,
 		MaxIdleConns:           100,
@@ -86,18 +97,61 @@ func newClient(opts Options) *http.Client {
 	}
 }
 
+// pinnedDialer dials the addresses resolve chose, in order, and never looks
+// a name up: the address judged is the address connected to. Control checks
+// it once more right before connect, so that a refused address sees no
+// packet whatever path led to it.
+func pinnedDialer(p policy, timeout time.Duration) func(ctx context.Context, network, address string) (net.Conn, error) {
+	dialer := &net.Dialer{
+		Timeout: timeout,
+		Control: func(network, address string, _ syscall.RawConn) error {
+			ap, err := netip.ParseAddrPort(address)
+			if err != nil || !p.allowed(ap.Addr()) {
+				return errEgressDenied
+			}
+			return nil
+		},
+	}
+	return func(ctx context.Context, network, _ string) (net.Conn, error) {
+		targets, _ := ctx.Value(targetKey{}).([]netip.AddrPort)
+		err := errEgressDenied
+		for _, target := range targets {
+			var conn net.Conn
+			if conn, err = dialer.DialContext(ctx, network, target.String()); err == nil || ctx.Err() != nil {
+				return conn, err
+			}
+		}
+		return nil, err
+	}
+}
+
+// resolve finds where j may connect: the addresses its URL's host stands
+// for that the egress policy allows, with the URL's port.
+func (d *Dispatcher) resolve(ctx context.Context, j job) ([]netip.AddrPort, result) {
+	u, err := url.Parse(j.hook.URL)
+	if err != nil || u.Hostname() == "" {
+		return nil, result{failure: reasonBadURL}
+	}
+	port, err := strconv.ParseUint(cmp.Or(u.Port(), map[string]string{"http": "80", "https": "443"}[u.Scheme]), 10, 16)
+	if err != nil {
+		return nil, result{failure: reasonBadURL}
+	}
+	addrs, err := d.policy.resolve(ctx, u.Hostname())
+	if err != nil {
+		return nil, failed(ctx, err)
+	}
+	target := make([]netip.AddrPort, len(addrs))
+	for i, a := range addrs {
+		target[i] = netip.AddrPortFrom(a, uint16(port))
+	}
+	return target, result{}
+}
+
 // attempt POSTs j's event to j's webhook once.
-func (d *Dispatcher) attempt(o *Outbox, j job) result {
-	ctx, cancel := context.WithTimeout(o.ctx, d.opts.AttemptTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.hook.URL, bytes.NewReader(j.event.JSON))
+func (d *Dispatcher) attempt(ctx context.Context, o *Outbox, j job) result {
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, targetKey{}, j.target), http.MethodPost, j.hook.URL, bytes.NewReader(j.event.JSON))
 	if err != nil {
 		return result{failure: reasonBadURL}
-	}
-	// Checked before the client looks the name up: a loopback-only sandbox
-	// sends not even a DNS query anywhere else.
-	if d.opts.LoopbackOnly && !loopbackHost(req.URL.Hostname()) {
-		return result{failure: reasonEgress}
 	}
 	timestamp := o.clock.Now().Unix()
 	req.Header.Set("Content-Type", "application/json")
@@ -107,8 +161,7 @@ func (d *Dispatcher) attempt(o *Outbox, j job) result {
 	req.Header.Set("Webhook-Signature", Signature(j.hook.Secret, timestamp, j.event.JSON))
 	res, err := d.client.Do(req)
 	if err != nil {
-		reason := failureReason(err)
-		return result{failure: reason, retry: reason != reasonEgress && reason != reasonBadURL}
+		return failed(ctx, err)
 	}
 	defer res.Body.Close()
 	// Drain a little so the connection can be reused, but never read an
@@ -122,6 +175,16 @@ func (d *Dispatcher) attempt(o *Outbox, j job) result {
 			failure: fmt.Sprintf("receiver answered %d; redirects are not followed", res.StatusCode)}
 	}
 	return result{status: res.StatusCode, retry: true, failure: fmt.Sprintf("receiver answered %d", res.StatusCode)}
+}
+
+// failed is the result of an attempt that got no answer; retrying helps
+// unless the policy or the URL is the reason.
+func failed(ctx context.Context, err error) result {
+	reason := failureReason(err)
+	if errors.Is(context.Cause(ctx), errAttemptTimeout) {
+		reason = reasonTimeout
+	}
+	return result{failure: reason, retry: reason != reasonEgress && reason != reasonBadURL}
 }
 
 // failureReason says in general terms why a request got no answer.

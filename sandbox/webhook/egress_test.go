@@ -3,9 +3,13 @@ package webhook
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/testcampaign/kit/sandbox"
 )
 
 func TestEgressPolicy(t *testing.T) {
@@ -33,44 +37,129 @@ func TestEgressPolicy(t *testing.T) {
 		{"64:ff9b::5db8:d70e", true, true},
 		{"64:ff9b::a00:1", true, false},
 		{"64:ff9b::a9fe:a9fe", false, false},
+		// The IANA special-purpose registries, and deprecated ranges
+		// that still reach somewhere.
+		{"198.18.0.1", true, false},
+		{"198.19.255.254", true, false},
+		{"192.0.0.170", true, false},
+		{"240.0.0.1", true, false},
+		{"255.255.255.255", true, false},
+		{"0.1.2.3", true, false},
+		{"192.0.2.1", true, false},
+		{"198.51.100.7", true, false},
+		{"203.0.113.9", true, false},
+		{"192.88.99.1", true, false},
+		{"::7f00:1", true, false},
+		{"::a00:1", true, false},
+		{"fec0::1", true, false},
+		{"64:ff9b:1::a00:1", true, false},
+		{"2002:7f00:1::1", true, false},
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", true, false},
+		{"2001:db8::1", true, false},
+		{"3fff::1", true, false},
+		{"100::1", true, false},
+		{"2001:2::1", true, false},
+		{"5f00::1", true, false},
+		// Next to special-purpose ranges, and public.
+		{"198.20.0.1", true, true},
+		{"192.0.1.1", true, true},
+		{"2003::1", true, true},
+		{"2001:200::1", true, true},
 	}
+	open, strict := policy{}, policy{denyPrivate: true, own: &ownAddresses{clock: sandbox.SystemClock{}}}
 	for _, tt := range tests {
 		addr := netip.MustParseAddr(tt.addr)
-		if got := allowed(addr, false); got != tt.wantAllowed {
+		if got := open.allowed(addr); got != tt.wantAllowed {
 			t.Errorf("allowed(%s) = %v, want %v", addr, got, tt.wantAllowed)
 		}
-		if got := allowed(addr, true); got != tt.wantIfPrivate {
+		if got := strict.allowed(addr); got != tt.wantIfPrivate {
 			t.Errorf("allowed(%s) with DenyPrivate = %v, want %v", addr, got, tt.wantIfPrivate)
 		}
 	}
 }
 
-// TestDialerRefusesBeforeConnecting dials addresses that the policy always
-// refuses: the refusal must come from the policy, which runs before connect,
-// so nothing is sent to them.
-func TestDialerRefusesBeforeConnecting(t *testing.T) {
-	dialer := newDialer(time.Second, false, false)
-	for _, address := range []string{"169.254.0.1:80", "169.254.169.254:80", "0.0.0.0:80", "224.0.0.1:80"} {
-		_, err := dialer.DialContext(context.Background(), "tcp", address)
-		if !errors.Is(err, errEgressDenied) {
-			t.Errorf("dial %s: %v, want the egress policy's refusal", address, err)
-		}
+// TestDenyPrivateRefusesTheHostsOwnAddresses covers what no fixed range
+// can: a public address of the machine the sandbox runs on, where services
+// bound to 0.0.0.0 listen.
+func TestDenyPrivateRefusesTheHostsOwnAddresses(t *testing.T) {
+	own := &ownAddresses{clock: sandbox.SystemClock{}, read: time.Now(), addrs: []netip.Addr{netip.MustParseAddr("93.184.215.14")}}
+	p := policy{denyPrivate: true, own: own}
+	if p.allowed(netip.MustParseAddr("93.184.215.14")) || p.allowed(netip.MustParseAddr("::ffff:93.184.215.14")) {
+		t.Error("the host's own public address is allowed")
+	}
+	if !p.allowed(netip.MustParseAddr("93.184.215.15")) {
+		t.Error("another public address is refused")
+	}
+	if len(interfaceAddresses()) == 0 {
+		t.Error("no interface address read: the host's own addresses would go unchecked")
 	}
 }
 
-func TestLoopbackOnlyRefusesOtherHostsBeforeAnyLookup(t *testing.T) {
-	for host, want := range map[string]bool{
-		"localhost": true, "127.0.0.1": true, "127.8.9.10": true, "::1": true, "::ffff:127.0.0.1": true,
-		"example.com": false, "localhost.example.com": false, "10.0.0.1": false, "192.168.1.1": false, "8.8.8.8": false, "": false,
-	} {
-		if got := loopbackHost(host); got != want {
-			t.Errorf("loopbackHost(%q) = %v, want %v", host, got, want)
+// TestResolve checks which addresses a host stands for, and that loopback-only
+// mode and literals never reach the resolver.
+func TestResolve(t *testing.T) {
+	lookups := 0
+	lookup := func(_ context.Context, _, host string) ([]netip.Addr, error) {
+		lookups++
+		switch host {
+		case "receiver.test":
+			return []netip.Addr{netip.MustParseAddr("10.0.0.8"), netip.MustParseAddr("93.184.215.14")}, nil
+		case "internal.test":
+			return []netip.Addr{netip.MustParseAddr("::ffff:10.0.0.8")}, nil
 		}
+		return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
 	}
-	dialer := newDialer(time.Second, false, true)
-	for _, address := range []string{"10.0.0.1:80", "192.0.2.1:80"} {
-		if _, err := dialer.DialContext(context.Background(), "tcp", address); !errors.Is(err, errEgressDenied) {
-			t.Errorf("loopback-only dial %s: %v, want the egress policy's refusal", address, err)
+	loopback := []netip.Addr{netip.MustParseAddr("127.0.0.1"), netip.IPv6Loopback()}
+	tests := []struct {
+		name, host string
+		p          policy
+		want       []netip.Addr
+		wantErr    error
+	}{
+		{"IPv4-mapped literal, as itself", "::ffff:127.0.0.1", policy{}, []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil},
+		{"localhost without a lookup", "LocalHost.", policy{loopbackOnly: true}, loopback, nil},
+		{"a name in loopback-only mode", "localhost.example.com", policy{loopbackOnly: true}, nil, errEgressDenied},
+		{"an odd IPv4 spelling in loopback-only mode", "0x7f.0.0.1", policy{loopbackOnly: true}, nil, errEgressDenied},
+		{"a private literal in loopback-only mode", "10.0.0.1", policy{loopbackOnly: true}, nil, errEgressDenied},
+		{"a name, every address", "receiver.test", policy{}, []netip.Addr{netip.MustParseAddr("10.0.0.8"), netip.MustParseAddr("93.184.215.14")}, nil},
+		{"a name, the allowed addresses", "receiver.test", policy{denyPrivate: true}, []netip.Addr{netip.MustParseAddr("93.184.215.14")}, nil},
+		{"a name with only refused addresses", "internal.test", policy{denyPrivate: true}, nil, errEgressDenied},
+		{"localhost with deny-private", "localhost", policy{denyPrivate: true}, nil, errEgressDenied},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lookups = 0
+			tt.p.lookup = lookup
+			tt.p.own = &ownAddresses{clock: sandbox.SystemClock{}}
+			got, err := tt.p.resolve(context.Background(), tt.host)
+			if !errors.Is(err, tt.wantErr) || !slices.Equal(got, tt.want) {
+				t.Errorf("resolve(%q) = %v, %v; want %v, %v", tt.host, got, err, tt.want, tt.wantErr)
+			}
+			if tt.p.loopbackOnly && lookups != 0 {
+				t.Errorf("loopback-only mode looked %q up", tt.host)
+			}
+		})
+	}
+	var dnsErr *net.DNSError
+	if _, err := (policy{lookup: lookup}).resolve(context.Background(), "missing.test"); !errors.As(err, &dnsErr) {
+		t.Errorf("an unknown name: %v, want the resolver's error", err)
+	}
+}
+
+// TestDialerConnectsOnlyWhereResolved dials with refused or no addresses:
+// the refusal comes before connect, so nothing is sent to them, and the
+// address in the URL is never looked up or dialled.
+func TestDialerConnectsOnlyWhereResolved(t *testing.T) {
+	dial := pinnedDialer(policy{}, time.Second)
+	for _, targets := range [][]string{nil, {"169.254.169.254:80"}, {"0.0.0.0:80"}, {"224.0.0.1:80"}} {
+		var addrs []netip.AddrPort
+		for _, a := range targets {
+			addrs = append(addrs, netip.MustParseAddrPort(a))
+		}
+		ctx := context.WithValue(context.Background(), targetKey{}, addrs)
+		_, err := dial(ctx, "tcp", "example.com:80")
+		if !errors.Is(err, errEgressDenied) {
+			t.Errorf("dial %v: %v, want the egress policy's refusal", targets, err)
 		}
 	}
 }

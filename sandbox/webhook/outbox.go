@@ -3,9 +3,7 @@ package webhook
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/url"
-	"strings"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -14,6 +12,8 @@ import (
 
 // Outbox is one account's deliveries: its queue, its scheduled retries and
 // its last Records delivery records. Its methods are safe for concurrent use.
+// Its retries wait on the account's clock when that is a
+// sandbox.TimerClock, and on the dispatcher's Clock at the latest.
 type Outbox struct {
 	d         *Dispatcher
 	accountID string
@@ -26,34 +26,49 @@ type Outbox struct {
 	closed   bool
 	ready    bool
 	queue    []job
-	timers   map[*time.Timer]struct{}
+	retries  map[*retry]struct{}
 	inFlight int
+	// hosts counts the attempts in flight to each host; hanging marks the
+	// hosts whose last attempt went unanswered for SlowAfter.
+	hosts   map[netip.AddrPort]int
+	hanging map[netip.AddrPort]bool
 
 	// mu guards the records, apart from d.mu so that reading them never
 	// waits for scheduling.
 	mu      sync.Mutex
 	records []entry
 	seq     uint64
+	// recorded is closed, and replaced, when a record is kept.
+	recorded chan struct{}
 }
 
 // job is one attempt to deliver one event to one webhook.
 type job struct {
 	event   sandbox.Event
 	hook    sandbox.Webhook
-	host    string
 	attempt int
+	// target is where the attempt may connect, once resolved: the first
+	// address is the host its limits count.
+	target []netip.AddrPort
+}
+
+// retry is a job waiting for its time, on one or two clocks.
+type retry struct {
+	job   job
+	stops []func() bool
 }
 
 // NewOutbox returns the outbox of an account whose records and
 // Webhook-Timestamp headers follow clock. The dispatcher holds it until its
 // Close; an outbox made after the dispatcher's Close is closed. The clock is
-// never read with the dispatcher's lock held, so it may take the account's
-// own locks. A nil clock is the system clock.
+// never called with the dispatcher's lock held, so it may take the
+// account's own locks. A nil clock is the system clock.
 func (d *Dispatcher) NewOutbox(accountID string, clock sandbox.Clock) *Outbox {
 	if clock == nil {
 		clock = sandbox.SystemClock{}
 	}
-	o := &Outbox{d: d, accountID: accountID, clock: clock, timers: make(map[*time.Timer]struct{})}
+	o := &Outbox{d: d, accountID: accountID, clock: clock, retries: make(map[*retry]struct{}), recorded: make(chan struct{}),
+		hosts: make(map[netip.AddrPort]int), hanging: make(map[netip.AddrPort]bool)}
 	o.ctx, o.cancel = context.WithCancel(d.ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -83,14 +98,16 @@ func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook) {
 		return
 	}
 	for _, hook := range hooks {
-		j := job{event: e, hook: hook, host: hostOf(hook.URL), attempt: 1}
-		if len(o.queue)+len(o.timers) >= d.opts.Pending {
+		j := job{event: e, hook: hook, attempt: 1}
+		if len(o.queue)+len(o.retries) >= d.opts.Pending {
 			o.record(j, now, 0, "dropped: the account has too many deliveries waiting", nil)
 			d.opts.Logger.Debug("webhook delivery dropped", "account", o.accountID, "event", e.ID, "webhook", hook.ID)
 			continue
 		}
-		d.enqueue(o, j)
+		o.queue = append(o.queue, j)
+		d.enqueued(o)
 	}
+	d.dispatch()
 }
 
 // Close cancels every queued delivery and scheduled retry of the account and
@@ -99,36 +116,81 @@ func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook) {
 // readable. It does not wait for the attempts in flight to return.
 func (o *Outbox) Close() {
 	d := o.d
+	var stops []func() bool
 	d.mu.Lock()
 	if !o.closed {
 		o.closed = true
 		o.queue = nil
-		for t := range o.timers {
-			t.Stop()
+		for r := range o.retries {
+			stops = append(stops, r.stops...)
 		}
-		o.timers = nil
+		o.retries = nil
 		delete(d.outboxes, o)
 	}
 	d.mu.Unlock()
 	o.cancel()
+	stopAll(stops)
 }
 
-// retryAfter queues j's next attempt after wait; the caller holds d.mu. A
-// timer rather than a goroutine waits, so that pending retries cost little
-// and Close can cancel them.
+// retryAfter queues j's next attempt after wait: on the account's clock, or
+// on the dispatcher's, whichever gets there first. Timers rather than
+// goroutines wait, so that pending retries cost little and Close can cancel
+// them.
 func (o *Outbox) retryAfter(wait time.Duration, j job) {
 	j.attempt++
-	var t *time.Timer
-	t = time.AfterFunc(wait, func() {
-		o.d.mu.Lock()
-		defer o.d.mu.Unlock()
-		if o.closed {
-			return
+	j.target = nil
+	r := &retry{job: j}
+	d := o.d
+	d.mu.Lock()
+	if o.closed {
+		d.mu.Unlock()
+		return
+	}
+	o.retries[r] = struct{}{}
+	d.mu.Unlock()
+
+	clocks := []sandbox.Clock{d.opts.Clock}
+	if o.clock != d.opts.Clock {
+		clocks = append(clocks, o.clock)
+	}
+	var stops []func() bool
+	for _, c := range clocks {
+		if timers, ok := c.(sandbox.TimerClock); ok {
+			stops = append(stops, timers.AfterFunc(wait, func() { o.fire(r) }))
 		}
-		delete(o.timers, t)
-		o.d.enqueue(o, j)
-	})
-	o.timers[t] = struct{}{}
+	}
+	d.mu.Lock()
+	_, waiting := o.retries[r]
+	if waiting {
+		r.stops = stops
+	}
+	d.mu.Unlock()
+	if !waiting {
+		// Fired or cancelled already: the other timer has nothing to do.
+		stopAll(stops)
+	}
+}
+
+// fire queues r's job the first time one of its clocks gets there.
+func (o *Outbox) fire(r *retry) {
+	d := o.d
+	d.mu.Lock()
+	_, waiting := o.retries[r]
+	if waiting {
+		delete(o.retries, r)
+		o.queue = append(o.queue, r.job)
+		d.enqueued(o)
+		d.dispatch()
+	}
+	stops := r.stops
+	d.mu.Unlock()
+	stopAll(stops)
+}
+
+func stopAll(stops []func() bool) {
+	for _, stop := range stops {
+		stop()
+	}
 }
 
 // entry is a delivery record as an outbox keeps it: a Delivery without the
@@ -172,6 +234,17 @@ func (o *Outbox) record(j job, now sandbox.Time, status int, failure string, nex
 	} else {
 		o.records[(o.seq-1)%uint64(len(o.records))] = e
 	}
+	close(o.recorded)
+	o.recorded = make(chan struct{})
+}
+
+// Recorded returns a channel that is closed when the next record is kept.
+// Whoever waits for deliveries takes it before reading the records, so
+// that none slips in between unseen.
+func (o *Outbox) Recorded() <-chan struct{} {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.recorded
 }
 
 // Deliveries returns one page of the records kept, newest first.
@@ -198,18 +271,4 @@ func (o *Outbox) Deliveries(page sandbox.PageRequest) sandbox.Page[sandbox.Deliv
 		last = items[len(items)-1].Seq
 	}
 	return sandbox.NewPage(items, hasMore, last)
-}
-
-// hostOf is what the per-host limit counts: the URL's host and port, the
-// port made explicit so that one host is counted once however it is written.
-func hostOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	port := u.Port()
-	if port == "" {
-		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
-	}
-	return net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }

@@ -2,18 +2,32 @@
 // signed POST per event and webhook, retried with exponential back-off, every
 // attempt recorded so that tests can inspect it.
 //
-// One Dispatcher serves the whole sandbox with a fixed pool of workers; each
-// account has an Outbox with its own queue, retries and records. Workers take
-// one job at a time from the accounts with work, in turn, and never more than
-// PerAccount of one account's or PerHost of one host's at once, so that an
-// account whose receiver is slow or dead holds a few workers at most and
-// never delays or drops another account's deliveries.
+// One Dispatcher serves the whole sandbox; each account has an Outbox with
+// its own queue, retries and records. Attempts start from the accounts with
+// work, in turn, never more than PerAccount of one account's at once nor
+// more than PerHost to one host, a host being the address and port a
+// delivery connects to, however its URL spells them.
+//
+// An account whose attempt to a host has gone unanswered for SlowAfter has
+// one attempt at a time to that host until one is answered: a receiver that
+// hangs loses its concurrency, for the account that hit it only, so that
+// aiming webhooks at another tenant's receiver costs that tenant little.
+//
+// Attempts run in two lanes. A new attempt takes one of Workers places in
+// the fast lane; one still without an answer after SlowAfter moves to the
+// slow lane, which holds up to SlowLane attempts (PerHost of them per host),
+// and frees its place. When the slow lane has no room for it, the attempt
+// ends there as timed out and is retried later. So receivers that hang, of
+// however many accounts, hold a fast place for SlowAfter at most and never
+// keep the fast lane from another account's receivers.
 package webhook
 
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -30,18 +44,25 @@ type Options struct {
 	// MaxAttempts bounds the tries per event and webhook (default 5).
 	MaxAttempts int
 	// FirstRetry is the wait before the second try; each later wait doubles
-	// (default 1s: tries at 0, 1, 3, 7 and 15 seconds). Waits are real time,
-	// whatever the account's clock says.
+	// (default 1s: tries at 0, 1, 3, 7 and 15 seconds). A retry is due when
+	// the account's clock has moved that far or, at the latest, when Clock
+	// has: a frozen account's retries come on time and come at once when
+	// its clock is moved past them.
 	FirstRetry time.Duration
-	// Workers is how many deliveries are in flight across the whole sandbox
-	// (default 32).
+	// Workers is the fast lane: how many attempts may start and wait up to
+	// SlowAfter for their answer at once, across the sandbox (default 32).
 	Workers int
-	// PerAccount is how many of one account's deliveries are in flight at
-	// once (default 4), so that it takes Workers/PerAccount accounts with
-	// hanging receivers to keep every worker busy.
+	// SlowAfter is how long an attempt may hold a place in the fast lane
+	// (default 1s).
+	SlowAfter time.Duration
+	// SlowLane is how many attempts may wait longer than SlowAfter for an
+	// answer at once, across the sandbox (default 256).
+	SlowLane int
+	// PerAccount is how many of one account's attempts are in flight at
+	// once, in both lanes (default 4).
 	PerAccount int
-	// PerHost is how many deliveries are in flight to one host and port
-	// (default 4), across all accounts.
+	// PerHost is how many attempts to one host are in each lane at once,
+	// across all accounts (default 4).
 	PerHost int
 	// Pending bounds an account's deliveries waiting to be tried or retried
 	// (default 256); beyond it a new delivery is dropped and recorded as such.
@@ -49,82 +70,98 @@ type Options struct {
 	// Records is how many delivery records each account keeps, the newest
 	// (default 1000).
 	Records int
-	// AttemptTimeout bounds one attempt, from connecting to reading the
-	// answer (default 10s).
+	// AttemptTimeout bounds one attempt, from resolving the host to reading
+	// the answer (default 10s).
 	AttemptTimeout time.Duration
-	// DenyPrivate refuses loopback and private destinations as well as those
-	// always refused (link-local, multicast, unspecified).
+	// DenyPrivate refuses loopback, private and special-purpose destinations
+	// and the host's own addresses as well as those always refused
+	// (link-local, multicast, unspecified).
 	DenyPrivate bool
-	// LoopbackOnly delivers only to receivers on this machine: any other
-	// host is refused before its name is looked up. For a sandbox on a
-	// developer's machine, and for tests, which must never send anything
-	// elsewhere whatever URL they register.
+	// LoopbackOnly delivers only to receivers on this machine: loopback
+	// addresses and the name localhost; nothing is ever looked up. For a
+	// sandbox on a developer's machine, and for tests, which must never send
+	// anything elsewhere whatever URL they register.
 	LoopbackOnly bool
+	// Clock is the real time that attempts are timed by and retries wait on
+	// at the latest (default the system clock). Tests pass a FrozenClock and
+	// move it.
+	Clock sandbox.TimerClock
 }
 
 func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	defaults := []struct {
+	if o.Clock == nil {
+		o.Clock = sandbox.SystemClock{}
+	}
+	counts := []struct {
 		value *int
 		def   int
-	}{{&o.MaxAttempts, 5}, {&o.Workers, 32}, {&o.PerAccount, 4}, {&o.PerHost, 4}, {&o.Pending, 256}, {&o.Records, 1000}}
-	for _, d := range defaults {
+	}{{&o.MaxAttempts, 5}, {&o.Workers, 32}, {&o.SlowLane, 256}, {&o.PerAccount, 4}, {&o.PerHost, 4}, {&o.Pending, 256}, {&o.Records, 1000}}
+	for _, c := range counts {
+		if *c.value <= 0 {
+			*c.value = c.def
+		}
+	}
+	durations := []struct {
+		value *time.Duration
+		def   time.Duration
+	}{{&o.FirstRetry, time.Second}, {&o.SlowAfter, time.Second}, {&o.AttemptTimeout, 10 * time.Second}}
+	for _, d := range durations {
 		if *d.value <= 0 {
 			*d.value = d.def
 		}
 	}
-	if o.FirstRetry <= 0 {
-		o.FirstRetry = time.Second
-	}
-	if o.AttemptTimeout <= 0 {
-		o.AttemptTimeout = 10 * time.Second
-	}
 	return o
 }
 
-// Dispatcher runs the workers that deliver every account's events.
+// Dispatcher starts and times every account's delivery attempts.
 type Dispatcher struct {
 	opts   Options
+	policy policy
 	client *http.Client
 	ctx    context.Context
 	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	// running counts the attempts' goroutines, for Close to wait on.
+	running sync.WaitGroup
 
-	// mu guards everything below and every Outbox's queue, timers,
+	// mu guards everything below and every Outbox's queue, retries,
 	// in-flight count and closed flag: scheduling is one decision across
 	// accounts and hosts.
 	mu     sync.Mutex
-	wake   *sync.Cond
 	closed bool
-	// ready holds the outboxes with queued jobs, in the order workers
-	// serve them.
+	// ready holds the outboxes with queued jobs, in the order they are
+	// served.
 	ready    []*Outbox
-	hosts    map[string]int
+	fast     int
+	slow     int
+	hosts    map[netip.AddrPort]*lanes
 	outboxes map[*Outbox]struct{}
 }
+
+// lanes counts attempts to one host in each lane.
+type lanes struct{ fast, slow int }
 
 // Start returns a running dispatcher; Close stops it.
 func Start(opts Options) *Dispatcher {
 	opts = opts.withDefaults()
 	d := &Dispatcher{
-		opts:     opts,
-		client:   newClient(opts),
-		hosts:    make(map[string]int),
+		opts: opts,
+		policy: policy{
+			denyPrivate: opts.DenyPrivate, loopbackOnly: opts.LoopbackOnly,
+			own: &ownAddresses{clock: opts.Clock}, lookup: net.DefaultResolver.LookupNetIP,
+		},
+		hosts:    make(map[netip.AddrPort]*lanes),
 		outboxes: make(map[*Outbox]struct{}),
 	}
-	d.wake = sync.NewCond(&d.mu)
+	d.client = newClient(d.policy, opts)
 	d.ctx, d.cancel = context.WithCancel(context.Background())
-	for range opts.Workers {
-		d.wg.Add(1)
-		go d.work()
-	}
 	return d
 }
 
 // Close closes every outbox, cancelling attempts in flight and pending
-// retries, and returns once the workers have stopped.
+// retries, and returns once the attempts have returned.
 func (d *Dispatcher) Close() {
 	d.mu.Lock()
 	d.closed = true
@@ -132,40 +169,51 @@ func (d *Dispatcher) Close() {
 	for o := range d.outboxes {
 		outboxes = append(outboxes, o)
 	}
-	d.wake.Broadcast()
 	d.mu.Unlock()
 	for _, o := range outboxes {
 		o.Close()
 	}
 	d.cancel()
-	d.wg.Wait()
+	d.running.Wait()
 	d.client.CloseIdleConnections()
 }
 
-func (d *Dispatcher) work() {
-	defer d.wg.Done()
-	for {
-		o, j, ok := d.take()
+// flight is one attempt under way: which lane it is in and which host it
+// counts against once its host is known. Guarded by d.mu.
+type flight struct {
+	slow, done bool
+	host       netip.AddrPort
+}
+
+// dispatch starts as many queued jobs as the fast lane has room for; the
+// caller holds d.mu.
+func (d *Dispatcher) dispatch() {
+	for !d.closed && d.fast < d.opts.Workers {
+		o, j, ok := d.next()
 		if !ok {
 			return
 		}
-		result := d.attempt(o, j)
-		d.finish(o, j, result)
+		f := &flight{}
+		d.fast++
+		o.inFlight++
+		if j.target != nil {
+			f.host = j.target[0]
+			d.host(f.host).fast++
+			o.hosts[f.host]++
+		}
+		d.running.Add(1)
+		go d.run(o, j, f)
 	}
 }
 
-// take waits for a job that may run now and claims it; it returns false once
-// the dispatcher is closed.
-func (d *Dispatcher) take() (*Outbox, job, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for !d.closed {
-		if o, j, ok := d.next(); ok {
-			return o, j, true
-		}
-		d.wake.Wait()
+// host returns the lane counts of addr; the caller holds d.mu.
+func (d *Dispatcher) host(addr netip.AddrPort) *lanes {
+	l, ok := d.hosts[addr]
+	if !ok {
+		l = &lanes{}
+		d.hosts[addr] = l
 	}
-	return nil, job{}, false
+	return l
 }
 
 // lookahead is how far into an account's queue next looks for a job whose
@@ -176,9 +224,10 @@ func (d *Dispatcher) take() (*Outbox, job, bool) {
 const lookahead = 16
 
 // next claims the first job, in turn across the ready outboxes, that neither
-// its account's nor its host's limit holds back. An outbox served moves to
-// the back of the turn. Blocked jobs stay queued rather than hold a worker, so
-// that a hanging host or account never ties up the rest.
+// its account's nor its host's limit holds back; a job whose host is not yet
+// resolved is checked once it is. An outbox served moves to the back of the
+// turn. Blocked jobs stay queued rather than hold a place, so that a hanging
+// host or account never ties up the rest.
 func (d *Dispatcher) next() (*Outbox, job, bool) {
 	for i := 0; i < len(d.ready); {
 		o := d.ready[i]
@@ -191,7 +240,9 @@ func (d *Dispatcher) next() (*Outbox, job, bool) {
 			i++
 			continue
 		}
-		k := slices.IndexFunc(o.queue[:min(len(o.queue), lookahead)], func(j job) bool { return d.hosts[j.host] < d.opts.PerHost })
+		k := slices.IndexFunc(o.queue[:min(len(o.queue), lookahead)], func(j job) bool {
+			return j.target == nil || d.mayStart(o, j.target[0], false)
+		})
 		if k < 0 {
 			i++
 			continue
@@ -211,40 +262,162 @@ func (d *Dispatcher) next() (*Outbox, job, bool) {
 		} else {
 			o.ready = false
 		}
-		o.inFlight++
-		d.hosts[j.host]++
 		return o, j, true
 	}
 	return nil, job{}, false
 }
 
-// finish releases the job's slots and, unless its outbox has been closed
-// meanwhile, records the attempt and schedules the retry.
-func (d *Dispatcher) finish(o *Outbox, j job, r result) {
-	now := sandbox.At(o.clock.Now())
+// mayStart reports whether another of o's attempts may go to host in the
+// given lane; the caller holds d.mu.
+func (d *Dispatcher) mayStart(o *Outbox, host netip.AddrPort, slow bool) bool {
+	if o.hanging[host] && o.hosts[host] > 0 {
+		return false
+	}
+	l := d.hosts[host]
+	if l == nil {
+		return true
+	}
+	if slow {
+		return l.slow < d.opts.PerHost
+	}
+	return l.fast < d.opts.PerHost
+}
+
+// run makes one attempt of j and settles it.
+func (d *Dispatcher) run(o *Outbox, j job, f *flight) {
+	defer d.running.Done()
+	ctx, cancel := context.WithCancelCause(o.ctx)
+	defer cancel(nil)
+	stopTimeout := d.opts.Clock.AfterFunc(d.opts.AttemptTimeout, func() { cancel(errAttemptTimeout) })
+	defer stopTimeout()
+	stopSlow := d.opts.Clock.AfterFunc(d.opts.SlowAfter, func() { d.demote(o, f, cancel) })
+	defer stopSlow()
+	if j.target == nil {
+		target, r := d.resolve(ctx, j)
+		if r.failure != "" {
+			d.finish(o, j, f, r)
+			return
+		}
+		j.target = target
+		if !d.claimHost(o, j, f) {
+			return
+		}
+	}
+	d.finish(o, j, f, d.attempt(ctx, o, j))
+}
+
+// claimHost counts f against its newly resolved host or, when that host is
+// at its limit in f's lane, puts j back at the front of its queue, unspent,
+// and reports false.
+func (d *Dispatcher) claimHost(o *Outbox, j job, f *flight) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	o.inFlight--
-	if d.hosts[j.host]--; d.hosts[j.host] == 0 {
-		delete(d.hosts, j.host)
+	if target := j.target[0]; d.mayStart(o, target, f.slow) {
+		host := d.host(target)
+		if f.slow {
+			host.slow++
+		} else {
+			host.fast++
+		}
+		o.hosts[target]++
+		f.host = target
+		return true
 	}
-	// The freed account and host slots let at most two more jobs run: this
-	// worker takes one when it comes back for work, a woken one the other.
-	d.wake.Signal()
-	if o.closed {
+	d.release(o, f)
+	if !o.closed {
+		o.queue = slices.Insert(o.queue, 0, j)
+		d.enqueued(o)
+	}
+	d.dispatch()
+	return false
+}
+
+// demote moves an attempt that has waited SlowAfter from the fast lane to
+// the slow one or, when the slow lane or its host's share of it is full,
+// cuts it short. Either way its account's later attempts to the host go one
+// at a time until one is answered.
+func (d *Dispatcher) demote(o *Outbox, f *flight, cancel context.CancelCauseFunc) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f.done {
 		return
 	}
-	if r.failure == "" || !r.retry || j.attempt >= d.opts.MaxAttempts {
-		o.record(j, now, r.status, r.failure, nil)
+	host := d.hosts[f.host]
+	if f.host.IsValid() {
+		o.hanging[f.host] = true
+	}
+	if d.slow >= d.opts.SlowLane || host != nil && host.slow >= d.opts.PerHost {
+		cancel(errAttemptTimeout)
+		return
+	}
+	f.slow = true
+	d.fast--
+	d.slow++
+	if host != nil {
+		host.fast--
+		host.slow++
+	}
+	d.dispatch()
+}
+
+// release frees f's places; the caller holds d.mu.
+func (d *Dispatcher) release(o *Outbox, f *flight) {
+	f.done = true
+	o.inFlight--
+	host := d.hosts[f.host]
+	if host != nil {
+		if o.hosts[f.host]--; o.hosts[f.host] == 0 {
+			delete(o.hosts, f.host)
+		}
+	}
+	if f.slow {
+		d.slow--
+		if host != nil {
+			host.slow--
+		}
 	} else {
-		wait := backoff(d.opts.FirstRetry, j.attempt)
-		o.record(j, now, r.status, r.failure, &wait)
-		o.retryAfter(wait, j)
+		d.fast--
+		if host != nil {
+			host.fast--
+		}
+	}
+	if host != nil && host.fast == 0 && host.slow == 0 {
+		delete(d.hosts, f.host)
+	}
+}
+
+// finish releases the attempt's places and, unless its outbox has been
+// closed meanwhile, records it and schedules the retry.
+func (d *Dispatcher) finish(o *Outbox, j job, f *flight, r result) {
+	now := sandbox.At(o.clock.Now())
+	d.mu.Lock()
+	if f.host.IsValid() {
+		if r.failure == reasonTimeout {
+			o.hanging[f.host] = true
+		} else {
+			delete(o.hanging, f.host)
+		}
+	}
+	d.release(o, f)
+	d.dispatch()
+	closed := o.closed
+	d.mu.Unlock()
+	if closed {
+		return
 	}
 	if r.failure != "" {
 		d.opts.Logger.Debug("webhook delivery failed", "account", o.accountID, "event", j.event.ID,
 			"webhook", j.hook.ID, "attempt", j.attempt, "error", r.failure)
 	}
+	if r.failure == "" || !r.retry || j.attempt >= d.opts.MaxAttempts {
+		o.record(j, now, r.status, r.failure, nil)
+		return
+	}
+	// Scheduled before it is recorded, so that whoever sees the record
+	// can move the clock past the retry.
+	wait := backoff(d.opts.FirstRetry, j.attempt)
+	o.retryAfter(wait, j)
+	o.record(j, now, r.status, r.failure, &wait)
 }
 
 // maxRetryWait caps the doubling, so that a large MaxAttempts neither
@@ -264,12 +437,11 @@ func backoff(first time.Duration, attempt int) time.Duration {
 	return min(wait, maxRetryWait)
 }
 
-// enqueue adds j to o's queue and o to the turn; the caller holds d.mu.
-func (d *Dispatcher) enqueue(o *Outbox, j job) {
-	o.queue = append(o.queue, j)
+// enqueued puts o in the turn if it is not there; the caller holds d.mu and
+// has queued a job on o.
+func (d *Dispatcher) enqueued(o *Outbox) {
 	if !o.ready {
 		o.ready = true
 		d.ready = append(d.ready, o)
 	}
-	d.wake.Signal()
 }

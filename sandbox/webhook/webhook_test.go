@@ -76,13 +76,17 @@ func (r *receiver) received() []post {
 }
 
 // hangingReceiver answers nothing until the test ends or the request is
-// cancelled; started tells of each request it got.
+// cancelled, but at /ok, where it answers 200 at once; started tells of each
+// request it holds.
 func hangingReceiver(t *testing.T) (*httptest.Server, chan struct{}) {
 	t.Helper()
 	release := make(chan struct{})
 	started := make(chan struct{}, 100)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/ok" {
+			return
+		}
 		select {
 		case started <- struct{}{}:
 		default:
@@ -98,80 +102,125 @@ func hangingReceiver(t *testing.T) (*httptest.Server, chan struct{}) {
 	return srv, started
 }
 
-func waitFor(t *testing.T, what string, done func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !done() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
+// failsafe ends a test whose awaited record never comes; the tests never
+// wait on time for anything to happen.
+const failsafe = 10 * time.Second
 
 func records(o *webhook.Outbox) []sandbox.Delivery {
 	return o.Deliveries(sandbox.PageRequest{Limit: sandbox.MaxPageSize}).Items
 }
 
-func recordCount(o *webhook.Outbox, n int) func() bool {
-	return func() bool { return len(records(o)) >= n }
+// waitUntil waits until the outbox's records, newest first, satisfy done.
+func waitUntil(t *testing.T, o *webhook.Outbox, what string, done func([]sandbox.Delivery) bool) []sandbox.Delivery {
+	t.Helper()
+	for {
+		recorded := o.Recorded()
+		if got := records(o); done(got) {
+			return got
+		}
+		select {
+		case <-recorded:
+		case <-time.After(failsafe):
+			t.Fatalf("no %s; records: %+v", what, records(o))
+		}
+	}
+}
+
+// waitRecords waits for n records and returns them, newest first.
+func waitRecords(t *testing.T, o *webhook.Outbox, n int) []sandbox.Delivery {
+	t.Helper()
+	return waitUntil(t, o, fmt.Sprintf("%d records", n), func(got []sandbox.Delivery) bool { return len(got) >= n })
+}
+
+// waitStarted waits for n requests to reach a hanging receiver.
+func waitStarted(t *testing.T, started <-chan struct{}, n int) {
+	t.Helper()
+	for i := range n {
+		select {
+		case <-started:
+		case <-time.After(failsafe):
+			t.Fatalf("%d of %d attempts reached the hanging receiver", i, n)
+		}
+	}
 }
 
 func TestDeliversSignedEventsAndRetriesFailures(t *testing.T) {
-	rcv := newReceiver(t, func(n int) int {
-		if n == 1 {
-			return http.StatusServiceUnavailable
-		}
-		return http.StatusNoContent
-	})
-	d := start(t, webhook.Options{FirstRetry: 10 * time.Millisecond})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
-	h, e := hook("whk_000001", rcv.URL), event(1)
-	o.Send(e, []sandbox.Webhook{h})
-	waitFor(t, "a retried delivery", recordCount(o, 2))
+	const firstRetry = time.Minute
+	// A retry is due when the account's clock gets there or, at the
+	// latest, when real time does.
+	for _, moved := range []string{"account", "dispatcher"} {
+		t.Run("moving the "+moved+" clock", func(t *testing.T) {
+			rcv := newReceiver(t, func(n int) int {
+				if n == 1 {
+					return http.StatusServiceUnavailable
+				}
+				return http.StatusNoContent
+			})
+			wall, account := sandbox.NewFrozenClock(frozen), sandbox.NewFrozenClock(frozen)
+			d := start(t, webhook.Options{FirstRetry: firstRetry, Clock: wall})
+			o := d.NewOutbox("acct", account)
+			h, e := hook("whk_000001", rcv.URL), event(1)
+			o.Send(e, []sandbox.Webhook{h})
+			waitRecords(t, o, 1)
+			if n := len(rcv.received()); n != 1 {
+				t.Fatalf("receiver got %d posts before the retry was due, want 1", n)
+			}
+			retriedAt := frozen
+			if moved == "account" {
+				retriedAt = account.Advance(firstRetry)
+			} else {
+				wall.Advance(firstRetry)
+			}
+			waitRecords(t, o, 2)
 
-	got := rcv.received()
-	if len(got) != 2 {
-		t.Fatalf("receiver got %d posts, want 2 (one failure, one retry)", len(got))
-	}
-	wantID := webhook.MessageID("acct", e.ID)
-	for i, p := range got {
-		header := map[string]string{}
-		for _, name := range []string{"Content-Type", "Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"} {
-			header[name] = p.header.Get(name)
-		}
-		wantHeader := map[string]string{
-			"Content-Type":      "application/json",
-			"Webhook-Id":        wantID,
-			"Webhook-Timestamp": strconv.FormatInt(frozen.Unix(), 10),
-			"Webhook-Signature": webhook.Signature(h.Secret, frozen.Unix(), e.JSON),
-		}
-		if diff := cmp.Diff(wantHeader, header); diff != "" {
-			t.Errorf("post %d headers (-want +got):\n%s", i+1, diff)
-		}
-		if string(p.body) != string(e.JSON) {
-			t.Errorf("post %d body %s, want the event's JSON %s", i+1, p.body, e.JSON)
-		}
-	}
+			got := rcv.received()
+			if len(got) != 2 {
+				t.Fatalf("receiver got %d posts, want 2 (one failure, one retry)", len(got))
+			}
+			wantID := webhook.MessageID("acct", e.ID)
+			for i, p := range got {
+				sent := []time.Time{frozen, retriedAt}[i]
+				header := map[string]string{}
+				for _, name := range []string{"Content-Type", "Webhook-Id", "Webhook-Timestamp", "Webhook-Signature"} {
+					header[name] = p.header.Get(name)
+				}
+				wantHeader := map[string]string{
+					"Content-Type":      "application/json",
+					"Webhook-Id":        wantID,
+					"Webhook-Timestamp": strconv.FormatInt(sent.Unix(), 10),
+					"Webhook-Signature": webhook.Signature(h.Secret, sent.Unix(), e.JSON),
+				}
+				if diff := cmp.Diff(wantHeader, header); diff != "" {
+					t.Errorf("post %d headers (-want +got):\n%s", i+1, diff)
+				}
+				if string(p.body) != string(e.JSON) {
+					t.Errorf("post %d body %s, want the event's JSON %s", i+1, p.body, e.JSON)
+				}
+			}
 
-	next := sandbox.At(frozen.Add(10 * time.Millisecond))
-	want := []sandbox.Delivery{
-		{ID: "dlv_000002", WebhookID: h.ID, EventID: e.ID, EventType: e.Type, URL: rcv.URL, Attempt: 2,
-			At: sandbox.At(frozen), StatusCode: 204, Seq: 2},
-		{ID: "dlv_000001", WebhookID: h.ID, EventID: e.ID, EventType: e.Type, URL: rcv.URL, Attempt: 1,
-			At: sandbox.At(frozen), StatusCode: 503, Error: "receiver answered 503", NextAttemptAt: &next, Seq: 1},
-	}
-	if diff := cmp.Diff(want, records(o)); diff != "" {
-		t.Errorf("records, newest first (-want +got):\n%s", diff)
-	}
-	encoded, err := json.Marshal(records(o)[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantJSON := `{"id":"dlv_000001","webhookId":"whk_000001","eventId":"evt_000001","eventType":"campaign.created","url":"` + rcv.URL +
-		`","attempt":1,"at":"2026-07-01T12:00:00.000Z","statusCode":503,"error":"receiver answered 503","nextAttemptAt":"2026-07-01T12:00:00.010Z"}`
-	if string(encoded) != wantJSON {
-		t.Errorf("record as JSON:\n got %s\nwant %s", encoded, wantJSON)
+			next := sandbox.At(frozen.Add(firstRetry))
+			want := []sandbox.Delivery{
+				{ID: "dlv_000002", WebhookID: h.ID, EventID: e.ID, EventType: e.Type, URL: rcv.URL, Attempt: 2,
+					At: sandbox.At(retriedAt), StatusCode: 204, Seq: 2},
+				{ID: "dlv_000001", WebhookID: h.ID, EventID: e.ID, EventType: e.Type, URL: rcv.URL, Attempt: 1,
+					At: sandbox.At(frozen), StatusCode: 503, Error: "receiver answered 503", NextAttemptAt: &next, Seq: 1},
+			}
+			if diff := cmp.Diff(want, records(o)); diff != "" {
+				t.Errorf("records, newest first (-want +got):\n%s", diff)
+			}
+			if account.Waiting() != 0 {
+				t.Errorf("%d timers left on the account's clock after the retry", account.Waiting())
+			}
+			encoded, err := json.Marshal(records(o)[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantJSON := `{"id":"dlv_000001","webhookId":"whk_000001","eventId":"evt_000001","eventType":"campaign.created","url":"` + rcv.URL +
+				`","attempt":1,"at":"2026-07-01T12:00:00.000Z","statusCode":503,"error":"receiver answered 503","nextAttemptAt":"2026-07-01T12:01:00.000Z"}`
+			if string(encoded) != wantJSON {
+				t.Errorf("record as JSON:\n got %s\nwant %s", encoded, wantJSON)
+			}
+		})
 	}
 }
 
@@ -199,13 +248,38 @@ func TestMessageID(t *testing.T) {
 	}
 }
 
+func TestKeysIdentity(t *testing.T) {
+	const account = "a1b2c3"
+	fleet := webhook.NewKeys("fleet-secret-0123456789")
+	tests := []struct {
+		name       string
+		a, b       string
+		wantEquals bool
+	}{
+		{"one secret agrees with itself, as replicas and reruns must", fleet.Identity(account, 0), webhook.NewKeys("fleet-secret-0123456789").Identity(account, 0), true},
+		{"another secret", fleet.Identity(account, 0), webhook.NewKeys("other-secret-0123456789").Identity(account, 0), false},
+		{"two sandboxes without a secret", webhook.NewKeys("").Identity(account, 0), webhook.NewKeys("").Identity(account, 0), false},
+		{"after a reset", fleet.Identity(account, 0), fleet.Identity(account, 1), false},
+		{"another account", fleet.Identity(account, 0), fleet.Identity("a1b2c4", 0), false},
+	}
+	for _, tt := range tests {
+		if got := tt.a == tt.b; got != tt.wantEquals {
+			t.Errorf("%s: %s and %s equal %v, want %v", tt.name, tt.a, tt.b, got, tt.wantEquals)
+		}
+	}
+}
+
 func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusInternalServerError))
-	d := start(t, webhook.Options{FirstRetry: time.Millisecond, MaxAttempts: 3})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	account := sandbox.NewFrozenClock(frozen)
+	d := start(t, webhook.Options{FirstRetry: time.Second, MaxAttempts: 3})
+	o := d.NewOutbox("acct", account)
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
-	waitFor(t, "three attempts", recordCount(o, 3))
-	time.Sleep(50 * time.Millisecond)
+	for n, wait := range []time.Duration{time.Second, 2 * time.Second} {
+		waitRecords(t, o, n+1)
+		account.Advance(wait)
+	}
+	waitRecords(t, o, 3)
 
 	var attempts []int
 	for _, r := range records(o) {
@@ -216,6 +290,10 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	}
 	if last := records(o)[0]; last.NextAttemptAt != nil {
 		t.Errorf("last attempt announces another at %s", last.NextAttemptAt)
+	}
+	// A retry is scheduled before its attempt is recorded: none is.
+	if n := account.Waiting(); n != 0 {
+		t.Errorf("%d retries scheduled after the last attempt", n)
 	}
 	if got := len(rcv.received()); got != 3 {
 		t.Errorf("receiver got %d posts, want 3", got)
@@ -233,9 +311,7 @@ func TestRedirectIsAFailedAttempt(t *testing.T) {
 			d := start(t, webhook.Options{MaxAttempts: 1})
 			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
 			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", redirector.URL)})
-			waitFor(t, "the attempt", recordCount(o, 1))
-
-			got := records(o)[0]
+			got := waitRecords(t, o, 1)[0]
 			want := fmt.Sprintf("receiver answered %d; redirects are not followed", status)
 			if got.StatusCode != status || got.Error != want {
 				t.Errorf("recorded %d %q, want %d %q", got.StatusCode, got.Error, status, want)
@@ -263,14 +339,13 @@ func TestEgressPolicyRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := start(t, webhook.Options{DenyPrivate: tt.denyPrivate})
-			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+			account := sandbox.NewFrozenClock(frozen)
+			o := d.NewOutbox("acct", account)
 			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)})
-			waitFor(t, "the refusal", recordCount(o, 1))
+			got := waitRecords(t, o, 1)
 			// A refusal is final: retrying cannot change the policy.
-			time.Sleep(20 * time.Millisecond)
-			got := records(o)
-			if len(got) != 1 || got[0].Error != reason || got[0].StatusCode != 0 || got[0].NextAttemptAt != nil {
-				t.Errorf("records %+v, want one final attempt refused with %q", got, reason)
+			if len(got) != 1 || got[0].Error != reason || got[0].StatusCode != 0 || got[0].NextAttemptAt != nil || account.Waiting() != 0 {
+				t.Errorf("records %+v with %d retries scheduled, want one final attempt refused with %q", got, account.Waiting(), reason)
 			}
 		})
 	}
@@ -284,8 +359,7 @@ func TestLoopbackAllowedByDefault(t *testing.T) {
 	d := start(t, webhook.Options{})
 	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
-	waitFor(t, "the delivery", recordCount(o, 1))
-	if got := records(o)[0]; got.StatusCode != http.StatusOK || got.Error != "" {
+	if got := waitRecords(t, o, 1)[0]; got.StatusCode != http.StatusOK || got.Error != "" {
 		t.Errorf("recorded %d %q, want 200 and no error", got.StatusCode, got.Error)
 	}
 }
@@ -294,20 +368,25 @@ func TestFailuresRecordGenericReasons(t *testing.T) {
 	refused := httptest.NewServer(http.NotFoundHandler())
 	refusedURL := refused.URL
 	refused.Close()
-	slow, _ := hangingReceiver(t)
+	slow, started := hangingReceiver(t)
 	tests := []struct {
 		name, url, want string
+		hangs           bool
 	}{
-		{"nothing listening", refusedURL, "connection refused"},
-		{"no answer in time", slow.URL, "timeout"},
+		{"nothing listening", refusedURL, "connection refused", false},
+		{"no answer in time", slow.URL, "timeout", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := start(t, webhook.Options{MaxAttempts: 1, AttemptTimeout: 200 * time.Millisecond})
+			wall := sandbox.NewFrozenClock(frozen)
+			d := start(t, webhook.Options{MaxAttempts: 1, AttemptTimeout: 5 * time.Second, Clock: wall})
 			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
 			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)})
-			waitFor(t, "the failed attempt", recordCount(o, 1))
-			if got := records(o)[0]; got.Error != tt.want || got.StatusCode != 0 {
+			if tt.hangs {
+				waitStarted(t, started, 1)
+				wall.Advance(5 * time.Second)
+			}
+			if got := waitRecords(t, o, 1)[0]; got.Error != tt.want || got.StatusCode != 0 {
 				t.Errorf("recorded %d %q, want 0 %q", got.StatusCode, got.Error, tt.want)
 			}
 		})
@@ -316,15 +395,23 @@ func TestFailuresRecordGenericReasons(t *testing.T) {
 
 func TestCloseStopsRetries(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusInternalServerError))
-	// The retry is due long enough after the first attempt that a busy
-	// machine still closes the outbox before it.
-	d := start(t, webhook.Options{FirstRetry: 500 * time.Millisecond})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	wall, account := sandbox.NewFrozenClock(frozen), sandbox.NewFrozenClock(frozen)
+	d := webhook.Start(webhook.Options{FirstRetry: time.Second, Clock: wall})
+	o := d.NewOutbox("acct", account)
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
-	waitFor(t, "the first attempt", recordCount(o, 1))
+	waitRecords(t, o, 1)
+	if n := account.Waiting(); n != 1 {
+		t.Fatalf("%d retries scheduled after a failed attempt, want 1", n)
+	}
 	o.Close()
+	if n := account.Waiting(); n != 0 {
+		t.Errorf("%d retries still scheduled after Close", n)
+	}
 	o.Send(event(2), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
-	time.Sleep(700 * time.Millisecond)
+	account.Advance(time.Hour)
+	wall.Advance(time.Hour)
+	// Close returns once every attempt started has returned.
+	d.Close()
 	if n := len(rcv.received()); n != 1 {
 		t.Errorf("receiver got %d posts, want only the one before Close", n)
 	}
@@ -345,83 +432,130 @@ func TestCloseCancelsAttemptsInFlight(t *testing.T) {
 		close(cancelled)
 	}))
 	t.Cleanup(srv.Close)
-	d := start(t, webhook.Options{AttemptTimeout: time.Minute})
+	d := webhook.Start(webhook.Options{Clock: sandbox.NewFrozenClock(frozen)})
 	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", srv.URL)})
-	<-started
+	waitStarted(t, started, 1)
 	o.Close()
 	select {
 	case <-cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(failsafe):
 		t.Fatal("the attempt in flight was not cancelled by Close")
 	}
-	time.Sleep(20 * time.Millisecond)
+	d.Close()
 	if n := len(records(o)); n != 0 {
 		t.Errorf("%d records of the cancelled attempt, want none", n)
 	}
 }
 
-func TestHangingReceiverDoesNotDelayOtherAccounts(t *testing.T) {
-	hanging1, _ := hangingReceiver(t)
-	hanging2, _ := hangingReceiver(t)
+// TestHangingReceiversLeaveTheFastLane is the attack of many keys whose
+// webhooks hang, made small: the dispatcher's clock stands still until the
+// test moves it, so the hanging attempts hold their places until then.
+func TestHangingReceiversLeaveTheFastLane(t *testing.T) {
+	hanging1, started1 := hangingReceiver(t)
+	hanging2, started2 := hangingReceiver(t)
 	fast := newReceiver(t, always(http.StatusOK))
-	// Each case leaves one of three workers free only if the limit it names
-	// holds: without it the stuck accounts' jobs would take all three.
-	tests := []struct {
-		name  string
-		stuck map[string][]string
-	}{
-		{"per host: two accounts with one hanging receiver", map[string][]string{
-			"stuck1": {hanging1.URL, hanging1.URL + "/other"},
-			"stuck2": {hanging1.URL},
-		}},
-		{"per account: one account with two hanging receivers", map[string][]string{
-			"stuck1": {hanging1.URL, hanging2.URL},
-		}},
+	wall := sandbox.NewFrozenClock(frozen)
+	d := start(t, webhook.Options{Workers: 4, PerAccount: 2, PerHost: 2, SlowLane: 8, Clock: wall})
+	// Two accounts with two hanging receivers each fill the fast lane.
+	for _, account := range []string{"stuck1", "stuck2"} {
+		o := d.NewOutbox(account, sandbox.NewFrozenClock(frozen))
+		for n := range 20 {
+			o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", hanging1.URL), hook("whk_000002", hanging2.URL)})
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := start(t, webhook.Options{Workers: 3, PerAccount: 2, PerHost: 2, AttemptTimeout: time.Minute})
-			clock := sandbox.NewFrozenClock(frozen)
-			for account, urls := range tt.stuck {
-				o := d.NewOutbox(account, clock)
-				var hooks []sandbox.Webhook
-				for i, u := range urls {
-					hooks = append(hooks, hook(fmt.Sprintf("whk_%06d", i+1), u))
-				}
-				for n := range 50 {
-					o.Send(event(n+1), hooks)
-				}
-			}
-			// Let the stuck accounts' attempts take the workers first.
-			time.Sleep(50 * time.Millisecond)
-			o := d.NewOutbox("healthy", clock)
-			begin := time.Now()
-			for n := range 5 {
-				o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", fast.URL)})
-			}
-			waitFor(t, "the healthy account's deliveries", recordCount(o, 5))
-			if elapsed := time.Since(begin); elapsed > 2*time.Second {
-				t.Errorf("the healthy account's deliveries took %v behind hanging receivers", elapsed)
-			}
-		})
+	waitStarted(t, started1, 2)
+	waitStarted(t, started2, 2)
+	bystanderDelivered(t, d, wall, fast.URL, 5)
+}
+
+// bystanderDelivered has another account send n events to url, moves the
+// dispatcher's clock past SlowAfter, and checks that all n are delivered.
+func bystanderDelivered(t *testing.T, d *webhook.Dispatcher, wall *sandbox.FrozenClock, url string, n int) {
+	t.Helper()
+	bystander := d.NewOutbox("bystander", sandbox.NewFrozenClock(frozen))
+	for i := range n {
+		bystander.Send(event(i+1), []sandbox.Webhook{hook("whk_000001", url)})
+	}
+	wall.Advance(time.Second)
+	for _, r := range waitRecords(t, bystander, n) {
+		if r.StatusCode != http.StatusOK {
+			t.Errorf("the other account's delivery %+v", r)
+		}
+	}
+}
+
+func TestOneReceiverSpelledManyWaysIsOneHost(t *testing.T) {
+	srv, started := hangingReceiver(t)
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	fast := newReceiver(t, always(http.StatusOK))
+	d := start(t, webhook.Options{Workers: 2, PerHost: 1, Clock: sandbox.NewFrozenClock(frozen)})
+	stuck := d.NewOutbox("stuck", sandbox.NewFrozenClock(frozen))
+	var hooks []sandbox.Webhook
+	for i, host := range []string{"127.0.0.1", "localhost", "LOCALHOST.", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"} {
+		hooks = append(hooks, hook(fmt.Sprintf("whk_%06d", i+1), "http://"+host+":"+port+"/"))
+	}
+	stuck.Send(event(1), hooks)
+	waitStarted(t, started, 1)
+	// Were the spellings five hosts, the second would hold the other
+	// worker until the dispatcher's clock moved.
+	healthy := d.NewOutbox("healthy", sandbox.NewFrozenClock(frozen))
+	healthy.Send(event(1), []sandbox.Webhook{hook("whk_000001", fast.URL)})
+	if got := waitRecords(t, healthy, 1)[0]; got.StatusCode != http.StatusOK {
+		t.Errorf("healthy account's delivery %+v", got)
+	}
+	if len(started) != 0 {
+		t.Error("a second spelling of the hanging receiver got an attempt beside the first")
+	}
+}
+
+// TestHangingPathOnAnotherTenantsHost is one key aiming its webhooks at a
+// path of another tenant's receiver that never answers: once its attempts
+// have hung for SlowAfter, that key has one at a time there, and the
+// tenant's own deliveries to the same host go through.
+func TestHangingPathOnAnotherTenantsHost(t *testing.T) {
+	srv, started := hangingReceiver(t)
+	wall := sandbox.NewFrozenClock(frozen)
+	d := start(t, webhook.Options{PerHost: 2, Clock: wall})
+	attacker := d.NewOutbox("attacker", sandbox.NewFrozenClock(frozen))
+	var hooks []sandbox.Webhook
+	for i := range 16 {
+		hooks = append(hooks, hook(fmt.Sprintf("whk_%06d", i+1), srv.URL+"/hang"))
+	}
+	for n := range 10 {
+		attacker.Send(event(n+1), hooks)
+	}
+	waitStarted(t, started, 2)
+	bystanderDelivered(t, d, wall, srv.URL+"/ok", 10)
+}
+
+func TestFullSlowLaneCutsAttemptsShort(t *testing.T) {
+	hanging1, started1 := hangingReceiver(t)
+	hanging2, started2 := hangingReceiver(t)
+	wall := sandbox.NewFrozenClock(frozen)
+	d := start(t, webhook.Options{Workers: 1, SlowLane: 1, FirstRetry: time.Hour, Clock: wall})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", hanging1.URL), hook("whk_000002", hanging2.URL)})
+	waitStarted(t, started1, 1)
+	wall.Advance(time.Second)
+	waitStarted(t, started2, 1)
+	wall.Advance(time.Second)
+	got := waitRecords(t, o, 1)[0]
+	if got.WebhookID != "whk_000002" || got.Error != "timeout" || got.NextAttemptAt == nil {
+		t.Errorf("recorded %+v, want whk_000002's attempt cut short as a timeout, to be retried", got)
 	}
 }
 
 func TestDropsAreRecordedWithoutBlockingSend(t *testing.T) {
 	srv, started := hangingReceiver(t)
-	d := start(t, webhook.Options{Workers: 1, Pending: 2, AttemptTimeout: time.Minute})
+	d := start(t, webhook.Options{Workers: 1, Pending: 2, Clock: sandbox.NewFrozenClock(frozen)})
 	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
 	h := hook("whk_000001", srv.URL)
 	o.Send(event(1), []sandbox.Webhook{h})
-	<-started
+	waitStarted(t, started, 1)
 
-	begin := time.Now()
 	for n := 2; n <= 21; n++ {
 		o.Send(event(n), []sandbox.Webhook{h})
-	}
-	if elapsed := time.Since(begin); elapsed > time.Second {
-		t.Errorf("20 sends took %v behind a hanging receiver", elapsed)
 	}
 	var dropped []string
 	for _, r := range records(o) {
@@ -447,9 +581,8 @@ func TestKeepsTheLastRecordsInPages(t *testing.T) {
 	for n := range 12 {
 		o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
 	}
-	waitFor(t, "twelve deliveries", func() bool {
-		items := o.Deliveries(sandbox.PageRequest{Limit: 1}).Items
-		return len(items) == 1 && items[0].ID == "dlv_000012"
+	waitUntil(t, o, "twelve deliveries", func(got []sandbox.Delivery) bool {
+		return len(got) > 0 && got[0].ID == "dlv_000012"
 	})
 
 	var pages [][]string
@@ -496,7 +629,7 @@ func TestManyAccountsAllDelivered(t *testing.T) {
 	}
 	wg.Wait()
 	for _, o := range outboxes {
-		waitFor(t, "every delivery", recordCount(o, events))
+		waitRecords(t, o, events)
 	}
 	ids := map[string]int{}
 	for _, p := range rcv.received() {
@@ -518,7 +651,7 @@ func TestNilClockIsTheSystemClock(t *testing.T) {
 	o := d.NewOutbox("acct", nil)
 	before := time.Now().Unix()
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
-	waitFor(t, "the delivery", recordCount(o, 1))
+	waitRecords(t, o, 1)
 	ts, err := strconv.ParseInt(rcv.received()[0].header.Get("Webhook-Timestamp"), 10, 64)
 	if err != nil || ts < before || ts > time.Now().Unix() {
 		t.Errorf("Webhook-Timestamp %d (%v), want the current time", ts, err)
@@ -532,8 +665,7 @@ func TestClosedDispatcherRefusesWork(t *testing.T) {
 	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
 	o.Close()
-	time.Sleep(20 * time.Millisecond)
-	if n := len(rcv.received()); n != 0 {
+	if n := len(records(o)) + len(rcv.received()); n != 0 {
 		t.Errorf("receiver got %d posts after Close, want none", n)
 	}
 }
@@ -546,7 +678,7 @@ func TestLoopbackOnlyDeliversLocallyAndRefusesTheRest(t *testing.T) {
 	// A name that does not resolve anywhere: were it looked up, the record
 	// would say "host name not found", not the policy's refusal.
 	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", recv.URL), hook("whk_000002", "http://receiver.invalid/hook")})
-	waitFor(t, "both attempts", recordCount(o, 2))
+	waitRecords(t, o, 2)
 	byHook := map[string]sandbox.Delivery{}
 	for _, r := range records(o) {
 		byHook[r.WebhookID] = r

@@ -1,0 +1,85 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/testcampaign/kit/sandbox"
+)
+
+// bugCounts counts the bugs of one campaign, or of the whole account when
+// campaign is 0. Every write that files or moves a bug updates them in its
+// own transaction, so analytics read two rows instead of walking the bugs,
+// and always agree with the bugs a list shows.
+type bugCounts struct {
+	campaign   uint64
+	total      int
+	byStatus   [5]int
+	bySeverity [4]int
+}
+
+// countBug adds delta (1 or -1) times the bug to its campaign's counts and
+// the account's.
+func (w *writeTxn) countBug(b *sandbox.Bug, delta int) error {
+	campaign, ok := parseID(campaigns, b.CampaignID)
+	if !ok {
+		return fmt.Errorf("bug %s names campaign %q", b.ID, b.CampaignID)
+	}
+	status, severity := statusIndex(b.Status), severityIndex(b.Severity)
+	if status < 0 || severity < 0 {
+		return fmt.Errorf("bug %s is %s and %s", b.ID, b.Status, b.Severity)
+	}
+	for _, scope := range []uint64{0, campaign} {
+		c := bugCounts{campaign: scope}
+		raw, err := w.First(countsTable, indexID, scope)
+		if err != nil {
+			return fmt.Errorf("read bug counts: %w", err)
+		}
+		if raw != nil {
+			c = *raw.(*bugCounts)
+		}
+		c.total += delta
+		c.byStatus[status] += delta
+		c.bySeverity[severity] += delta
+		if err := w.Insert(countsTable, &c); err != nil {
+			return fmt.Errorf("write bug counts: %w", err)
+		}
+	}
+	return nil
+}
+
+// Analytics counts the bugs of the account, or of one of its campaigns, from
+// one snapshot so the counts agree with each other.
+func (d *DB) Analytics(ctx context.Context, campaignID string) (sandbox.Analytics, error) {
+	txn := d.db.Txn(false)
+	result := sandbox.Analytics{Bugs: sandbox.NewBugStats()}
+	scope := uint64(0)
+	if campaignID != "" {
+		c, err := get(txn, campaigns, "campaign", campaignID)
+		if err != nil {
+			return result, err
+		}
+		scope = c.Seq
+		result.CampaignID, result.Campaigns = &campaignID, 1
+	} else {
+		// Campaigns are never deleted, so the last seq is the count.
+		last, err := lastSeq(txn, campaigns)
+		if err != nil {
+			return result, err
+		}
+		result.Campaigns = int(last)
+	}
+	raw, err := txn.First(countsTable, indexID, scope)
+	if err != nil || raw == nil {
+		return result, err
+	}
+	c := raw.(*bugCounts)
+	result.Bugs.Total = c.total
+	for i, s := range sandbox.BugStatuses {
+		result.Bugs.ByStatus[s] = c.byStatus[i]
+	}
+	for i, s := range sandbox.Severities {
+		result.Bugs.BySeverity[s] = c.bySeverity[i]
+	}
+	return result, nil
+}
