@@ -83,7 +83,11 @@ type session struct {
 }
 
 func (x *explorer) newSession() *session {
-	return &session{x: x, saved: map[string]string{}, sink: newRuleSink()}
+	sink := newRuleSink()
+	// The explorer's fresh accounts are its own: their windows are not the
+	// operator's key's share to budget.
+	sink.unbudgeted = x.sandbox
+	return &session{x: x, saved: map[string]string{}, sink: sink}
 }
 
 func (s *session) key(i int) string {
@@ -126,6 +130,7 @@ func (s *session) run(ctx context.Context, st xstep, sequential bool) (bool, *ru
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var saved string
+	s.spent += n
 	for i := 0; i < n; i++ {
 		send := func() {
 			e, err := s.send(ctx, key, st.method, path, body, st.contentType)
@@ -184,8 +189,6 @@ func (s *session) send(ctx context.Context, key, method, path, body, contentType
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	s.sink.unbudgeted = s.x.sandbox
-	s.spent++
 	resp, err := s.x.t.client.Do(req)
 	if err != nil {
 		return nil, err
