@@ -107,7 +107,9 @@ func TestExitCodes(t *testing.T) {
 		{"stray argument", withKey, []string{"run", "--base-url", sandbox}, 2, "unexpected argument"},
 		{"missing feature directory", withKey, []string{"--base-url", sandbox, "--features", filepath.Join(t.TempDir(), "none")}, 2, "reading features"},
 		{"unreachable deployment", withKey, []string{"--base-url", closed.URL}, 2, "cannot reach"},
-		{"the sandbox against its own document", withKey, []string{"--base-url", sandbox, "--profile", "sandbox", "--tags", "@campaigns", "--openapi"}, 0, "RESULT: CONFORMANT"},
+		// This build of the sandbox predates the contract's pending rules,
+		// which the exploration would otherwise probe with some seeds.
+		{"the sandbox against its own document", withKey, []string{"--base-url", sandbox, "--profile", "sandbox", "--tags", "@campaigns", "--openapi", "--contract-pending=false"}, 0, "RESULT: CONFORMANT"},
 		{"a document given after a space", withKey, []string{"--base-url", sandbox, "--openapi", "openapi.yaml"}, 2, "--openapi=FILE"},
 		{"a document that does not exist", withKey, []string{"--base-url", sandbox, "--openapi=" + filepath.Join(t.TempDir(), "none.yaml")}, 2, "--openapi"},
 		{"a deployment that serves no document", withKey, []string{"--base-url", noDocument, "--openapi"}, 2, "openapi.json"},
