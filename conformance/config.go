@@ -109,6 +109,21 @@ type Config struct {
 	// LoadSchema reads the OpenAPI document for OpenAPI; a run with OpenAPI
 	// set and no loader is a usage error (see SchemaLoader).
 	LoadSchema SchemaLoader
+	// ExclusiveKey promises that nothing else uses APIKey during the run,
+	// so the model counts its rate limit and records exactly.
+	ExclusiveKey bool
+	// Contract switches on checks of CONTRACT.md rules that not every
+	// deployment implements yet.
+	Contract ContractSwitches
+	// Explore is how long the explorer runs with --profile sandbox: zero
+	// for the default bounded exploration, negative for none.
+	Explore time.Duration
+	// Seed makes an exploration reproducible; zero picks one at random
+	// (the report names it).
+	Seed uint64
+	// ReproDir, if set, receives each shrunk failure of the explorer as a
+	// .feature file.
+	ReproDir string
 }
 
 // settings is the effective configuration a report records.

@@ -87,6 +87,9 @@ func intHeader(e *exchange, name string) (int, error) {
 	if len(vs) > 1 {
 		return 0, fmt.Errorf("the header %s appears %d times (%q); want one integer", name, len(vs), vs)
 	}
+	if n, err := strconv.Atoi(vs[0]); err == nil && n < 0 && isIntegerLiteral(vs[0]) {
+		return 0, fmt.Errorf("rate-limit rule (spec §8): the header %s is negative (%d); a count of requests is never below zero", name, n)
+	}
 	if !isIntegerLiteral(vs[0]) || strings.HasPrefix(vs[0], "-") {
 		return 0, fmt.Errorf("rate-limit rule (spec §8): the header %s must be an integer, got %q", name, vs[0])
 	}

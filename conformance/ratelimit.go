@@ -272,3 +272,24 @@ func resetEndsWindow(ctx context.Context) error {
 	}
 	return fmt.Errorf("%s %d is not the end of the server's current UTC minute, hour or day %v (server's clock %s, from %s)", hdrReset, h.reset, ends, now.UTC().Format(time.RFC3339Nano), from)
 }
+
+// windowEnded says whether, by the server's clock at the scenario's last
+// answer, the window an earlier answer of the scenario reported has ended:
+// counts compared across it restarted in between.
+func windowEnded(s *scenarioState) bool {
+	last, err := s.last()
+	if err != nil {
+		return false
+	}
+	now, _ := serverClock(last)
+	for _, e := range s.history[:len(s.history)-1] {
+		h, err := readRateHeaders(e)
+		if err != nil {
+			continue
+		}
+		if at, ok := resetInstant(h.reset, now); ok && !now.Before(at) {
+			return true
+		}
+	}
+	return false
+}

@@ -56,13 +56,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		suite.Options.Format += "," + registerCucumber(suite.Name, files.cucumber)
 		defer unregisterCucumber(suite.Name)
 	}
+	exploring := startExploring(ctx, r.cfg, r.tgt)
 	if code := suite.Run(); code > 1 {
 		return nil, fmt.Errorf("%w: godog refused the options (exit %d)", ErrUsage, code)
 	}
 	if err := out.Flush(); err != nil {
 		return nil, fmt.Errorf("writing the report: %w", err)
 	}
+	explored := exploring.wait()
 	rep := r.report(start, time.Since(start))
+	rep.Scenarios = append(rep.Scenarios, explored...)
 	if ctx.Err() != nil {
 		rep.Stopped = ErrInterrupted.Error()
 		err = fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, len(rep.Scenarios)-rep.count(Disabled)-rep.count(Skipped), rep.Unfinished)
@@ -247,6 +250,7 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if cfg.Profile == ProfileSandbox {
 		tgt.seeded = holdsBuiltinSeed(ctx, tgt)
 	}
+	tgt.model = startModel(ctx, cfg, tgt)
 	env := runEnv{seeded: tgt.seeded, noReceiver: receiverProblem(cfg)}
 	if env.noReceiver == "" {
 		rcv, err := startReceiver(ctx, cfg.WebhookListen, cfg.WebhookURL)

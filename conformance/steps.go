@@ -194,6 +194,7 @@ func freshAccount(ctx context.Context) error {
 		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", ErrUsage)
 	}
 	s.key = TestPrefix + "conform_" + randomToken()
+	s.t.model.own(s.key, true)
 	s.freshLeft = -1
 	s.auth = authConfigured
 	return nil

@@ -127,6 +127,10 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		return nil, fmt.Errorf("%w: %d of a limit of %d", errBudgetSpent, b.share, b.of)
 	}
 	var reqBody []byte
+	var fl *flight
+	if m := t.target.model; m != nil && sink != nil && token != "" {
+		fl = m.begin(token)
+	}
 	if req.GetBody != nil {
 		if rc, err := req.GetBody(); err == nil {
 			reqBody, _ = io.ReadAll(rc)
@@ -135,17 +139,26 @@ func (t *checkingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	resp, err := t.next.RoundTrip(req)
 	if err != nil || sink == nil {
+		if fl != nil {
+			t.target.model.abandon(fl)
+		}
 		return resp, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 	resp.Body.Close()
 	if err != nil {
+		if fl != nil {
+			t.target.model.abandon(fl)
+		}
 		return nil, err
 	}
 	resp.Body = io.NopCloser(bytes.NewReader(body))
 	e := &exchange{method: req.Method, url: req.URL.String(), reqHeader: req.Header, reqBody: reqBody,
 		status: resp.StatusCode, header: resp.Header, body: body}
 	t.check(sink, req, e)
+	if fl != nil {
+		t.target.feedModel(fl, sink, token, req, reqBody, resp, body)
+	}
 	if t.target.schema != nil {
 		if v, ok := schemaViolation(t.target.schema.Check(req, reqBody, resp, body), req.Method+" "+req.URL.Path); ok {
 			v.exchange = e
@@ -192,7 +205,8 @@ func (t *checkingTransport) check(sink *ruleSink, req *http.Request, e *exchange
 		where += "?" + req.URL.RawQuery
 	}
 	inAPI := req.URL.Path == "/v1" || strings.HasPrefix(req.URL.Path, "/v1/")
-	if inAPI || t.target.profile == ProfileSandbox {
+	// An answer to HEAD has no body to hold to the envelope (RFC 9110).
+	if (inAPI || t.target.profile == ProfileSandbox) && req.Method != http.MethodHead {
 		if err := checkEnvelope(e, envelopeEither); err != nil {
 			sink.add(ruleViolation{rule: "every response is the envelope (spec §4, §7)", level: LevelMust, message: err.Error(), request: where, exchange: e})
 		}

@@ -91,6 +91,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if len(args) > 0 && args[0] == "check" {
 		return check(args[1:], stdout, stderr)
 	}
+	exploreOnly := len(args) > 0 && args[0] == "explore"
+	if exploreOnly {
+		args = args[1:]
+	}
 
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -119,9 +123,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.BoolVar(&cfg.FailOnSkip, "fail-on-skip", false, "exit 1 when a selected scenario could not run (skipped), not only on deviations")
 	fs.StringVar(&cfg.WebhookListen, "webhook-listen", "127.0.0.1:0", `address of conform's webhook receiver ("off" skips the @delivery scenarios)`)
 	fs.StringVar(&cfg.WebhookURL, "webhook-url", "", "the receiver's URL as the deployment reaches it, if not the listening address")
+	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the explorer's random requests, to reproduce a run (default: a random one, named in the report)")
+	fs.DurationVar(&cfg.Explore, "explore", 0, "how long the explorer runs with --profile sandbox (default: a bounded exploration of a few seconds; negative: none)")
+	fs.StringVar(&cfg.ReproDir, "repro-dir", "", "write each failure the explorer finds, shrunk, as a .feature file in this directory")
+	fs.BoolVar(&cfg.ExclusiveKey, "exclusive-key", false, "promise that nothing else uses the key during the run, so its rate limit and records are counted exactly")
+	pending := fs.Bool("contract-pending", true, "hold the deployment to CONTRACT.md's newest rules: a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
 	fs.Var(&openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n\nFlags:\n", keyEnv)
+		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  %[1]s=<key> conform explore --base-url URL --profile sandbox [--explore 10m] [--seed N] [--repro-dir DIR]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n\nFlags:\n", keyEnv)
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error or interrupted.\n", keyEnv)
 	}
@@ -132,13 +141,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return conformance.ExitError
 	}
 	if fs.NArg() > 0 {
-		hint := ` (the commands are "check" and "steps")`
+		hint := ` (the commands are "check", "explore" and "steps")`
 		if openAPI == conformance.OpenAPIServed {
 			hint = " (a document is given as --openapi=FILE)"
 		}
 		fmt.Fprintf(stderr, "conform: unexpected argument %q%s\n", fs.Arg(0), hint)
 		return conformance.ExitError
 	}
+	cfg.Contract = conformance.ContractSwitches{DuplicateFields: *pending, LongNumbers: *pending}
 	cfg.OpenAPI, cfg.LoadSchema = string(openAPI), schemaLoader
 	cfg.FeatureDirs = dirs
 	cfg.Version = version.Read().Short()
@@ -163,7 +173,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		cfg.Output, cfg.OutputName = f, output
 	}
 
-	rep, err := conformance.Run(ctx, cfg)
+	runner := conformance.Run
+	if exploreOnly {
+		runner = conformance.Explore
+		if cfg.Explore == 0 {
+			cfg.Explore = time.Minute
+		}
+	}
+	rep, err := runner(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform: %s\n", redact(err.Error(), cfg.APIKey))
 		if rep != nil && len(rep.Files) > 0 {
