@@ -25,9 +25,12 @@ type ClientLimits struct {
 }
 
 // DefaultClientLimits are generous for a CI fleet behind one address (sixty
-// keys each at the default per-key limit), and small enough that a key
-// flood from one address cannot push the other tenants out.
-var DefaultClientLimits = ClientLimits{Requests: 60_000, NewAccounts: 600}
+// keys each at the default per-key limit, and SDK suites or conform runs
+// that take a fresh key per test: four concurrent conform runs bring about
+// 800), and small enough that a key flood from one address fills at most
+// half of the default -max-accounts in a minute, so it cannot push the other
+// tenants out.
+var DefaultClientLimits = ClientLimits{Requests: 60_000, NewAccounts: 5000}
 
 // maxClients bounds the clients counted in one minute; past it, new
 // addresses share one count, so a sweep of addresses costs no memory.
