@@ -211,18 +211,8 @@ func (sc *scanner) object(depth int) error {
 		if known != "" {
 			sc.fields[known] = sc.data[start:sc.pos]
 		}
-		sc.skipSpace()
-		if sc.pos == len(sc.data) {
-			return sc.fail("unexpected end of input")
-		}
-		switch sc.data[sc.pos] {
-		case ',':
-			sc.pos++
-		case '}':
-			sc.pos++
-			return nil
-		default:
-			return sc.fail("expected ',' or '}'")
+		if done, err := sc.next('}'); done || err != nil {
+			return err
 		}
 	}
 }
@@ -247,6 +237,24 @@ func (sc *scanner) noteName(object, depth int) string {
 	return ""
 }
 
+// next reads what follows a member or element: a ',' before another, or
+// closer, which ends the object or array (done).
+func (sc *scanner) next(closer byte) (done bool, err error) {
+	sc.skipSpace()
+	if sc.pos == len(sc.data) {
+		return false, sc.fail("unexpected end of input")
+	}
+	switch sc.data[sc.pos] {
+	case ',':
+		sc.pos++
+		return false, nil
+	case closer:
+		sc.pos++
+		return true, nil
+	}
+	return false, sc.fail(fmt.Sprintf("expected ',' or '%c'", closer))
+}
+
 func (sc *scanner) array(depth int) error {
 	if depth > MaxNesting {
 		return sc.fail(fmt.Sprintf("nested more than %d levels deep", MaxNesting))
@@ -261,18 +269,8 @@ func (sc *scanner) array(depth int) error {
 		if err := sc.value(depth); err != nil {
 			return err
 		}
-		sc.skipSpace()
-		if sc.pos == len(sc.data) {
-			return sc.fail("unexpected end of input")
-		}
-		switch sc.data[sc.pos] {
-		case ',':
-			sc.pos++
-		case ']':
-			sc.pos++
-			return nil
-		default:
-			return sc.fail("expected ',' or ']'")
+		if done, err := sc.next(']'); done || err != nil {
+			return err
 		}
 	}
 }
