@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -107,31 +106,10 @@ var unlimited = []string{
 	"-control-limit-minute", "2000000000", "-client-limit-minute", "0", "-client-new-accounts-minute", "0",
 }
 
-var listeningURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
-
-// startSandbox runs the sandbox binary on a free loopback port.
+// startSandbox runs the sandbox binary on a free loopback port without rate
+// limits, and drops its log.
 func startSandbox(bin string, env []string, flags ...string) (*server, error) {
-	args := append([]string{"-addr", "127.0.0.1:0"}, append(unlimited, flags...)...)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	logs, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	lines := bufio.NewScanner(logs)
-	for lines.Scan() {
-		if m := listeningURL.FindStringSubmatch(lines.Text()); m != nil {
-			// The request log goes on; nobody reads it.
-			go func() { _, _ = io.Copy(io.Discard, logs) }()
-			return &server{cmd: cmd, base: m[1]}, nil
-		}
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	return nil, fmt.Errorf("the sandbox did not say where it listens")
+	return startSandboxLogging(bin, env, io.Discard, append(slices.Clone(unlimited), flags...)...)
 }
 
 func (s *server) stop() {
@@ -147,17 +125,9 @@ func newClient(connections int) *http.Client {
 }
 
 func send(client *http.Client, base, key string, r request) (*http.Response, []byte, error) {
-	var body io.Reader
-	if r.body != "" {
-		body = strings.NewReader(r.body)
-	}
-	req, err := http.NewRequest(r.method, base+r.target, body)
+	req, err := newRequest(base, key, r)
 	if err != nil {
 		return nil, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	if r.body != "" {
-		req.Header.Set("Content-Type", "application/json")
 	}
 	res, err := client.Do(req)
 	if err != nil {

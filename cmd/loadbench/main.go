@@ -10,6 +10,7 @@
 //	go run ./cmd/loadbench -memory           # RSS: 200,000 creates, 20,000 fresh keys
 //	go run ./cmd/loadbench -soak 10m         # RSS, goroutines and accounts over a long mixed run
 //	go run ./cmd/loadbench -webhook-attack   # another account's deliveries while keys' webhooks hang
+//	go run ./cmd/loadbench -attack all       # issue 17's other attacks, each against its bar
 //
 // It only ever talks to 127.0.0.1, and every run is bounded by its flags.
 package main
@@ -36,6 +37,8 @@ type options struct {
 	soakEvery   time.Duration
 	// webhookAttack is its own mode, in webhookattack.go.
 	webhookAttack webhookAttack
+	// attacks are the other attacks, in attack.go.
+	attacks attacks
 }
 
 func main() {
@@ -60,9 +63,12 @@ func main() {
 	flag.DurationVar(&opts.soakEvery, "soak-every", 10*time.Second, "with -soak: how often to print RSS, goroutines and accounts")
 	flag.StringVar(&opts.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")
 	opts.webhookAttack.flags(flag.CommandLine)
+	opts.attacks.flags(flag.CommandLine)
 	flag.Parse()
 	run := runThroughput
 	switch {
+	case opts.attacks.names != "":
+		run = runAttacks
 	case opts.webhookAttack.enabled:
 		run = runWebhookAttack
 	case opts.soak > 0:
