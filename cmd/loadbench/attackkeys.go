@@ -213,7 +213,7 @@ func randomKey(name string) string {
 	return "svc_test_" + name + "_" + strings.ToLower(rand.Text())
 }
 
-// attackKeyPath pastes keys into paths, queries and bodies, and looks for
+// attackKeyPath pastes keys into paths, queries, bodies and headers, and looks for
 // them whole in every answer and in the sandbox's log.
 func attackKeyPath(bin string, _ attacks, out io.Writer) (bool, error) {
 	logs := newLogCapture()
@@ -232,26 +232,33 @@ func attackKeyPath(bin string, _ attacks, out io.Writer) (bool, error) {
 	attempts := []struct {
 		where, key string
 		r          request
+		// header, if set, is sent too, replacing what newRequest set.
+		header http.Header
 	}{
-		{"another key as a campaign id", own, request{"GET", "/v1/campaigns/" + pasted, ""}},
-		{"its own key as a campaign id", own, request{"GET", "/v1/campaigns/" + own, ""}},
-		{"a key as a route", own, request{"GET", "/v1/" + pasted + "/x", ""}},
-		{"a key as a bug id", own, request{"PATCH", "/v1/bugs/" + pasted, `{"status":"confirmed"}`}},
-		{"a key as a filter value", own, request{"GET", "/v1/campaigns?status=" + pasted, ""}},
-		{"a key as a campaign filter", own, request{"GET", "/v1/bugs?campaignId=" + pasted, ""}},
-		{"a key as a query name", own, request{"GET", "/v1/campaigns?" + pasted + "=1", ""}},
-		{"a key as a page cursor", own, request{"GET", "/v1/campaigns?cursor=" + pasted, ""}},
-		{"a key as an enum value in a body", own, request{"POST", "/v1/campaigns", `{"name":"K","platform":"` + pasted + `","testersRequired":1,"rewardPerBug":1}`}},
-		{"a key as a repeated field name", own, request{"POST", "/v1/campaigns", `{"` + pasted + `":1,"` + pasted + `":2}`}},
-		{"a key as a webhook URL", own, request{"POST", "/v1/webhooks", `{"url":"` + pasted + `","events":["*"]}`}},
-		{"a key as a fault route", own, request{"POST", "/_sandbox/faults", `{"route":"` + pasted + `","status":500}`}},
-		{"a malformed key", pasted + "!", request{"GET", "/v1/campaigns", ""}},
-		{"a live key", live, request{"GET", "/v1/campaigns", ""}},
-		{"the request journal", own, request{"GET", "/_sandbox/requests", ""}},
+		{"another key as a campaign id", own, request{"GET", "/v1/campaigns/" + pasted, ""}, nil},
+		{"its own key as a campaign id", own, request{"GET", "/v1/campaigns/" + own, ""}, nil},
+		{"a key as a route", own, request{"GET", "/v1/" + pasted + "/x", ""}, nil},
+		{"a key as a bug id", own, request{"PATCH", "/v1/bugs/" + pasted, `{"status":"confirmed"}`}, nil},
+		{"a key as a filter value", own, request{"GET", "/v1/campaigns?status=" + pasted, ""}, nil},
+		{"a key as a campaign filter", own, request{"GET", "/v1/bugs?campaignId=" + pasted, ""}, nil},
+		{"a key as a query name", own, request{"GET", "/v1/campaigns?" + pasted + "=1", ""}, nil},
+		{"a key as a page cursor", own, request{"GET", "/v1/campaigns?cursor=" + pasted, ""}, nil},
+		{"a key as an enum value in a body", own, request{"POST", "/v1/campaigns", `{"name":"K","platform":"` + pasted + `","testersRequired":1,"rewardPerBug":1}`}, nil},
+		{"a key as a repeated field name", own, request{"POST", "/v1/campaigns", `{"` + pasted + `":1,"` + pasted + `":2}`}, nil},
+		{"a key as a webhook URL", own, request{"POST", "/v1/webhooks", `{"url":"` + pasted + `","events":["*"]}`}, nil},
+		{"a key as a fault route", own, request{"POST", "/_sandbox/faults", `{"route":"` + pasted + `","status":500}`}, nil},
+		{"a malformed key", pasted + "!", request{"GET", "/v1/campaigns", ""}, nil},
+		{"a live key", live, request{"GET", "/v1/campaigns", ""}, nil},
+		{"a key as the content type", own, request{"POST", "/v1/campaigns", `{}`}, http.Header{"Content-Type": {"application/" + pasted}}},
+		{"a key in another scheme", "", request{"GET", "/v1/campaigns", ""}, http.Header{"Authorization": {"Basic " + pasted}}},
+		{"a key with a second word", "", request{"GET", "/v1/campaigns", ""}, http.Header{"Authorization": {"Bearer " + pasted + " " + own}}},
+		{"a key as the forwarded address", own, request{"GET", "/v1/campaigns", ""}, http.Header{"X-Forwarded-For": {pasted}}},
+		{"a key as the user agent", own, request{"GET", "/v1/campaigns", ""}, http.Header{"User-Agent": {pasted}}},
+		{"the request journal", own, request{"GET", "/_sandbox/requests", ""}, nil},
 	}
 	client := newClient(1)
 	secrets := []string{own, pasted, live}
-	fmt.Fprintln(out, "keys pasted into paths, queries and bodies; bar: no key appears whole in any answer (headers and body) or log line")
+	fmt.Fprintln(out, "keys pasted into paths, queries, bodies and headers; bar: no key appears whole in any answer (headers and body) or log line")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "request\tanswer\tbytes\tfull keys\thints\t")
 	held := true
@@ -259,6 +266,9 @@ func attackKeyPath(bin string, _ attacks, out io.Writer) (bool, error) {
 		req, err := newRequest(sb.base, attempt.key, attempt.r)
 		if err != nil {
 			return false, err
+		}
+		for name, values := range attempt.header {
+			req.Header[name] = values
 		}
 		res, err := client.Do(req)
 		if err != nil {
