@@ -115,20 +115,35 @@ func startSandboxLogging(bin string, env []string, logs io.Writer, flags ...stri
 	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, flags...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = logs
-	announced, err := cmd.StdoutPipe()
+	url, err := startAnnouncing(cmd)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the sandbox did not say where it listens: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	url, err := bufio.NewReader(announced).ReadString('\n')
-	if err != nil || !strings.HasPrefix(url, "http://127.0.0.1:") {
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("the sandbox did not say where it listens (%q, %v)", url, err)
+		return nil, fmt.Errorf("the sandbox listens at %q, not on loopback", url)
 	}
-	return &server{cmd: cmd, base: strings.TrimSpace(url)}, nil
+	return &server{cmd: cmd, base: url}, nil
+}
+
+// startAnnouncing starts a server and returns the first line it writes on
+// standard output, where it says where it listens.
+func startAnnouncing(cmd *exec.Cmd) (string, error) {
+	announced, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(announced).ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return "", err
+	}
+	return strings.TrimSpace(line), nil
 }
 
 // logCapture keeps a sandbox's log, which may be read while it is written.
@@ -241,16 +256,25 @@ func openFiles(pid int) (int, error) {
 
 // fileLimit is a process's soft limit of open files.
 func fileLimit(pid int) (int, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+	rest, err := procLine(pid, "limits", "Max open files")
 	if err != nil {
 		return 0, err
 	}
+	return strconv.Atoi(strings.Fields(rest)[0])
+}
+
+// procLine is the rest of the line of /proc/PID/file that starts with name.
+func procLine(pid int, file, name string) (string, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
+	if err != nil {
+		return "", err
+	}
 	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "Max open files"); ok {
-			return strconv.Atoi(strings.Fields(rest)[0])
+		if rest, ok := strings.CutPrefix(line, name); ok {
+			return rest, nil
 		}
 	}
-	return 0, fmt.Errorf("no open-file limit for pid %d", pid)
+	return "", fmt.Errorf("no %q in /proc/%d/%s", name, pid, file)
 }
 
 // maxAnswer is the bound on any answer of the attacks.
@@ -313,4 +337,23 @@ func askRequest(client *http.Client, req *http.Request) (answer, error) {
 		got.code = string(m[1])
 	}
 	return got, err
+}
+
+// inParallel calls do for 0 to n-1, workers calls at a time, and returns
+// when all have returned.
+func inParallel(n, workers int, do func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				do(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }

@@ -167,32 +167,19 @@ func sendBodies(base string, kinds []adversarialBody, n, atOnce int) map[string]
 		outcomes[kind.kind] = &bodyOutcome{answers: map[string]int{}}
 	}
 	var mu sync.Mutex
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range atOnce {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				kind := kinds[i%len(kinds)]
-				got, err := ask(client, base, fmt.Sprintf("svc_test_body_%06d", i), request{"POST", "/v1/campaigns", kind.body})
-				mu.Lock()
-				o := outcomes[kind.kind]
-				if err != nil {
-					o.unanswered++
-				} else {
-					o.answers[strings.TrimSpace(strconv.Itoa(got.status)+" "+got.code)]++
-					o.largest = max(o.largest, got.size)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	inParallel(n, atOnce, func(i int) {
+		kind := kinds[i%len(kinds)]
+		got, err := ask(client, base, fmt.Sprintf("svc_test_body_%06d", i), request{"POST", "/v1/campaigns", kind.body})
+		mu.Lock()
+		defer mu.Unlock()
+		o := outcomes[kind.kind]
+		if err != nil {
+			o.unanswered++
+		} else {
+			o.answers[strings.TrimSpace(strconv.Itoa(got.status)+" "+got.code)]++
+			o.largest = max(o.largest, got.size)
+		}
+	})
 	return outcomes
 }
 

@@ -101,32 +101,19 @@ func probeHealthz(base string, n int) spread {
 	const workers = 4
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	defer client.CloseIdleConnections()
-	next := make(chan struct{})
 	var (
 		mu        sync.Mutex
 		latencies []time.Duration
-		wg        sync.WaitGroup
 	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range next {
-				began := time.Now()
-				got, err := ask(client, base, "", request{"GET", "/healthz", ""})
-				if err == nil && got.status == http.StatusOK {
-					mu.Lock()
-					latencies = append(latencies, time.Since(began))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for range n {
-		next <- struct{}{}
-	}
-	close(next)
-	wg.Wait()
+	inParallel(n, workers, func(int) {
+		began := time.Now()
+		got, err := ask(client, base, "", request{"GET", "/healthz", ""})
+		if err == nil && got.status == http.StatusOK {
+			mu.Lock()
+			latencies = append(latencies, time.Since(began))
+			mu.Unlock()
+		}
+	})
 	return spreadOf(latencies)
 }
 
@@ -136,34 +123,21 @@ func openIdle(base string, n int) ([]net.Conn, int) {
 	const workers = 64
 	addr := strings.TrimPrefix(base, "http://")
 	hello := "GET /healthz HTTP/1.1\r\nHost: " + addr + "\r\n\r\n"
-	next := make(chan struct{})
 	var (
 		mu     sync.Mutex
 		conns  []net.Conn
 		failed int
-		wg     sync.WaitGroup
 	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range next {
-				c, err := oneRequest(addr, hello)
-				mu.Lock()
-				if err != nil {
-					failed++
-				} else {
-					conns = append(conns, c)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for range n {
-		next <- struct{}{}
-	}
-	close(next)
-	wg.Wait()
+	inParallel(n, workers, func(int) {
+		c, err := oneRequest(addr, hello)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			failed++
+		} else {
+			conns = append(conns, c)
+		}
+	})
 	return conns, failed
 }
 

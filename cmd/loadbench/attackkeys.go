@@ -177,34 +177,21 @@ func flood(client *http.Client, base string, n, workers int) (map[string]int, in
 		mu         sync.Mutex
 		answers    = map[string]int{}
 		unanswered int
-		wg         sync.WaitGroup
-		next       = make(chan int)
 	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				got, err := ask(client, base, fmt.Sprintf("svc_test_flood_%08d", i), workloads["get"][0])
-				mu.Lock()
-				if err != nil {
-					unanswered++
-				} else {
-					label := fmt.Sprint(got.status)
-					if got.status == http.StatusTooManyRequests {
-						label += fmt.Sprintf(" (limit %s)", got.rateLimit)
-					}
-					answers[label]++
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for i := range n {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	inParallel(n, workers, func(i int) {
+		got, err := ask(client, base, fmt.Sprintf("svc_test_flood_%08d", i), workloads["get"][0])
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			unanswered++
+			return
+		}
+		label := fmt.Sprint(got.status)
+		if got.status == http.StatusTooManyRequests {
+			label += fmt.Sprintf(" (limit %s)", got.rateLimit)
+		}
+		answers[label]++
+	})
 	return answers, unanswered
 }
 

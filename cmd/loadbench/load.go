@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,19 +63,11 @@ func startBaseline(replay string) (*server, error) {
 	}
 	cmd := exec.Command(self, serveCommand, "baseline", "-replay", replay)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	port, err := startAnnouncing(cmd)
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	port, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		_ = cmd.Process.Kill()
 		return nil, fmt.Errorf("the baseline did not say its port: %w", err)
 	}
-	return &server{cmd: cmd, base: "http://127.0.0.1:" + strings.TrimSpace(port)}, nil
+	return &server{cmd: cmd, base: "http://127.0.0.1:" + port}, nil
 }
 
 // buildSandbox builds cmd/sandbox into a temporary directory, so that what is
@@ -298,18 +289,13 @@ func round(d time.Duration) time.Duration {
 
 // rss is the resident memory of a process, from /proc.
 func rss(pid int) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	rest, err := procLine(pid, "status", "VmRSS:")
 	if err != nil {
 		return 0, err
 	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb int64
-			_, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	var kb int64
+	_, err = fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
+	return kb << 10, err
 }
 
 func runMemory(opts options, out io.Writer) error {
