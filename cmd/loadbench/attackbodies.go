@@ -77,13 +77,15 @@ func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
 	defer sb.stop()
 	pid := sb.cmd.Process.Pid
 	const tenantKey = "svc_test_tenant_beside_bodies"
-	tenantClient := newClient(1)
-	if _, _, err := send(tenantClient, sb.base, tenantKey, workloads["get"][0]); err != nil {
+	if _, _, err := send(newClient(1), sb.base, tenantKey, workloads["get"][0]); err != nil {
 		return false, err
 	}
-	stopAlone := make(chan struct{})
-	time.AfterFunc(a.tenantAlone, func() { close(stopAlone) })
-	alone, aloneFailed := tenantLoop(tenantClient, sb.base, tenantKey, a.tenantEvery, stopAlone)
+	tenant, err := startTenant(sb.base, tenantKey, a.tenantEvery)
+	if err != nil {
+		return false, err
+	}
+	<-time.After(a.tenantAlone)
+	tenant.nextPhase()
 
 	before, err := rss(pid)
 	if err != nil {
@@ -107,22 +109,15 @@ func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
 			}
 		}
 	}()
-	stopTenant := make(chan struct{})
-	var (
-		during       spread
-		duringFailed int
-		tenantDone   = make(chan struct{})
-	)
-	go func() {
-		defer close(tenantDone)
-		during, duringFailed = tenantLoop(tenantClient, sb.base, tenantKey, a.tenantEvery, stopTenant)
-	}()
 	began := time.Now()
 	kinds := adversarialBodies(a.bodySize)
 	outcomes := sendBodies(sb.base, kinds, a.bodies, a.bodiesAtOnce)
 	took := time.Since(began)
-	close(stopTenant)
-	<-tenantDone
+	phases, err := tenant.stop()
+	if err != nil {
+		return false, err
+	}
+	alone, during := phases[0], phases[1]
 	close(stopSampling)
 	<-sampled
 	after, _ := rss(pid)
@@ -142,15 +137,15 @@ func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
 	added := peak - before
 	fmt.Fprintf(out, "sandbox RSS: %s before, %s at the peak, %s after: %.1f MB added (bar: under %d MB); largest answer %d B (bar: at most %d)\n",
 		mib(before), mib(peak), mib(after), float64(added)/1e6, bodiesRSSBar/1_000_000, largest, maxAnswer)
-	fmt.Fprintf(out, "another tenant's GET every %v on its own key; bar: p99 under %v\n", a.tenantEvery, bodiesTenantBar)
+	fmt.Fprintf(out, "another tenant's GET every %v on its own key, from a process of its own; bar: p99 under %v\n", a.tenantEvery, bodiesTenantBar)
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tanswered\tp50\tp99\tmax\tfailed\t")
-	fmt.Fprintf(tw, "alone (baseline)\t%s\t%d\t\n", alone, aloneFailed)
-	fmt.Fprintf(tw, "during the bodies\t%s\t%d\t\n", during, duringFailed)
+	fmt.Fprintf(tw, "alone (baseline)\t%s\t%d\t\n", spreadOf(alone.latencies), alone.failed)
+	fmt.Fprintf(tw, "during the bodies\t%s\t%d\t\n", spreadOf(during.latencies), during.failed)
 	if err := tw.Flush(); err != nil {
 		return false, err
 	}
-	return added < bodiesRSSBar && largest <= maxAnswer && unanswered == 0 && duringFailed == 0 && during.p99 < bodiesTenantBar, nil
+	return added < bodiesRSSBar && largest <= maxAnswer && unanswered == 0 && during.failed == 0 && spreadOf(during.latencies).p99 < bodiesTenantBar, nil
 }
 
 // sendBodies sends n bodies, at most atOnce at a time, body i of the kind
@@ -192,28 +187,6 @@ func (o *bodyOutcome) summary() string {
 		parts = append(parts, fmt.Sprintf("%d unanswered", o.unanswered))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// tenantLoop reads one record on key every interval until stop is closed,
-// and returns the latencies of the 200s and how many were not.
-func tenantLoop(client *http.Client, base, key string, every time.Duration, stop <-chan struct{}) (spread, int) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	var latencies []time.Duration
-	failed := 0
-	for {
-		began := time.Now()
-		if _, _, err := send(client, base, key, workloads["get"][0]); err != nil {
-			failed++
-		} else {
-			latencies = append(latencies, time.Since(began))
-		}
-		select {
-		case <-stop:
-			return spreadOf(latencies), failed
-		case <-tick.C:
-		}
-	}
 }
 
 // bigNumberCase is one rewardPerBug literal and what the sandbox must

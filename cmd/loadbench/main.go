@@ -49,6 +49,13 @@ func main() {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == tenantCommand {
+		if err := runTenant(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench tenant:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	var opts options
 	flag.DurationVar(&opts.duration, "duration", 5*time.Second, "length of one round against one server")
 	flag.IntVar(&opts.rounds, "rounds", 3, "rounds per server and workload; the median is reported")
