@@ -43,3 +43,17 @@ export async function planFault(client: SdkClient, fault: components["schemas"][
   assert.equal(error, undefined, JSON.stringify(error));
   return data!.data.id;
 }
+
+/**
+ * Resolves with the first truthy result of `check`, asked again after each
+ * answer, for what the sandbox records just after the client has moved on.
+ */
+export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await check();
+    if (found) return found;
+    assert.ok(Date.now() < deadline, `not seen within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
