@@ -1,5 +1,6 @@
-// Builds the sandbox once and runs it as a child process on a free
-// loopback port, as the README tells harnesses to.
+// Builds the sandbox once and runs it, and what else the tests put in
+// front of it, as child processes on free loopback ports, as the README
+// tells harnesses to.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { once } from "node:events";
@@ -8,7 +9,8 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-const sdkDir = dirname(dirname(fileURLToPath(import.meta.url)));
+/** The sdk-ts directory. */
+export const sdkDir = dirname(dirname(fileURLToPath(import.meta.url)));
 const repoDir = dirname(sdkDir);
 
 /** Where `npm test` puts the sandbox binary and the generated types (git ignores it). */
@@ -24,40 +26,44 @@ export function buildSandbox(): void {
   execFileSync("go", ["build", "-o", sandboxBinary, "./cmd/sandbox"], { cwd: repoDir, stdio: "inherit" });
 }
 
-/** A running sandbox: its base URL, and how to stop it. */
-export interface Sandbox {
+/** A server running as a child process: its base URL, and how to stop it. */
+export interface Server {
   baseUrl: string;
   stop(): Promise<void>;
 }
 
 const running = new Set<ChildProcess>();
-// A test file that dies before its after() hook still leaves no sandbox behind.
+// A test file that dies before its after() hook still leaves no server behind.
 process.on("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
 
 /**
- * Starts the built sandbox on 127.0.0.1:0 with `flags` added, and resolves
- * once it has printed its base URL, the one line it writes to stdout.
+ * Runs `command` and resolves with the base URL `baseUrlIn` finds in a line
+ * of its stdout, which is drained for as long as it runs; stopping it sends
+ * SIGTERM and waits for the exit.
  */
-export async function startSandbox(flags: string[] = []): Promise<Sandbox> {
-  const child = spawn(
-    sandboxBinary,
-    ["-addr", "127.0.0.1:0", "-webhook-loopback-only", "-secret", serverSecret, ...flags],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
+export async function startServer(
+  command: string,
+  args: string[],
+  baseUrlIn: (line: string) => string | undefined,
+): Promise<Server> {
+  const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   running.add(child);
   const stderr: string[] = [];
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => stderr.push(chunk));
   const exited = once(child, "exit");
   const lines = createInterface({ input: child.stdout! });
-  const firstLine = new Promise<string>((resolve, reject) => {
-    lines.once("line", resolve);
-    exited.then(([code]) => reject(new Error(`sandbox exited (${code}) before listening:\n${stderr.join("")}`)));
+  const listening = new Promise<string>((resolve, reject) => {
+    lines.on("line", (line) => {
+      const baseUrl = baseUrlIn(line);
+      if (baseUrl !== undefined) resolve(baseUrl);
+    });
+    exited.then(([code]) => reject(new Error(`${command} exited (${code}) before listening:\n${stderr.join("")}`)));
   });
   let baseUrl: string;
   try {
-    baseUrl = await firstLine;
+    baseUrl = await listening;
   } catch (err) {
     running.delete(child);
     throw err;
@@ -72,6 +78,18 @@ export async function startSandbox(flags: string[] = []): Promise<Sandbox> {
       running.delete(child);
     },
   };
+}
+
+/**
+ * Starts the built sandbox on 127.0.0.1:0 with `flags` added, and resolves
+ * once it has printed its base URL, the one line it writes to stdout.
+ */
+export function startSandbox(flags: string[] = []): Promise<Server> {
+  return startServer(
+    sandboxBinary,
+    ["-addr", "127.0.0.1:0", "-webhook-loopback-only", "-secret", serverSecret, ...flags],
+    (line) => line,
+  );
 }
 
 /** A fresh test key: its own account, so tests never see each other's data. */

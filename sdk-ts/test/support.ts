@@ -3,22 +3,37 @@
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
 import type { components } from "../build/api.d.ts";
-import { freshKey, startSandbox, type Sandbox } from "../harness/sandbox.ts";
+import { freshKey, startSandbox, type Server } from "../harness/sandbox.ts";
 import { sdkClient, type RetryOptions, type SdkClient } from "../src/client.ts";
+
+// Node 20 runs a file's top-level before() hooks as they are declared,
+// without waiting for the one before, so each start waits for the previous
+// server's: a proxy can then be started in front of the sandbox.
+let previousStart: Promise<unknown> = Promise.resolve();
+
+/**
+ * Starts a server before the file's tests, after the servers declared
+ * before it, and stops it after them; the function returned gives its base URL.
+ */
+export function useServer(start: () => Promise<Server>): () => string {
+  let server: Server | undefined;
+  before(async () => {
+    const starting = previousStart.then(start);
+    previousStart = starting;
+    server = await starting;
+  });
+  after(async () => {
+    await server?.stop();
+  });
+  return () => {
+    assert.ok(server, "the server has not started");
+    return server.baseUrl;
+  };
+}
 
 /** Starts a sandbox with `flags` before the file's tests and stops it after them. */
 export function useSandbox(flags: string[] = []): () => string {
-  let sandbox: Sandbox | undefined;
-  before(async () => {
-    sandbox = await startSandbox(flags);
-  });
-  after(async () => {
-    await sandbox?.stop();
-  });
-  return () => {
-    assert.ok(sandbox, "the sandbox has not started");
-    return sandbox.baseUrl;
-  };
+  return useServer(() => startSandbox(flags));
 }
 
 /** A new account: its key, a client with the given retry options, and one that never retries. */
