@@ -53,6 +53,17 @@ test("an injected 500, 502, 503 or 504 is a typed error, and retried, a 503 afte
   }
 });
 
+test("the README's {\"status\":429}, optional fields left out, makes the next /v1 request a 429 with Retry-After: 1", async () => {
+  const { once } = newAccount(baseUrl());
+  const faultId = await planFault(once, { status: 429 });
+  const refused = await once.GET("/v1/bugs");
+  assert.equal(refused.response.status, 429);
+  assert.equal(refused.error?.error.code, "RATE_LIMIT_EXCEEDED");
+  assert.equal(refused.response.headers.get("Retry-After"), "1");
+  assert.equal(refused.response.headers.get("X-Sandbox-Fault"), faultId);
+  assert.equal((await once.GET("/v1/bugs")).response.status, 200, "the fault hit one request only");
+});
+
 const lostAnswers = { reset: "a reset connection", close: "a connection closed unanswered", truncate: "a body cut short" };
 for (const network of ["reset", "close", "truncate"] as const) {
   test(`${lostAnswers[network]} is a NetworkError, and a retry gets the whole answer`, async () => {
