@@ -1,12 +1,10 @@
 // A small SDK as a TypeScript team would write it: openapi-fetch over the
 // types generated from the sandbox's document, behind a fetch that times
-// out, retries what is safe to retry, honours Retry-After and turns a body
+// out, retries 429s, 5xxs and lost answers, honours Retry-After and turns a body
 // that is not JSON into an error of its own.
 import createClient from "openapi-fetch";
-import type { components, paths } from "../build/api.d.ts";
+import type { paths } from "../build/api.d.ts";
 
-/** The error envelope, as the document types it. */
-export type ErrorEnvelope = components["schemas"]["ErrorEnvelope"];
 /** The User-Agent every request of this client carries. */
 export const userAgent = "test-campaign-sdk-ts/1.0.0 (sandbox tests)";
 
