@@ -380,3 +380,33 @@ func TestLeaks(t *testing.T) {
 		}
 	}
 }
+
+func TestBurstWaitsForAWindowItFits(t *testing.T) {
+	now := time.Date(2026, 11, 23, 16, 3, 59, 0, time.UTC)
+	answer := func(reset time.Time) *exchange {
+		return &exchange{header: map[string][]string{
+			"Date":              {now.Format(http.TimeFormat)},
+			"X-Ratelimit-Limit": {"60"}, "X-Ratelimit-Remaining": {"5"}, "X-Ratelimit-Reset": {strconv.FormatInt(reset.Unix(), 10)},
+		}}
+	}
+	tests := []struct {
+		name      string
+		reset     time.Time
+		roundTrip time.Duration
+		fits      bool
+	}{
+		{"a second before the minute ends", now.Add(time.Second), time.Millisecond, false},
+		{"most of the minute left", now.Add(50 * time.Second), time.Millisecond, true},
+		{"slow answers eat what is left", now.Add(10 * time.Second), 2 * time.Second, false},
+		{"an hour window", now.Add(57 * time.Minute), 100 * time.Millisecond, true},
+	}
+	for _, tt := range tests {
+		left, ok := windowLeft(answer(tt.reset))
+		if !ok {
+			t.Fatalf("%s: reset not read", tt.name)
+		}
+		if got := burstFits(left, 5, tt.roundTrip); got != tt.fits {
+			t.Errorf("%s: %v left, burst fits = %v, want %v", tt.name, left, got, tt.fits)
+		}
+	}
+}

@@ -273,6 +273,21 @@ func resetEndsWindow(ctx context.Context) error {
 	return fmt.Errorf("%s %d is not the end of the server's current UTC minute, hour or day %v (server's clock %s, from %s)", hdrReset, h.reset, ends, now.UTC().Format(time.RFC3339Nano), from)
 }
 
+// windowLeft is how long, by the server's clock, the window an answer
+// reports has to run; false when its reset cannot be read.
+func windowLeft(e *exchange) (time.Duration, bool) {
+	h, err := readRateHeaders(e)
+	if err != nil {
+		return 0, false
+	}
+	now, _ := serverClock(e)
+	at, ok := resetInstant(h.reset, now)
+	if !ok {
+		return 0, false
+	}
+	return at.Sub(now), true
+}
+
 // windowEnded says whether, by the server's clock at the scenario's last
 // answer, the window an earlier answer of the scenario reported has ended:
 // counts compared across it restarted in between.
