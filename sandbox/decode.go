@@ -580,20 +580,39 @@ func (o *requestObject) checkDecimal(name string, n json.Number, max int64, plac
 		o.errs.add(name, "must be written with an exponent between -20 and 20, or none, such as 19.99 (got %s)", n)
 		return "", false
 	}
-	r, ok := new(big.Rat).SetString(string(n))
-	if !ok {
-		o.errs.add(name, "must be a number (got %s)", n)
-		return "", false
-	}
 	// The sign, not the value: -0 equals 0 but would be echoed back as -0.
-	if strings.HasPrefix(string(n), "-") || r.Cmp(new(big.Rat).SetInt64(max)) > 0 {
+	negative := strings.HasPrefix(string(n), "-")
+	tooBig, tooPrecise := plainDecimalFit(m[1], m[2], max, places)
+	if negative || m[4] != "" {
+		tooBig, tooPrecise = ratDecimalFit(string(n), max, places)
+	}
+	if negative || tooBig {
 		o.errs.add(name, "must be between 0 and %d (got %s)", max, n)
 		return "", false
 	}
-	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(places)), nil)))
-	if !scaled.IsInt() {
+	if tooPrecise {
 		o.errs.add(name, "must have at most %d decimal places (got %s)", places, n)
 		return "", false
 	}
 	return Decimal(n), true
+}
+
+// plainDecimalFit judges a literal written without sign or exponent, as
+// money nearly always is, from its digits: whole has no leading zeros,
+// fraction is empty or a dot and digits.
+func plainDecimalFit(whole, fraction string, max int64, places int) (tooBig, tooPrecise bool) {
+	fraction = strings.TrimRight(strings.TrimPrefix(fraction, "."), "0")
+	limit := strconv.FormatInt(max, 10)
+	tooBig = len(whole) > len(limit) || len(whole) == len(limit) && (whole > limit || whole == limit && fraction != "")
+	return tooBig, len(fraction) > places
+}
+
+// ratDecimalFit judges any decimal literal, exponent included, exactly.
+func ratDecimalFit(literal string, max int64, places int) (tooBig, tooPrecise bool) {
+	r, ok := new(big.Rat).SetString(literal)
+	if !ok {
+		return true, false
+	}
+	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(places)), nil)))
+	return r.Cmp(new(big.Rat).SetInt64(max)) > 0, !scaled.IsInt()
 }

@@ -29,6 +29,8 @@ const (
 type requestState struct {
 	account *accounts.Account
 	query   url.Values
+	// journal is set for a request the journal keeps.
+	journal *journalEntry
 }
 
 type requestStateKey struct{}
@@ -246,10 +248,13 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 }
 
 func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision) {
+	// Set directly, in canonical form, as Header.Set would store them, from
+	// one array: these go out on every request.
+	values := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(d.Reset.Unix(), 10)}
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	h["X-Ratelimit-Limit"] = values[0:1:1]
+	h["X-Ratelimit-Remaining"] = values[1:2:2]
+	h["X-Ratelimit-Reset"] = values[2:3:3]
 }
 
 // refuse answers 429 with the headers of the exhausted budget; message
