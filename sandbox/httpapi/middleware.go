@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/testcampaign/kit/sandbox"
@@ -214,7 +215,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		// The account's clock, not the process's: under a frozen clock a
 		// client that compares X-RateLimit-Reset with Date must see the
 		// same time the windows do.
-		w.Header().Set("Date", a.Clock.Now().UTC().Format(http.TimeFormat))
+		w.Header()["Date"] = s.dates.header(a.Clock.Now())
 		next.ServeHTTP(w, r)
 	})
 }
@@ -264,4 +265,24 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Deci
 	retryAfter := max(1, int(math.Ceil(d.RetryAfter.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 	s.writeError(w, r, sandbox.Errorf(sandbox.ErrRateLimitExceeded, message, d.Limit, retryAfter))
+}
+
+// dateCache formats the Date header once a second instead of once a
+// request. Accounts on other clocks (frozen, moved) just format their own.
+type dateCache struct{ last atomic.Pointer[formattedDate] }
+
+type formattedDate struct {
+	unix  int64
+	value []string
+}
+
+// header returns the Date header's value for t. Responses share it: a
+// header's values are replaced, never written in place.
+func (c *dateCache) header(t time.Time) []string {
+	if d := c.last.Load(); d != nil && d.unix == t.Unix() {
+		return d.value
+	}
+	d := &formattedDate{unix: t.Unix(), value: []string{t.UTC().Format(http.TimeFormat)}}
+	c.last.Store(d)
+	return d.value
 }
