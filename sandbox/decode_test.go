@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -107,6 +108,22 @@ func TestPlainDecimalFitAgreesWithRat(t *testing.T) {
 		bigRat, preciseRat := ratDecimalFit(literal, 1000, 2)
 		if bigPlain != bigRat || precisePlain != preciseRat {
 			t.Errorf("%s: plain says too big %v, too precise %v; rat says %v, %v", literal, bigPlain, precisePlain, bigRat, preciseRat)
+		}
+	}
+}
+
+// A string taken without the full decoder is exactly what the decoder
+// returns, and anything the decoder would change goes to the decoder.
+func TestPlainStringAgreesWithUnmarshal(t *testing.T) {
+	for _, raw := range []string{`""`, `"Checkout flow"`, `"R&D <beta>"`, `"café ☕"`, `"a\"b"`, `"tab\there"`, `"\u00e9"`, "\"bad \xff utf8\"", "\"raw\x01control\""} {
+		var want string
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		got, ok := plainString([]byte(raw))
+		if ok && (wantErr != nil || got != want) {
+			t.Errorf("plainString(%q) = %q, json.Unmarshal gives %q, %v", raw, got, want, wantErr)
+		}
+		if !ok && !strings.Contains(raw, `\`) && wantErr == nil && want == raw[1:len(raw)-1] {
+			t.Errorf("plainString(%q) declined a string the decoder returns unchanged", raw)
 		}
 	}
 }
