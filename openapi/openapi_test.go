@@ -143,6 +143,17 @@ func TestCheck(t *testing.T) {
 			want: []openapi.Violation{{In: "response status", Path: "$"}},
 		},
 		{
+			name: "a 503 planned with POST /_sandbox/faults",
+			ex: exchange{"GET", "/v1/testers", "", 503, with(limited, "Retry-After", "2", "X-Sandbox-Fault", "flt_000001"),
+				`{"success":false,"error":{"code":"INJECTED_FAILURE","message":"injected fault","status":503}}`},
+		},
+		{
+			name: "a 5xx that does not say which fault answered",
+			ex: exchange{"POST", "/v1/campaigns", `{"name":"Beta","platform":"ios","testersRequired":5,"rewardPerBug":19.99}`, 502, limited,
+				`{"success":false,"error":{"code":"INJECTED_FAILURE","message":"injected fault","status":502}}`},
+			want: []openapi.Violation{{In: "response header", Path: "X-Sandbox-Fault"}},
+		},
+		{
 			name: "a refused request is not checked, its refusal is",
 			ex: exchange{"POST", "/v1/campaigns", `{"name":""}`, 400, limited,
 				`{"success":false,"error":{"code":"VALIDATION_ERROR","message":"3 invalid fields","status":400,"details":[{"field":"name","message":"must not be blank"}]}}`},

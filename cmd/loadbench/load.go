@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -65,19 +63,11 @@ func startBaseline(replay string) (*server, error) {
 	}
 	cmd := exec.Command(self, serveCommand, "baseline", "-replay", replay)
 	cmd.Stderr = os.Stderr
-	out, err := cmd.StdoutPipe()
+	port, err := startAnnouncing(cmd)
 	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	port, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		_ = cmd.Process.Kill()
 		return nil, fmt.Errorf("the baseline did not say its port: %w", err)
 	}
-	return &server{cmd: cmd, base: "http://127.0.0.1:" + strings.TrimSpace(port)}, nil
+	return &server{cmd: cmd, base: "http://127.0.0.1:" + port}, nil
 }
 
 // buildSandbox builds cmd/sandbox into a temporary directory, so that what is
@@ -107,31 +97,10 @@ var unlimited = []string{
 	"-control-limit-minute", "2000000000", "-client-limit-minute", "0", "-client-new-accounts-minute", "0",
 }
 
-var listeningURL = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+)`)
-
-// startSandbox runs the sandbox binary on a free loopback port.
+// startSandbox runs the sandbox binary on a free loopback port without rate
+// limits, and drops its log.
 func startSandbox(bin string, env []string, flags ...string) (*server, error) {
-	args := append([]string{"-addr", "127.0.0.1:0"}, append(unlimited, flags...)...)
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	logs, err := cmd.StderrPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	lines := bufio.NewScanner(logs)
-	for lines.Scan() {
-		if m := listeningURL.FindStringSubmatch(lines.Text()); m != nil {
-			// The request log goes on; nobody reads it.
-			go func() { _, _ = io.Copy(io.Discard, logs) }()
-			return &server{cmd: cmd, base: m[1]}, nil
-		}
-	}
-	_ = cmd.Process.Kill()
-	_ = cmd.Wait()
-	return nil, fmt.Errorf("the sandbox did not say where it listens")
+	return startSandboxLogging(bin, env, io.Discard, append(slices.Clone(unlimited), flags...)...)
 }
 
 // stop asks the server to shut down, as an operator would, so that it
@@ -157,17 +126,9 @@ func newClient(connections int) *http.Client {
 }
 
 func send(client *http.Client, base, key string, r request) (*http.Response, []byte, error) {
-	var body io.Reader
-	if r.body != "" {
-		body = strings.NewReader(r.body)
-	}
-	req, err := http.NewRequest(r.method, base+r.target, body)
+	req, err := newRequest(base, key, r)
 	if err != nil {
 		return nil, nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	if r.body != "" {
-		req.Header.Set("Content-Type", "application/json")
 	}
 	res, err := client.Do(req)
 	if err != nil {
@@ -341,18 +302,13 @@ func round(d time.Duration) time.Duration {
 
 // rss is the resident memory of a process, from /proc.
 func rss(pid int) (int64, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	rest, err := procLine(pid, "status", "VmRSS:")
 	if err != nil {
 		return 0, err
 	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			var kb int64
-			_, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
-			return kb << 10, err
-		}
-	}
-	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+	var kb int64
+	_, err = fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
+	return kb << 10, err
 }
 
 func runMemory(opts options, out io.Writer) error {

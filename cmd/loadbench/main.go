@@ -10,6 +10,7 @@
 //	go run ./cmd/loadbench -memory           # RSS: 200,000 creates, 20,000 fresh keys
 //	go run ./cmd/loadbench -soak 10m         # RSS, goroutines and accounts over a long mixed run
 //	go run ./cmd/loadbench -webhook-attack   # another account's deliveries while keys' webhooks hang
+//	go run ./cmd/loadbench -attack all       # issue 17's other attacks, each against its bar
 //
 // It only ever talks to 127.0.0.1, and every run is bounded by its flags.
 package main
@@ -37,12 +38,21 @@ type options struct {
 	soakEvery   time.Duration
 	// webhookAttack is its own mode, in webhookattack.go.
 	webhookAttack webhookAttack
+	// attacks are the other attacks, in attack.go.
+	attacks attacks
 }
 
 func main() {
 	if len(os.Args) > 2 && os.Args[1] == serveCommand {
 		if err := serve(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "loadbench serve:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == tenantCommand {
+		if err := runTenant(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "loadbench tenant:", err)
 			os.Exit(1)
 		}
 		return
@@ -62,9 +72,12 @@ func main() {
 	flag.StringVar(&opts.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")
 	flag.StringVar(&opts.cpuProfile, "cpuprofile", "", "write the sandbox's CPU profile of a throughput run to this file")
 	opts.webhookAttack.flags(flag.CommandLine)
+	opts.attacks.flags(flag.CommandLine)
 	flag.Parse()
 	run := runThroughput
 	switch {
+	case opts.attacks.names != "":
+		run = runAttacks
 	case opts.webhookAttack.enabled:
 		run = runWebhookAttack
 	case opts.soak > 0:

@@ -18,6 +18,12 @@ func TestMain(m *testing.M) {
 		}
 		return
 	}
+	if len(os.Args) > 1 && os.Args[1] == tenantCommand {
+		if err := runTenant(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 	os.Exit(m.Run())
 }
 

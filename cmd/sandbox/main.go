@@ -230,7 +230,7 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	limits := cfg.app.Limits
 	url := "http://" + listener.Addr().String()
 	logger.Info("sandbox listening", "url", url, "frozen_clock", cfg.frozenClock,
-		"rate_limits", fmt.Sprintf("%d/min %d/h %d/day", limits.Minute, limits.Hour, limits.Day))
+		"rate_limits", fmt.Sprintf("%d/min %d/h %d/day", limits.Minute, limits.Hour, limits.Day), "max_conns", listener.max)
 	if cfg.announce != nil {
 		// The one line on standard output, for harnesses that start the
 		// sandbox on -addr 127.0.0.1:0 and need to know the port.

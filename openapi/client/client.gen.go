@@ -1322,6 +1322,9 @@ type BadRequest = ErrorEnvelope
 // Conflict defines model for Conflict.
 type Conflict = ErrorEnvelope
 
+// InjectedFailure defines model for InjectedFailure.
+type InjectedFailure = ErrorEnvelope
+
 // InternalError defines model for InternalError.
 type InternalError = ErrorEnvelope
 
@@ -5163,6 +5166,12 @@ type GetAnalyticsResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// GetAnalyticsResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetAnalytics
+type GetAnalyticsResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type GetAnalyticsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5180,6 +5189,8 @@ type GetAnalyticsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetAnalyticsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5190,6 +5201,8 @@ type GetAnalyticsResponse struct {
 	Headers404 *GetAnalyticsResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetAnalyticsResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetAnalyticsResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5225,6 +5238,11 @@ func (r GetAnalyticsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetAnalyticsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetAnalyticsResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5283,6 +5301,12 @@ type ListBugsResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// ListBugsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListBugs
+type ListBugsResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type ListBugsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5298,6 +5322,8 @@ type ListBugsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListBugsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5306,6 +5332,8 @@ type ListBugsResponse struct {
 	Headers401 *ListBugsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListBugsResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListBugsResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5336,6 +5364,11 @@ func (r ListBugsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListBugsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListBugsResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5429,6 +5462,12 @@ type UpdateBugResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// UpdateBugResponse5XXHeaders the declared response headers of an HTTP 5XX response for UpdateBug
+type UpdateBugResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type UpdateBugResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5454,6 +5493,8 @@ type UpdateBugResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *UpdateBugResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5472,6 +5513,8 @@ type UpdateBugResponse struct {
 	Headers415 *UpdateBugResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *UpdateBugResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *UpdateBugResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5527,6 +5570,11 @@ func (r UpdateBugResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r UpdateBugResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r UpdateBugResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5585,6 +5633,12 @@ type ListCampaignsResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// ListCampaignsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListCampaigns
+type ListCampaignsResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type ListCampaignsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5600,6 +5654,8 @@ type ListCampaignsResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCampaignsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5608,6 +5664,8 @@ type ListCampaignsResponse struct {
 	Headers401 *ListCampaignsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCampaignsResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListCampaignsResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5638,6 +5696,11 @@ func (r ListCampaignsResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListCampaignsResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListCampaignsResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5724,6 +5787,12 @@ type CreateCampaignResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// CreateCampaignResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreateCampaign
+type CreateCampaignResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type CreateCampaignResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5747,6 +5816,8 @@ type CreateCampaignResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateCampaignResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5763,6 +5834,8 @@ type CreateCampaignResponse struct {
 	Headers415 *CreateCampaignResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateCampaignResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *CreateCampaignResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5813,6 +5886,11 @@ func (r CreateCampaignResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateCampaignResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r CreateCampaignResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5878,6 +5956,12 @@ type GetCampaignResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// GetCampaignResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetCampaign
+type GetCampaignResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type GetCampaignResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -5895,6 +5979,8 @@ type GetCampaignResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCampaignResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -5905,6 +5991,8 @@ type GetCampaignResponse struct {
 	Headers404 *GetCampaignResponse404Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCampaignResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *GetCampaignResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -5940,6 +6028,11 @@ func (r GetCampaignResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r GetCampaignResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r GetCampaignResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -5998,6 +6091,12 @@ type ListTestersResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// ListTestersResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListTesters
+type ListTestersResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type ListTestersResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6013,6 +6112,8 @@ type ListTestersResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTestersResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6021,6 +6122,8 @@ type ListTestersResponse struct {
 	Headers401 *ListTestersResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTestersResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *ListTestersResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6051,6 +6154,11 @@ func (r ListTestersResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ListTestersResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r ListTestersResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -6137,6 +6245,12 @@ type CreateWebhookResponse429Headers struct {
 	XRateLimitReset     int
 }
 
+// CreateWebhookResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreateWebhook
+type CreateWebhookResponse5XXHeaders struct {
+	RetryAfter    *int
+	XSandboxFault string
+}
+
 type CreateWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -6160,6 +6274,8 @@ type CreateWebhookResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
+	// JSON5XX the response for an HTTP 5XX `application/json` response
+	JSON5XX *InjectedFailure
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateWebhookResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
@@ -6176,6 +6292,8 @@ type CreateWebhookResponse struct {
 	Headers415 *CreateWebhookResponse415Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateWebhookResponse429Headers
+	// Headers5XX the parsed response headers for an HTTP 5XX response
+	Headers5XX *CreateWebhookResponse5XXHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -6226,6 +6344,11 @@ func (r CreateWebhookResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r CreateWebhookResponse) GetJSON500() *InternalError {
 	return r.JSON500
+}
+
+// GetJSON5XX returns the response for an HTTP 5XX `application/json` response
+func (r CreateWebhookResponse) GetJSON5XX() *InjectedFailure {
+	return r.JSON5XX
 }
 
 // GetBody returns the raw response body bytes
@@ -8734,6 +8857,13 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
+
 	}
 
 	switch {
@@ -8850,6 +8980,23 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetAnalyticsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -8910,6 +9057,13 @@ func ParseListBugsResponse(rsp *http.Response) (*ListBugsResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
@@ -9003,6 +9157,23 @@ func ParseListBugsResponse(rsp *http.Response) (*ListBugsResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListBugsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -9098,6 +9269,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
@@ -9311,6 +9489,23 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers UpdateBugResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -9371,6 +9566,13 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
@@ -9464,6 +9666,23 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListCampaignsResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -9552,6 +9771,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
@@ -9741,6 +9967,23 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers CreateCampaignResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -9808,6 +10051,13 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
@@ -9925,6 +10175,23 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers GetCampaignResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -9985,6 +10252,13 @@ func ParseListTestersResponse(rsp *http.Response) (*ListTestersResponse, error) 
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
@@ -10078,6 +10352,23 @@ func ParseListTestersResponse(rsp *http.Response) (*ListTestersResponse, error) 
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers ListTestersResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil
@@ -10166,6 +10457,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			return nil, err
 		}
 		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode/100 == 5:
+		var dest InjectedFailure
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON5XX = &dest
 
 	}
 
@@ -10355,6 +10653,23 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			headers.XRateLimitReset = value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode/100 == 5:
+		var headers CreateWebhookResponse5XXHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Sandbox-Fault"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Sandbox-Fault", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XSandboxFault = value
+		}
+		response.Headers5XX = &headers
 	}
 
 	return response, nil

@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"os"
+	"runtime"
 
 	"github.com/testcampaign/kit/sandbox"
 )
@@ -13,42 +15,82 @@ import (
 // MaxBodyBytes is the largest request body the API reads.
 const MaxBodyBytes = 1 << 20
 
-// readJSONBody returns the request body of a JSON request, or the error that
-// explains why it cannot be used: UNSUPPORTED_MEDIA_TYPE, PAYLOAD_TOO_LARGE.
-func readJSONBody(r *http.Request) ([]byte, error) {
+// largeBodyBytes is the size from which a body is read and decoded in one of
+// the largeBodies slots. The API's requests are far smaller, so only bodies
+// built to cost memory and CPU wait.
+const largeBodyBytes = 64 << 10
+
+// largeBodies bounds how many large bodies are read and decoded at once, and
+// each slot keeps its buffer. Each body costs a megabyte and milliseconds of
+// CPU, and the scheduler shares the cores among all runnable goroutines
+// alike: 64 of them at once took RSS up by hundreds of megabytes, made the
+// collector run every few milliseconds, and kept every other tenant's
+// request waiting for hundreds of milliseconds. A request waiting for a slot
+// is parked, holds only what it has read so far, and leaves half the cores
+// to everyone else. A slow sender may hold a slot until the server's read
+// timeout, which delays only other large bodies.
+var largeBodies = func() chan *bytes.Buffer {
+	slots := make(chan *bytes.Buffer, max(1, runtime.GOMAXPROCS(0)/2))
+	for range cap(slots) {
+		slots <- new(bytes.Buffer)
+	}
+	return slots
+}()
+
+// parseBody reads a JSON request body and decodes it with parse, one of the
+// domain's request decoders. Its errors explain why the body cannot be
+// used: UNSUPPORTED_MEDIA_TYPE, PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT. The
+// decoders copy what they keep, so a slot's buffer is reused.
+func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error) {
+	var zero T
 	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "application/json" {
-		return nil, sandbox.Errorf(sandbox.ErrUnsupportedMediaType,
+		return zero, sandbox.Errorf(sandbox.ErrUnsupportedMediaType,
 			"request body must be sent with Content-Type: application/json (got %q)", sandbox.Echo(r.Header.Get("Content-Type")))
 	}
-	body, err := io.ReadAll(r.Body)
+	body := new(bytes.Buffer)
+	_, err = io.CopyN(body, r.Body, largeBodyBytes)
+	if err == nil {
+		head := body
+		select {
+		case body = <-largeBodies:
+		case <-r.Context().Done():
+			return zero, sandbox.Errorf(sandbox.ErrRequestTimeout, "the client left while its large body waited to be read")
+		}
+		defer func() {
+			body.Reset()
+			largeBodies <- body
+		}()
+		// ReadFrom wants MinRead bytes free even to read the end.
+		body.Grow(int(min(r.ContentLength, MaxBodyBytes+1)) + bytes.MinRead)
+		body.Write(head.Bytes())
+		_, err = body.ReadFrom(r.Body)
+	}
+	if err := bodyError(r, body.Len(), err); err != nil {
+		return zero, err
+	}
+	return parse(body.Bytes())
+}
+
+// bodyError is why a body that stopped with err after n bytes cannot be
+// used, or nil if it arrived whole.
+func bodyError(r *http.Request, n int, err error) error {
 	var tooLarge *http.MaxBytesError
 	switch {
-	case err == nil:
-		return body, nil
+	case err == nil, errors.Is(err, io.EOF):
+		return nil
 	// r.Body is limited by limitBody; writeError turns its error into
 	// PAYLOAD_TOO_LARGE, and a stalled body into REQUEST_TIMEOUT.
 	case errors.As(err, &tooLarge), errors.Is(err, os.ErrDeadlineExceeded):
-		return nil, err
+		return err
 	case r.ContentLength > 0:
 		// The client half-closed or dropped the connection short of the
 		// body it announced: its request is incomplete, and no fault of the
 		// sandbox, so a 400 that a client does not retry as it would a 5xx.
-		return nil, sandbox.Errorf(sandbox.ErrInvalidJSON, "the request body ended after %d of the %d bytes its Content-Length announced", len(body), r.ContentLength)
+		return sandbox.Errorf(sandbox.ErrInvalidJSON, "the request body ended after %d of the %d bytes its Content-Length announced", n, r.ContentLength)
 	default:
-		return nil, sandbox.Errorf(sandbox.ErrInvalidJSON, "the request body ended before it was complete")
+		return sandbox.Errorf(sandbox.ErrInvalidJSON, "the request body ended before it was complete")
 	}
-}
-
-// parseBody reads a JSON request body and decodes it with parse, one of the
-// domain's request decoders.
-func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error) {
-	body, err := readJSONBody(r)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	return parse(body)
 }
 
 // pageRequest reads the limit and cursor query parameters.
