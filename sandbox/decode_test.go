@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -95,5 +96,34 @@ func TestAFieldNotDeclaredIsStillFound(t *testing.T) {
 	}
 	if s, ok := obj.optionalString("b"); !ok || s != "x" {
 		t.Errorf("b = %q, %v", s, ok)
+	}
+}
+
+// The digit-by-digit judgement of plain literals agrees with the exact
+// rational one on the edges: the maximum, trailing zeros, one place too many.
+func TestPlainDecimalFitAgreesWithRat(t *testing.T) {
+	for _, literal := range []string{"0", "0.0", "19.99", "19.990", "19.999", "999", "1000", "1000.00", "1000.01", "1001", "10000", "0.001", "0.0010", "12345678901234567890.5"} {
+		m := decimalLiteral.FindStringSubmatch(literal)
+		bigPlain, precisePlain := plainDecimalFit(m[1], m[2], 1000, 2)
+		bigRat, preciseRat := ratDecimalFit(literal, 1000, 2)
+		if bigPlain != bigRat || precisePlain != preciseRat {
+			t.Errorf("%s: plain says too big %v, too precise %v; rat says %v, %v", literal, bigPlain, precisePlain, bigRat, preciseRat)
+		}
+	}
+}
+
+// A string taken without the full decoder is exactly what the decoder
+// returns, and anything the decoder would change goes to the decoder.
+func TestPlainStringAgreesWithUnmarshal(t *testing.T) {
+	for _, raw := range []string{`""`, `"Checkout flow"`, `"R&D <beta>"`, `"café ☕"`, `"a\"b"`, `"tab\there"`, `"\u00e9"`, "\"bad \xff utf8\"", "\"raw\x01control\""} {
+		var want string
+		wantErr := json.Unmarshal([]byte(raw), &want)
+		got, ok := plainString([]byte(raw))
+		if ok && (wantErr != nil || got != want) {
+			t.Errorf("plainString(%q) = %q, json.Unmarshal gives %q, %v", raw, got, want, wantErr)
+		}
+		if !ok && !strings.Contains(raw, `\`) && wantErr == nil && want == raw[1:len(raw)-1] {
+			t.Errorf("plainString(%q) declined a string the decoder returns unchanged", raw)
+		}
 	}
 }

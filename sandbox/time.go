@@ -36,16 +36,12 @@ func (t Time) String() string {
 	return t.Std().Format(TimeLayout)
 }
 
-// AppendJSON appends the Time as a JSON string.
-func (t Time) AppendJSON(b []byte) []byte {
-	b = append(b, '"')
-	b = t.Std().AppendFormat(b, TimeLayout)
-	return append(b, '"')
-}
-
-// MarshalJSON writes the Time as a string in TimeLayout.
-func (t Time) MarshalJSON() ([]byte, error) {
-	return t.AppendJSON(make([]byte, 0, len(TimeLayout)+2)), nil
+// MarshalText writes the Time in TimeLayout. As a TextMarshaler, not a
+// json.Marshaler, it is quoted by encoding/json without the validation pass
+// that the output of every MarshalJSON goes through: a page of records
+// holds several times each.
+func (t Time) MarshalText() ([]byte, error) {
+	return t.Std().AppendFormat(make([]byte, 0, len(TimeLayout)), TimeLayout), nil
 }
 
 // UnmarshalJSON reads any RFC 3339 time.

@@ -103,10 +103,20 @@ func startSandbox(bin string, env []string, flags ...string) (*server, error) {
 	return startSandboxLogging(bin, env, io.Discard, append(slices.Clone(unlimited), flags...)...)
 }
 
+// stop asks the server to shut down, as an operator would, so that it
+// writes what it writes at exit (a CPU profile); it kills it if it has not
+// stopped within stopGrace.
 func (s *server) stop() {
-	_ = s.cmd.Process.Kill()
+	if err := s.cmd.Process.Signal(os.Interrupt); err != nil {
+		_ = s.cmd.Process.Kill()
+	}
+	timer := time.AfterFunc(stopGrace, func() { _ = s.cmd.Process.Kill() })
+	defer timer.Stop()
 	_ = s.cmd.Wait()
 }
+
+// stopGrace is longer than the sandbox's own shutdown grace period.
+const stopGrace = 15 * time.Second
 
 func newClient(connections int) *http.Client {
 	return &http.Client{
@@ -221,6 +231,9 @@ func runThroughput(opts options, out io.Writer) error {
 	}
 	defer cleanup()
 	flags := []string{"-log-format", "text"}
+	if opts.cpuProfile != "" {
+		flags = append(flags, "-cpuprofile", opts.cpuProfile)
+	}
 	if opts.seedBugs > 0 {
 		dir := filepath.Join(filepath.Dir(bin), "fixtures")
 		if err := writeFixtures(dir, opts.seedBugs); err != nil {

@@ -32,6 +32,7 @@ type options struct {
 	freshKeys   int
 	records     int
 	gomemlimit  string
+	cpuProfile  string
 	seedBugs    int
 	soak        time.Duration
 	soakEvery   time.Duration
@@ -69,6 +70,7 @@ func main() {
 	flag.DurationVar(&opts.soak, "soak", 0, "run a soak of this length instead: fresh keys, webhooks to hanging, failing and redirecting receivers, oversized inputs")
 	flag.DurationVar(&opts.soakEvery, "soak-every", 10*time.Second, "with -soak: how often to print RSS, goroutines and accounts")
 	flag.StringVar(&opts.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")
+	flag.StringVar(&opts.cpuProfile, "cpuprofile", "", "write the sandbox's CPU profile of a throughput run to this file")
 	opts.webhookAttack.flags(flag.CommandLine)
 	opts.attacks.flags(flag.CommandLine)
 	flag.Parse()

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -42,6 +43,7 @@ type config struct {
 	budget      byteSize
 	maxConns    int
 	idleTimeout time.Duration
+	cpuProfile  string
 	// announce gets one line, the sandbox's base URL, once it listens.
 	announce io.Writer
 	app      app.Config
@@ -79,6 +81,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.Clients.Requests, "client-limit-minute", a.Clients.Requests, "requests of any kind per client address per UTC minute, /healthz and 401s included; 0 for no limit")
 	fset.IntVar(&a.Clients.NewAccounts, "client-new-accounts-minute", a.Clients.NewAccounts, "new accounts (keys not held) per client address per UTC minute; 0 for no limit")
 	fset.BoolVar(&a.Clients.TrustForwardedFor, "trust-forwarded-for", false, "count each client by the last X-Forwarded-For address, which a proxy in front (such as deploy/nginx.conf) appends; only behind such a proxy")
+	fset.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile to this file until the sandbox stops, for `go tool pprof`")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -160,6 +163,22 @@ const (
 	shutdownGrace = 10 * time.Second
 )
 
+// startCPUProfile profiles the process into path until stop is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
+}
+
 // run serves until ctx is done, then lets requests in flight finish.
 func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	var logger *slog.Logger
@@ -174,6 +193,13 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	}
 	if cfg.memoryLimit > 0 {
 		debug.SetMemoryLimit(int64(cfg.memoryLimit))
+	}
+	if cfg.cpuProfile != "" {
+		stop, err := startCPUProfile(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	sandboxApp, err := app.New(cfg.app)
 	if err != nil {

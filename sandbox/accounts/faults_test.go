@@ -1,7 +1,10 @@
 package accounts
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,5 +118,24 @@ func TestJournalRedactsKeysAndKeepsItsBounds(t *testing.T) {
 	}
 	if len(l.Recent("POST", "")) != 0 {
 		t.Error("the oldest entry was kept past the bounds")
+	}
+}
+
+// A request with more header fields than the journal keeps is logged with
+// the first MaxLoggedHeaders of them in name order, whatever order the map
+// gives, and marked as cut.
+func TestRequestLogKeepsFirstHeadersByName(t *testing.T) {
+	h := http.Header{}
+	for i := range MaxLoggedHeaders + 8 {
+		h.Set(fmt.Sprintf("X-Field-%03d", i), "v")
+	}
+	var l RequestLog
+	l.Add(LoggedRequest{Method: "GET", Path: "/v1/bugs", Headers: h})
+	got := l.Recent("", "")[0]
+	if !got.HeadersTruncated || len(got.Headers) != MaxLoggedHeaders {
+		t.Fatalf("kept %d fields, truncated %v; want %d and true", len(got.Headers), got.HeadersTruncated, MaxLoggedHeaders)
+	}
+	if got.Headers.Get(fmt.Sprintf("X-Field-%03d", MaxLoggedHeaders-1)) != "v" || got.Headers.Get(fmt.Sprintf("X-Field-%03d", MaxLoggedHeaders)) != "" {
+		t.Errorf("kept %v, want the first %d names in order", slices.Sorted(maps.Keys(got.Headers)), MaxLoggedHeaders)
 	}
 }

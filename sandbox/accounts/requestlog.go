@@ -94,9 +94,11 @@ func (l *RequestLog) Add(req LoggedRequest) {
 		l.bytes -= l.entries[drop].size()
 		drop++
 	}
-	if drop > 0 {
-		l.entries = slices.Delete(l.entries, 0, drop)
-	}
+	// Sliced off the front, not shifted down: append moves the survivors
+	// only when it outgrows the array, once per RequestLogSize requests or
+	// so, where shifting moved all of them on every request.
+	clear(l.entries[:drop])
+	l.entries = l.entries[drop:]
 }
 
 // Recent returns the logged requests with the method and path (a pattern as
@@ -114,22 +116,32 @@ func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 }
 
 // loggedHeaders keeps at most MaxLoggedHeaders fields, each value cut to
-// MaxLoggedText, with every key redacted, Authorization's included.
+// MaxLoggedText, with every key redacted, Authorization's included. Past
+// MaxLoggedHeaders it keeps the first in name order, so that what is kept
+// does not depend on map order.
 func loggedHeaders(h http.Header) (http.Header, bool) {
-	names := slices.Sorted(maps.Keys(h))
-	cut := len(names) > MaxLoggedHeaders
-	names = names[:min(len(names), MaxLoggedHeaders)]
-	logged := make(http.Header, len(names))
-	for _, name := range names {
+	names, cut := maps.Keys(h), len(h) > MaxLoggedHeaders
+	if cut {
+		names = slices.Values(slices.Sorted(maps.Keys(h))[:MaxLoggedHeaders])
+	}
+	logged := make(http.Header, min(len(h), MaxLoggedHeaders))
+	// One array for the values of all fields: most have one.
+	kept := make([]string, 0, len(logged))
+	for name := range names {
 		values := h[name]
+		if len(values) == 0 {
+			continue
+		}
 		if len(values) > 4 {
 			values, cut = values[:4], true
 		}
+		first := len(kept)
 		for _, v := range values {
 			v, cutValue := Prefix(sandbox.RedactKeys(v), MaxLoggedText)
 			cut = cut || cutValue
-			logged[name] = append(logged[name], v)
+			kept = append(kept, v)
 		}
+		logged[name] = kept[first:len(kept):len(kept)]
 	}
 	return logged, cut
 }

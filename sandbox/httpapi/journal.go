@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"bufio"
-	"context"
 	"io"
 	"net"
 	"net/http"
@@ -25,12 +24,9 @@ type journalEntry struct {
 	body     *bodyTap
 }
 
-type journalKey struct{}
-
 // journalOf returns the entry of a request the journal keeps, or nil.
 func journalOf(r *http.Request) *journalEntry {
-	entry, _ := r.Context().Value(journalKey{}).(*journalEntry)
-	return entry
+	return stateOf(r).journal
 }
 
 // journal keeps each API request of an account, as its client sent it and
@@ -45,7 +41,10 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		started := time.Now()
 		entry := &journalEntry{body: &bodyTap{ReadCloser: r.Body}}
 		r.Body = entry.body
-		next.ServeHTTP(&journalRecorder{ResponseWriter: w, entry: entry}, r.WithContext(context.WithValue(r.Context(), journalKey{}, entry)))
+		// In the request's state, not a context value of its own: that
+		// would copy the request once more.
+		stateOf(r).journal = entry
+		next.ServeHTTP(&journalRecorder{ResponseWriter: w, entry: entry}, r)
 
 		logged := accounts.LoggedRequest{
 			Method: r.Method, Path: r.URL.Path, Query: redactedQuery(r.URL.RawQuery), Headers: r.Header,

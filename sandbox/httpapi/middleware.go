@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/testcampaign/kit/sandbox"
@@ -29,6 +30,8 @@ const (
 type requestState struct {
 	account *accounts.Account
 	query   url.Values
+	// journal is set for a request the journal keeps.
+	journal *journalEntry
 }
 
 type requestStateKey struct{}
@@ -212,7 +215,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		// The account's clock, not the process's: under a frozen clock a
 		// client that compares X-RateLimit-Reset with Date must see the
 		// same time the windows do.
-		w.Header().Set("Date", a.Clock.Now().UTC().Format(http.TimeFormat))
+		w.Header()["Date"] = s.dates.header(a.Clock.Now())
 		next.ServeHTTP(w, r)
 	})
 }
@@ -246,10 +249,13 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 }
 
 func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision) {
+	// Set directly, in canonical form, as Header.Set would store them, from
+	// one array: these go out on every request.
+	values := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(d.Reset.Unix(), 10)}
 	h := w.Header()
-	h.Set("X-RateLimit-Limit", strconv.Itoa(d.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(d.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatInt(d.Reset.Unix(), 10))
+	h["X-Ratelimit-Limit"] = values[0:1:1]
+	h["X-Ratelimit-Remaining"] = values[1:2:2]
+	h["X-Ratelimit-Reset"] = values[2:3:3]
 }
 
 // refuse answers 429 with the headers of the exhausted budget; message
@@ -259,4 +265,24 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Deci
 	retryAfter := max(1, int(math.Ceil(d.RetryAfter.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 	s.writeError(w, r, sandbox.Errorf(sandbox.ErrRateLimitExceeded, message, d.Limit, retryAfter))
+}
+
+// dateCache formats the Date header once a second instead of once a
+// request. Accounts on other clocks (frozen, moved) just format their own.
+type dateCache struct{ last atomic.Pointer[formattedDate] }
+
+type formattedDate struct {
+	unix  int64
+	value []string
+}
+
+// header returns the Date header's value for t. Responses share it: a
+// header's values are replaced, never written in place.
+func (c *dateCache) header(t time.Time) []string {
+	if d := c.last.Load(); d != nil && d.unix == t.Unix() {
+		return d.value
+	}
+	d := &formattedDate{unix: t.Unix(), value: []string{t.UTC().Format(http.TimeFormat)}}
+	c.last.Store(d)
+	return d.value
 }

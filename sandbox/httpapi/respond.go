@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"os"
+	"sync"
 
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
@@ -64,8 +65,9 @@ var internalErrorBody = []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR
 // encoded before the status is written, so that a body that cannot be
 // encoded still gets a 500 envelope rather than a 200 and half a body.
 func writeJSON(w http.ResponseWriter, status int, body any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer putEncodeBuffer(buf)
+	enc := json.NewEncoder(buf)
 	// Names and descriptions come back as sent: "R&D <beta>", not
 	// "R\u0026D \u003cbeta\u003e".
 	enc.SetEscapeHTML(false)
@@ -79,6 +81,23 @@ func writeJSON(w http.ResponseWriter, status int, body any) error {
 	// The header is gone; a failed write means the client left.
 	_, _ = w.Write(encoded)
 	return err
+}
+
+// encodeBuffers reuse the buffers responses are encoded in, so that a
+// request does not grow a new one from nothing and leave it to the
+// collector.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer is the largest buffer kept for reuse: a rare page of
+// large bugs should not pin its buffer for good.
+const maxPooledBuffer = 64 << 10
+
+func putEncodeBuffer(buf *bytes.Buffer) {
+	if buf.Cap() > maxPooledBuffer {
+		return
+	}
+	buf.Reset()
+	encodeBuffers.Put(buf)
 }
 
 func (s *Server) writeData(w http.ResponseWriter, r *http.Request, data any) {

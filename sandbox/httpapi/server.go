@@ -39,6 +39,7 @@ type Server struct {
 	logger       *slog.Logger
 	clients      *clientBudgets
 	writeTimeout time.Duration
+	dates        dateCache
 
 	router  *mux.Router
 	handler http.Handler

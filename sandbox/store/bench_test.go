@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/testcampaign/kit/fixtures"
 	"github.com/testcampaign/kit/sandbox"
 )
 
@@ -96,4 +97,24 @@ func heapInUse() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapInuse
+}
+
+// BenchmarkNewTemplate seeds a template with the embedded fixtures' testers
+// and campaigns and 200,000 bugs, as `-fixtures` does with a large set.
+func BenchmarkNewTemplate(b *testing.B) {
+	seed, err := fixtures.Load(fixtures.Default())
+	if err != nil {
+		b.Fatal(err)
+	}
+	base := seed.Bugs
+	seed.Bugs = make([]sandbox.SeedBug, 0, 200_000)
+	for len(seed.Bugs) < cap(seed.Bugs) {
+		seed.Bugs = append(seed.Bugs, base[:min(len(base), cap(seed.Bugs)-len(seed.Bugs))]...)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewTemplate(seed, DefaultLimits); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

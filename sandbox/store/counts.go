@@ -21,13 +21,9 @@ type bugCounts struct {
 // countBug adds delta (1 or -1) times the bug to its campaign's counts and
 // the account's.
 func (w *writeTxn) countBug(b *sandbox.Bug, delta int) error {
-	campaign, ok := parseID(campaigns, b.CampaignID)
-	if !ok {
-		return fmt.Errorf("bug %s names campaign %q", b.ID, b.CampaignID)
-	}
-	status, severity := statusIndex(b.Status), severityIndex(b.Severity)
-	if status < 0 || severity < 0 {
-		return fmt.Errorf("bug %s is %s and %s", b.ID, b.Status, b.Severity)
+	campaign, status, severity, err := countedAs(b)
+	if err != nil {
+		return err
 	}
 	for _, scope := range []uint64{0, campaign} {
 		c := bugCounts{campaign: scope}
@@ -38,14 +34,58 @@ func (w *writeTxn) countBug(b *sandbox.Bug, delta int) error {
 		if raw != nil {
 			c = *raw.(*bugCounts)
 		}
-		c.total += delta
-		c.byStatus[status] += delta
-		c.bySeverity[severity] += delta
+		c.add(status, severity, delta)
 		if err := w.Insert(countsTable, &c); err != nil {
 			return fmt.Errorf("write bug counts: %w", err)
 		}
 	}
 	return nil
+}
+
+// countBugs counts bugs into a table that holds no counts yet, writing each
+// row once.
+func (w *writeTxn) countBugs(bugs []sandbox.Bug) error {
+	if len(bugs) == 0 {
+		return nil
+	}
+	rows := map[uint64]*bugCounts{0: {campaign: 0}}
+	for i := range bugs {
+		campaign, status, severity, err := countedAs(&bugs[i])
+		if err != nil {
+			return err
+		}
+		if rows[campaign] == nil {
+			rows[campaign] = &bugCounts{campaign: campaign}
+		}
+		rows[0].add(status, severity, 1)
+		rows[campaign].add(status, severity, 1)
+	}
+	for _, c := range rows {
+		if err := w.Insert(countsTable, c); err != nil {
+			return fmt.Errorf("write bug counts: %w", err)
+		}
+	}
+	return nil
+}
+
+// countedAs returns where a bug is counted: its campaign's sequence number
+// and its status's and severity's places in bugCounts' arrays.
+func countedAs(b *sandbox.Bug) (campaign uint64, status, severity int, err error) {
+	campaign, ok := parseID(campaigns, b.CampaignID)
+	if !ok {
+		return 0, 0, 0, fmt.Errorf("bug %s names campaign %q", b.ID, b.CampaignID)
+	}
+	status, severity = statusIndex(b.Status), severityIndex(b.Severity)
+	if status < 0 || severity < 0 {
+		return 0, 0, 0, fmt.Errorf("bug %s is %s and %s", b.ID, b.Status, b.Severity)
+	}
+	return campaign, status, severity, nil
+}
+
+func (c *bugCounts) add(status, severity, delta int) {
+	c.total += delta
+	c.byStatus[status] += delta
+	c.bySeverity[severity] += delta
 }
 
 // Analytics counts the bugs of the account, or of one of its campaigns, from

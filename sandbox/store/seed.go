@@ -1,55 +1,96 @@
 package store
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/testcampaign/kit/sandbox"
 )
 
-// seedTemplate writes the seed with times relative to an origin of zero,
-// through the same inserts as the API's writes, so seeded records are
-// indexed and counted as written ones are.
+// seedTemplate writes the seed with times relative to an origin of zero. It
+// writes in bulk: every block, postings chunk and count row once, full,
+// where a record at a time would copy each of them again for every record
+// that lands in it (a 200k-bug fixture set took seconds). What it stores is
+// what the API's own inserts would have stored, record by record, as
+// TestBulkSeedStoresWhatInsertsWould checks.
 func seedTemplate(w *writeTxn, seed sandbox.Seed) error {
 	ago := func(age interface{ Milliseconds() int64 }) sandbox.Time { return -sandbox.Time(age.Milliseconds()) }
-	testerIDs := make([]string, len(seed.Testers))
+	seededTesters := make([]sandbox.Tester, len(seed.Testers))
 	for i, st := range seed.Testers {
 		t := st.Tester
 		t.Platforms = slices.Clone(t.Platforms)
 		t.CreatedAt = ago(st.Age)
 		t.Seq = uint64(i + 1)
 		t.ID = formatID(testers.kind, t.Seq)
-		if _, err := insert(w, testers, t, 0); err != nil {
-			return err
-		}
-		testerIDs[i] = t.ID
+		seededTesters[i] = t
 	}
-	campaignIDs := make([]string, len(seed.Campaigns))
+	seededCampaigns := make([]sandbox.Campaign, len(seed.Campaigns))
 	for i, sc := range seed.Campaigns {
 		c := sc.Campaign
 		c.CreatedAt = ago(sc.Age)
 		c.Seq = uint64(i + 1)
 		c.ID = formatID(campaigns.kind, c.Seq)
-		if _, err := insert(w, campaigns, c, 0); err != nil {
-			return err
-		}
-		campaignIDs[i] = c.ID
+		seededCampaigns[i] = c
 	}
+	seededBugs := make([]sandbox.Bug, len(seed.Bugs))
 	for i, sb := range seed.Bugs {
 		b := sb.Bug
 		if b.Resolution != nil {
 			resolution := *b.Resolution
 			b.Resolution = &resolution
 		}
-		b.CampaignID, b.TesterID = campaignIDs[sb.CampaignIndex], testerIDs[sb.TesterIndex]
+		b.CampaignID, b.TesterID = seededCampaigns[sb.CampaignIndex].ID, seededTesters[sb.TesterIndex].ID
 		b.CreatedAt, b.UpdatedAt = ago(sb.Age), ago(sb.UpdatedAge)
 		b.Seq = uint64(i + 1)
 		b.ID = formatID(bugs.kind, b.Seq)
-		s, err := insert(w, bugs, b, 0)
-		if err != nil {
-			return err
+		seededBugs[i] = b
+	}
+	if err := bulkInsert(w, testers, seededTesters); err != nil {
+		return err
+	}
+	if err := bulkInsert(w, campaigns, seededCampaigns); err != nil {
+		return err
+	}
+	if err := bulkInsert(w, bugs, seededBugs); err != nil {
+		return err
+	}
+	return w.countBugs(seededBugs)
+}
+
+// bulkInsert stores recs, whose sequence numbers run from 1 up, in the
+// table, which must be empty, and files them in their postings lists.
+func bulkInsert[T, F any](w *writeTxn, t table[T, F], recs []T) error {
+	records := make([]*T, len(recs))
+	lists := map[string][]uint64{}
+	var buf [4]string
+	for i, rec := range recs {
+		s := stored(w.d, t, rec)
+		if t.seq(s) != uint64(i+1) {
+			return fmt.Errorf("seed %s %d as %s number %d", t.name, t.seq(s), t.name, i+1)
 		}
-		if err := w.countBug(s, 1); err != nil {
-			return err
+		records[i] = s
+		for _, f := range t.filters {
+			for _, v := range f.values(buf[:0], s) {
+				list := f.list(t, v)
+				// A value given twice (a platform) is filed once.
+				if seqs := lists[list]; len(seqs) == 0 || seqs[len(seqs)-1] != t.seq(s) {
+					lists[list] = append(seqs, t.seq(s))
+				}
+			}
+		}
+	}
+	for first := 0; first < len(records); first += blockSize {
+		end := min(first+blockSize, len(records))
+		if err := w.Insert(t.name, &block[T]{no: uint64(first / blockSize), recs: records[first:end:end]}); err != nil {
+			return fmt.Errorf("seed %s: %w", t.name, err)
+		}
+	}
+	for list, seqs := range lists {
+		for first := 0; first < len(seqs); first += chunkSize {
+			end := min(first+chunkSize, len(seqs))
+			if err := w.Insert(postingsTable, &postings{list: list, first: seqs[first], seqs: seqs[first:end:end]}); err != nil {
+				return fmt.Errorf("seed postings of %q: %w", list, err)
+			}
 		}
 	}
 	return nil

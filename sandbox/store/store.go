@@ -291,7 +291,9 @@ func list[T, F any](ctx context.Context, d *DB, t table[T, F], f F, floor uint64
 		bound = page.Before - 1
 	}
 	var (
-		items   []T
+		// Room for the page at once: growing it record by record
+		// allocated and copied it three times over.
+		items   = make([]T, 0, min(page.Limit, sandbox.MaxPageSize))
 		hasMore bool
 		lastSeq uint64
 	)
