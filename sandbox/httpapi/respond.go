@@ -67,11 +67,7 @@ var internalErrorBody = []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR
 func writeJSON(w http.ResponseWriter, status int, body any) error {
 	buf := encodeBuffers.Get().(*bytes.Buffer)
 	defer putEncodeBuffer(buf)
-	enc := json.NewEncoder(buf)
-	// Names and descriptions come back as sent: "R&D <beta>", not
-	// "R\u0026D \u003cbeta\u003e".
-	enc.SetEscapeHTML(false)
-	err := enc.Encode(body)
+	err := encodeBody(buf, body)
 	encoded := buf.Bytes()
 	if err != nil {
 		status, encoded = http.StatusInternalServerError, internalErrorBody
@@ -81,6 +77,25 @@ func writeJSON(w http.ResponseWriter, status int, body any) error {
 	// The header is gone; a failed write means the client left.
 	_, _ = w.Write(encoded)
 	return err
+}
+
+// encodeBody writes body and a newline into buf: by hand for the records
+// that reads return most, with encoding/json for the rest.
+func encodeBody(buf *bytes.Buffer, body any) error {
+	if env, ok := body.(successEnvelope); ok && env.Success {
+		// Appending into the buffer's spare room and writing that back
+		// copies nothing when the room suffices, and grows the buffer
+		// for the next response when it did not.
+		if appended, ok := appendSuccess(buf.AvailableBuffer(), env.Data); ok {
+			buf.Write(appended)
+			return nil
+		}
+	}
+	enc := json.NewEncoder(buf)
+	// Names and descriptions come back as sent: "R&D <beta>", not
+	// "R\u0026D \u003cbeta\u003e".
+	enc.SetEscapeHTML(false)
+	return enc.Encode(body)
 }
 
 // encodeBuffers reuse the buffers responses are encoded in, so that a
