@@ -181,11 +181,16 @@ func startCPUProfile(path string) (stop func(), err error) {
 
 // run serves until ctx is done, then lets requests in flight finish.
 func run(ctx context.Context, cfg config, logOutput io.Writer) error {
+	flushTicker := time.NewTicker(logFlushInterval)
+	defer flushTicker.Stop()
+	logs := newBufferedLog(logOutput, flushTicker.C)
+	// Deferred first, so it runs last: after the app's own closing lines.
+	defer logs.Close()
 	var logger *slog.Logger
 	if cfg.logFormat == "json" {
-		logger = slog.New(slog.NewJSONHandler(logOutput, nil))
+		logger = slog.New(slog.NewJSONHandler(logs, nil))
 	} else {
-		logger = slog.New(slog.NewTextHandler(logOutput, nil))
+		logger = slog.New(slog.NewTextHandler(logs, nil))
 	}
 	cfg.app.Logger = logger
 	if err := cfg.resolve(); err != nil {
@@ -231,6 +236,9 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	url := "http://" + listener.Addr().String()
 	logger.Info("sandbox listening", "url", url, "frozen_clock", cfg.frozenClock,
 		"rate_limits", fmt.Sprintf("%d/min %d/h %d/day", limits.Minute, limits.Hour, limits.Day), "max_conns", listener.max)
+	// Harnesses read the address from the log as well: it goes out now,
+	// not at the next tick.
+	_ = logs.Flush()
 	if cfg.announce != nil {
 		// The one line on standard output, for harnesses that start the
 		// sandbox on -addr 127.0.0.1:0 and need to know the port.
