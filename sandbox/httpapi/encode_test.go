@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/testcampaign/kit/sandbox"
@@ -108,12 +109,14 @@ func TestAppendersDeclineWhatEncodingJSONWouldNotWriteAsIs(t *testing.T) {
 }
 
 func FuzzAppendersMatchEncodingJSON(f *testing.F) {
-	f.Add("Checkout flow", "19.99", int64(1767323045000), int64(1767323045001), true, "YzEuNA")
-	f.Add(`R&D <beta> "q" \`, "0.07", int64(0), int64(-1), false, "")
-	f.Add("line\u2028para\u2029 \xff\x00\x1f\x7f", "1e21", int64(math.MaxInt64), int64(math.MinInt64), true, "\xc3")
-	f.Add("", "", int64(253402300800000), int64(-62135596800001), false, "\u2028")
-	f.Add("x", "1 ", int64(1), int64(2), true, "-0")
-	f.Fuzz(func(t *testing.T, text, reward string, created, updated int64, resolved bool, cursor string) {
+	f.Add("Checkout flow", "19.99", 19.99, int64(1767323045000), int64(1767323045001), true, "YzEuNA")
+	f.Add(`R&D <beta> "q" \`, "0.07", 0.07, int64(0), int64(-1), false, "")
+	f.Add("line\u2028para\u2029 \xff\x00\x1f\x7f", "1e21", 1e21, int64(math.MaxInt64), int64(math.MinInt64), true, "\xc3")
+	f.Add("", "", 1e20, int64(253402300800000), int64(-62135596800001), false, "\u2028")
+	f.Add("x", "1 ", -0.0, int64(1), int64(2), true, "-0")
+	// amount is also written as a reward the ways a client might send it,
+	// since few random strings are numbers.
+	f.Fuzz(func(t *testing.T, text, reward string, amount float64, created, updated int64, resolved bool, cursor string) {
 		var resolution *string
 		if resolved {
 			resolution = &text
@@ -123,10 +126,13 @@ func FuzzAppendersMatchEncodingJSON(f *testing.F) {
 		if cursor != "" {
 			next = &cursor
 		}
-		for _, data := range everyShape(c, b, next) {
-			if !checkAppended(t, data) {
-				if _, ok := appendDecimal(nil, c.RewardPerBug); ok {
-					t.Fatalf("declined %#v, whose reward is a number literal", data)
+		for _, reward := range []string{reward, strconv.FormatFloat(amount, 'g', -1, 64), strconv.FormatFloat(amount, 'f', -1, 64), strconv.FormatFloat(amount, 'E', 2, 64)} {
+			c.RewardPerBug = sandbox.Decimal(reward)
+			for _, data := range everyShape(c, b, next) {
+				if !checkAppended(t, data) {
+					if _, ok := appendDecimal(nil, c.RewardPerBug); ok {
+						t.Fatalf("declined %#v, whose reward is a number literal", data)
+					}
 				}
 			}
 		}
