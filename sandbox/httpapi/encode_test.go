@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -137,4 +138,44 @@ func FuzzAppendersMatchEncodingJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkEncodeBody compares the appenders with encoding/json on what the
+// reads return; impl=encoding_json runs first, so that benchstat -col /impl
+// takes it as the base.
+func BenchmarkEncodeBody(b *testing.B) {
+	c, bug := campaignAndBug("Checkout flow <beta>", "19.99", 1767323045000, 1767323045001, nil)
+	cursor := "YzEuNA"
+	for _, bc := range []struct {
+		name string
+		data any
+	}{
+		{"data=campaign", c},
+		{"data=campaigns_20", sandbox.Page[sandbox.Campaign]{Items: slices.Repeat([]sandbox.Campaign{c}, 20), HasMore: true, NextCursor: &cursor}},
+		{"data=bugs_20", sandbox.Page[sandbox.Bug]{Items: slices.Repeat([]sandbox.Bug{bug}, 20), HasMore: true, NextCursor: &cursor}},
+	} {
+		envelope := successEnvelope{Success: true, Data: bc.data}
+		b.Run(bc.name+"/impl=encoding_json", func(b *testing.B) {
+			var buf bytes.Buffer
+			b.ReportAllocs()
+			for b.Loop() {
+				buf.Reset()
+				enc := json.NewEncoder(&buf)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(envelope); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bc.name+"/impl=appender", func(b *testing.B) {
+			var buf bytes.Buffer
+			b.ReportAllocs()
+			for b.Loop() {
+				buf.Reset()
+				if err := encodeBody(&buf, envelope); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
