@@ -176,15 +176,22 @@ func (o *Outbox) fire(r *retry) {
 	d := o.d
 	d.mu.Lock()
 	_, waiting := o.retries[r]
-	if waiting {
-		delete(o.retries, r)
+	delete(o.retries, r)
+	stops := r.stops
+	d.mu.Unlock()
+	// The other clock's timer goes before the job is queued, so that
+	// whoever sees the retry's attempt sees no timer left for it.
+	stopAll(stops)
+	if !waiting {
+		return
+	}
+	d.mu.Lock()
+	if !o.closed {
 		o.queue = append(o.queue, r.job)
 		d.enqueued(o)
 		d.dispatch()
 	}
-	stops := r.stops
 	d.mu.Unlock()
-	stopAll(stops)
 }
 
 func stopAll(stops []func() bool) {

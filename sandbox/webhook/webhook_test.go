@@ -469,15 +469,17 @@ func TestHangingReceiversLeaveTheFastLane(t *testing.T) {
 	bystanderDelivered(t, d, wall, fast.URL, 5)
 }
 
-// bystanderDelivered has another account send n events to url, moves the
-// dispatcher's clock past SlowAfter, and checks that all n are delivered.
+// bystanderDelivered moves the dispatcher's clock past SlowAfter, has
+// another account send n events to url, and checks that all n are
+// delivered. The bystander sends after the move so that its own attempts,
+// which a move would find in flight, are not the ones it demotes.
 func bystanderDelivered(t *testing.T, d *webhook.Dispatcher, wall *sandbox.FrozenClock, url string, n int) {
 	t.Helper()
+	wall.Advance(time.Second)
 	bystander := d.NewOutbox("bystander", sandbox.NewFrozenClock(frozen))
 	for i := range n {
 		bystander.Send(event(i+1), []sandbox.Webhook{hook("whk_000001", url)})
 	}
-	wall.Advance(time.Second)
 	for _, r := range waitRecords(t, bystander, n) {
 		if r.StatusCode != http.StatusOK {
 			t.Errorf("the other account's delivery %+v", r)
