@@ -124,9 +124,10 @@ func loggedHeaders(h http.Header) (http.Header, bool) {
 	if cut {
 		names = slices.Values(slices.Sorted(maps.Keys(h))[:MaxLoggedHeaders])
 	}
-	logged := make(http.Header, min(len(h), MaxLoggedHeaders))
+	fields := min(len(h), MaxLoggedHeaders)
+	logged := make(http.Header, fields)
 	// One array for the values of all fields: most have one.
-	kept := make([]string, 0, len(logged))
+	kept := make([]string, 0, fields)
 	for name := range names {
 		values := h[name]
 		if len(values) == 0 {
