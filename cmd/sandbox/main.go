@@ -40,6 +40,7 @@ type config struct {
 	frozenClock string
 	logFormat   string
 	memoryLimit byteSize
+	gcHeadroom  byteSize
 	budget      byteSize
 	maxConns    int
 	idleTimeout time.Duration
@@ -67,6 +68,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.MaxAccounts, "max-accounts", app.DefaultMaxAccounts, "accounts held at once; past it the least recently used is dropped")
 	cfg.budget = app.DefaultMemoryBudget
 	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records and events of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
+	cfg.gcHeadroom = defaultGCHeadroom
+	fset.Var(&cfg.gcHeadroom, "gc-headroom", "let the heap grow by this much between garbage collections while the data it holds is smaller, and by the data's own size once it is larger, as Go's default does; 0 leaves Go's default, as does setting GOGC")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
 	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
@@ -198,6 +201,9 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	}
 	if cfg.memoryLimit > 0 {
 		debug.SetMemoryLimit(int64(cfg.memoryLimit))
+	}
+	if cfg.gcHeadroom > 0 && os.Getenv("GOGC") == "" {
+		defer startGCPacer(uint64(cfg.gcHeadroom), nil)()
 	}
 	if cfg.cpuProfile != "" {
 		stop, err := startCPUProfile(cfg.cpuProfile)

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+func TestGCPercentLetsASmallHeapGrowByTheHeadroom(t *testing.T) {
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name           string
+		live, headroom uint64
+		want           int
+	}{
+		{"60 MiB live, 256 MiB headroom", 60 * mib, 256 * mib, 426},
+		{"live as large as the headroom", 256 * mib, 256 * mib, 100},
+		{"live larger than the headroom: Go's default", 700 * mib, 256 * mib, 100},
+		{"a near-empty heap waits for a bounded multiple", 1 * mib, 256 * mib, maxGCPercent},
+		{"nothing live yet", 0, 256 * mib, maxGCPercent},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := gcPercentFor(tc.live, tc.headroom); got != tc.want {
+				t.Errorf("gcPercentFor(%d, %d) = %d, want %d", tc.live, tc.headroom, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGCPacerSetsThePercentAfterEachCollectionAndStopRestoresIt(t *testing.T) {
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+
+	percents := make(chan int, 1)
+	// A headroom no test heap reaches sets the largest percent.
+	stop := startGCPacer(1<<40, func(p int) {
+		select {
+		case percents <- p:
+		default:
+		}
+	})
+	for range 2 {
+		runtime.GC()
+		if got := <-percents; got != maxGCPercent {
+			t.Errorf("after a collection the pacer set %d, want %d", got, maxGCPercent)
+		}
+	}
+	stop()
+	// A collection may have come between the last receive and stop.
+	select {
+	case <-percents:
+	default:
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("after stop the GC percent is %d, want the 100 it was", got)
+	}
+	runtime.GC()
+	select {
+	case p := <-percents:
+		t.Errorf("a stopped pacer set %d", p)
+	default:
+	}
+}
