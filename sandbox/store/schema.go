@@ -28,9 +28,11 @@ type table[T, F any] struct {
 	// kind prefixes the record's IDs.
 	kind string
 	seq  func(*T) uint64
-	// shift moves every time of the record by d: records hold times
-	// relative to their account's origin (see DB).
-	shift func(rec *T, d sandbox.Time)
+	// shift returns rec with every time moved by d: records hold times
+	// relative to their account's origin (see DB). By value, not through a
+	// pointer: a record whose address went to this func value would escape
+	// to the heap, one allocation per record read.
+	shift func(rec T, d sandbox.Time) T
 	// filters are the list filters, each served by its postings lists.
 	filters []filter[T, F]
 }
@@ -64,7 +66,7 @@ var (
 	campaigns = table[sandbox.Campaign, sandbox.CampaignFilter]{
 		name: "campaigns", kind: "cmp",
 		seq:   func(c *sandbox.Campaign) uint64 { return c.Seq },
-		shift: func(c *sandbox.Campaign, d sandbox.Time) { c.CreatedAt += d },
+		shift: func(c sandbox.Campaign, d sandbox.Time) sandbox.Campaign { c.CreatedAt += d; return c },
 		filters: []filter[sandbox.Campaign, sandbox.CampaignFilter]{
 			{name: "status", values: one(func(c *sandbox.Campaign) string { return c.Status }), value: func(f sandbox.CampaignFilter) string { return f.Status }},
 			{name: "platform", values: one(func(c *sandbox.Campaign) string { return c.Platform }), value: func(f sandbox.CampaignFilter) string { return f.Platform }},
@@ -73,7 +75,7 @@ var (
 	bugs = table[sandbox.Bug, sandbox.BugFilter]{
 		name: "bugs", kind: "bug",
 		seq:   func(b *sandbox.Bug) uint64 { return b.Seq },
-		shift: func(b *sandbox.Bug, d sandbox.Time) { b.CreatedAt += d; b.UpdatedAt += d },
+		shift: func(b sandbox.Bug, d sandbox.Time) sandbox.Bug { b.CreatedAt += d; b.UpdatedAt += d; return b },
 		filters: []filter[sandbox.Bug, sandbox.BugFilter]{
 			{name: "campaign", values: one(func(b *sandbox.Bug) string { return b.CampaignID }), value: func(f sandbox.BugFilter) string { return f.CampaignID }},
 			{name: "tester", values: one(func(b *sandbox.Bug) string { return b.TesterID }), value: func(f sandbox.BugFilter) string { return f.TesterID }},
@@ -84,7 +86,7 @@ var (
 	testers = table[sandbox.Tester, sandbox.TesterFilter]{
 		name: "testers", kind: "tst",
 		seq:   func(t *sandbox.Tester) uint64 { return t.Seq },
-		shift: func(t *sandbox.Tester, d sandbox.Time) { t.CreatedAt += d },
+		shift: func(t sandbox.Tester, d sandbox.Time) sandbox.Tester { t.CreatedAt += d; return t },
 		filters: []filter[sandbox.Tester, sandbox.TesterFilter]{
 			{name: "platform", values: func(dst []string, t *sandbox.Tester) []string { return append(dst, t.Platforms...) }, value: func(f sandbox.TesterFilter) string { return f.Platform }},
 		},
@@ -92,13 +94,13 @@ var (
 	webhooks = table[sandbox.Webhook, struct{}]{
 		name: "webhooks", kind: "whk",
 		seq:   func(w *sandbox.Webhook) uint64 { return w.Seq },
-		shift: func(w *sandbox.Webhook, d sandbox.Time) { w.CreatedAt += d },
+		shift: func(w sandbox.Webhook, d sandbox.Time) sandbox.Webhook { w.CreatedAt += d; return w },
 	}
 	// events hold absolute times, so there is nothing to shift.
 	events = table[storedEvent, struct{}]{
 		name: "events", kind: "evt",
 		seq:   func(e *storedEvent) uint64 { return e.seq },
-		shift: func(*storedEvent, sandbox.Time) {},
+		shift: func(e storedEvent, _ sandbox.Time) storedEvent { return e },
 	}
 )
 

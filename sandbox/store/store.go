@@ -241,16 +241,14 @@ func parseID[T, F any](t table[T, F], id string) (uint64, bool) {
 
 // resolved returns a copy of rec with absolute times.
 func resolved[T, F any](d *DB, t table[T, F], rec *T) T {
-	out := *rec
-	t.shift(&out, d.origin)
-	return out
+	return t.shift(*rec, d.origin)
 }
 
 // stored returns a copy of rec with times relative to the origin, as the
 // table holds it.
 func stored[T, F any](d *DB, t table[T, F], rec T) *T {
-	t.shift(&rec, -d.origin)
-	return &rec
+	s := t.shift(rec, -d.origin)
+	return &s
 }
 
 // get returns the record with the given ID, or NOT_FOUND.
