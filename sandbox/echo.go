@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -61,6 +62,19 @@ func RedactKeys(s string) string {
 		out.WriteString(KeyHint(s[at:end]))
 		s = s[end:]
 	}
+}
+
+// RedactQueryKeys is RedactKeys for a raw query, which may also hold a key
+// written with escapes (svc%5Ftest_...): such a query is returned unescaped,
+// with the key redacted.
+func RedactQueryKeys(raw string) string {
+	redacted := RedactKeys(raw)
+	if unescaped, err := url.QueryUnescape(raw); err == nil {
+		if again := RedactKeys(unescaped); again != unescaped && redacted == raw {
+			return again
+		}
+	}
+	return redacted
 }
 
 // IsKeyByte reports whether c may appear in the secret of a test key.

@@ -139,3 +139,23 @@ func TestRequestLogKeepsFirstHeadersByName(t *testing.T) {
 		t.Errorf("kept %v, want the first %d names in order", slices.Sorted(maps.Keys(got.Headers)), MaxLoggedHeaders)
 	}
 }
+
+// A request too large to keep as it came is cut when it is logged, so the
+// journal never holds its whole headers, even before anyone reads it.
+func TestJournalCutsALargeRequestAtOnce(t *testing.T) {
+	const key = "svc_test_journal_large_5678"
+	var l RequestLog
+	l.Add(LoggedRequest{Method: "GET", Path: "/v1/bugs", Headers: http.Header{
+		"Authorization": {"Bearer " + key}, "X-Pad": {strings.Repeat("p", 4*maxRawEntryBytes)},
+	}})
+	if l.bytes > maxRawEntryBytes {
+		t.Errorf("the journal holds %d bytes for one request, want at most %d", l.bytes, maxRawEntryBytes)
+	}
+	if l.entries[0].raw || strings.Contains(l.entries[0].Headers.Get("Authorization"), key) {
+		t.Error("the large request is kept as it came")
+	}
+	got := l.Recent("", "")[0]
+	if len(got.Headers.Get("X-Pad")) != MaxLoggedText || !got.HeadersTruncated {
+		t.Errorf("X-Pad of %d bytes, truncated %v; want %d and true", len(got.Headers.Get("X-Pad")), got.HeadersTruncated, MaxLoggedText)
+	}
+}

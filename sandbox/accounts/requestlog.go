@@ -51,6 +51,10 @@ type LoggedRequest struct {
 	Fault      *sandbox.Fault `json:"fault"`
 	At         sandbox.Time   `json:"at"`
 	DurationMS int64          `json:"durationMs"`
+
+	// raw is true while the entry is as the request came: not yet cut to
+	// the journal's bounds nor redacted, its Headers the request's own.
+	raw bool
 }
 
 // size is about what the entry holds in memory, for MaxRequestLogBytes.
@@ -73,17 +77,21 @@ type RequestLog struct {
 	bytes   int
 }
 
-// Add logs a request, cutting it to the journal's bounds and redacting every
-// API key in it.
+// maxRawEntryBytes is the largest request, as size counts it, that the
+// journal keeps as it came until it is read. Every API request writes the
+// journal and few read it, so cutting and redacting waits for a read; a
+// request larger than this is cut at once, so that a raw entry never holds
+// more than a cut one may.
+const maxRawEntryBytes = 4 << 10
+
+// Add logs a request. What Recent returns is cut to the journal's bounds,
+// and every API key in it redacted.
 func (l *RequestLog) Add(req LoggedRequest) {
-	var cutPath, cutQuery bool
-	req.Path, cutPath = Prefix(sandbox.RedactKeys(req.Path), MaxLoggedText)
-	req.Query, cutQuery = Prefix(sandbox.RedactKeys(req.Query), MaxLoggedText)
-	req.Truncated = cutPath || cutQuery
-	var cutBody bool
-	req.Body, cutBody = Prefix(sandbox.RedactKeys(req.Body), MaxLoggedBody)
-	req.BodyTruncated = req.BodyTruncated || cutBody
-	req.Headers, req.HeadersTruncated = loggedHeaders(req.Headers)
+	if req.size() <= maxRawEntryBytes {
+		req.raw = true
+	} else {
+		req.finish()
+	}
 	size := req.size()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -101,15 +109,35 @@ func (l *RequestLog) Add(req LoggedRequest) {
 	l.entries = l.entries[drop:]
 }
 
+// finish cuts a raw entry to the journal's bounds and redacts every API key
+// in it. Its Headers are then a map of its own, no longer the request's.
+func (req *LoggedRequest) finish() {
+	var cutPath, cutQuery bool
+	req.Path, cutPath = Prefix(sandbox.RedactKeys(req.Path), MaxLoggedText)
+	req.Query, cutQuery = Prefix(sandbox.RedactQueryKeys(req.Query), MaxLoggedText)
+	req.Truncated = cutPath || cutQuery
+	var cutBody bool
+	req.Body, cutBody = Prefix(sandbox.RedactKeys(req.Body), MaxLoggedBody)
+	req.BodyTruncated = req.BodyTruncated || cutBody
+	req.Headers, req.HeadersTruncated = loggedHeaders(req.Headers)
+	req.raw = false
+}
+
 // Recent returns the logged requests with the method and path (a pattern as
 // sandbox.MatchPath takes) asked for, or all of them, newest first.
 func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	recent := make([]LoggedRequest, 0, len(l.entries))
-	for _, req := range slices.Backward(l.entries) {
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		req := &l.entries[i]
+		if req.raw {
+			before := req.size()
+			req.finish()
+			l.bytes += req.size() - before
+		}
 		if (method == "" || req.Method == method) && sandbox.MatchPath(path, req.Path) {
-			recent = append(recent, req)
+			recent = append(recent, *req)
 		}
 	}
 	return recent

@@ -47,7 +47,7 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		next.ServeHTTP(&journalRecorder{ResponseWriter: w, entry: entry}, r)
 
 		logged := accounts.LoggedRequest{
-			Method: r.Method, Path: r.URL.Path, Query: redactedQuery(r.URL.RawQuery), Headers: r.Header,
+			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
 			Body: string(entry.body.kept), BodyBytes: entry.body.read, BodyTruncated: entry.body.read > int64(len(entry.body.kept)),
 			Fault: entry.fault, At: sandbox.At(a.Clock.Now()), DurationMS: time.Since(started).Milliseconds(),
 		}

@@ -56,18 +56,6 @@ func loggedPath(r *http.Request) string {
 	return sandbox.Echo(r.URL.Path)
 }
 
-// redactedQuery is the raw query with any key in it redacted, also one
-// written with escapes (svc%5Ftest_...), which is then logged unescaped.
-func redactedQuery(raw string) string {
-	redacted := sandbox.RedactKeys(raw)
-	if unescaped, err := url.QueryUnescape(raw); err == nil {
-		if again := sandbox.RedactKeys(unescaped); again != unescaped && redacted == raw {
-			return again
-		}
-	}
-	return redacted
-}
-
 // statusRecorder remembers the status a handler wrote, for the log, and
 // gives the writing of the response its own deadline.
 type statusRecorder struct {
