@@ -306,10 +306,18 @@ func (r *Registry) MemoryUsed() int64 {
 	return r.used
 }
 
-// Has reports whether the key has an account now, without counting as a use
-// of it: so a caller can tell a new account from a held one before Get.
-func (r *Registry) Has(key string) bool {
+// Held returns the key's account if it has one now, as a use of it, and
+// false if it has none: so that a caller can tell a new account from a held
+// one, and count it, before Get opens it.
+func (r *Registry) Held(key string) (*Account, bool) {
+	id := sandbox.KeyOf(key)
+	now := r.cfg.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.lru.Contains(sandbox.KeyOf(key))
+	r.expire(now)
+	a, ok := r.lru.Get(id)
+	if ok {
+		a.lastUsed = now
+	}
+	return a, ok
 }

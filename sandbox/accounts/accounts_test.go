@@ -362,3 +362,19 @@ func TestMemoryBudgetDropsTheLeastRecentlyUsedAccounts(t *testing.T) {
 		t.Errorf("%d bytes held after every account was dropped", got)
 	}
 }
+
+// Held tells a key without an account from one with, and opens none: the
+// server counts new accounts against their client before Get opens them.
+func TestHeldOpensNoAccount(t *testing.T) {
+	r := newRegistry(t, Config{Max: 10})
+	if a, held := r.Held(key(1)); held || a != nil || r.Len() != 0 {
+		t.Fatalf("Held of a new key = %v, %v with %d accounts; want nil, false and none opened", a, held, r.Len())
+	}
+	opened := r.Get(key(1))
+	if a, held := r.Held(key(1)); !held || a != opened {
+		t.Errorf("Held after Get = %p, %v; want the account Get opened, true", a, held)
+	}
+	if _, held := r.Held(key(2)); held {
+		t.Error("another key is held")
+	}
+}

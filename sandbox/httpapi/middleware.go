@@ -192,13 +192,14 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			s.writeError(w, r, err)
 			return
 		}
-		if !s.accounts.Has(key) {
+		a, held := s.accounts.Held(key)
+		if !held {
 			if d := s.clients.takeNewAccount(r); !d.Allowed {
 				s.refuse(w, r, d, "this address has opened %d new accounts this minute, the most one client may; retry in %d seconds")
 				return
 			}
+			a = s.accounts.Get(key)
 		}
-		a := s.accounts.Get(key)
 		stateOf(r).account = a
 		// The account's clock, not the process's: under a frozen clock a
 		// client that compares X-RateLimit-Reset with Date must see the
