@@ -124,10 +124,39 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // appendTime writes the quoted TimeLayout text that Time.MarshalText
 // returns, which needs no escaping.
+// appendTime writes t as sandbox.TimeLayout lays it out, by hand for the
+// years of four digits: AppendFormat reads any layout but RFC 3339's afresh
+// on every call, and a page of records holds dozens of times.
 func appendTime(b []byte, t sandbox.Time) []byte {
+	std := t.Std()
+	year, month, day := std.Date()
+	if year < 0 || year > 9999 {
+		b = append(b, '"')
+		b = std.AppendFormat(b, sandbox.TimeLayout)
+		return append(b, '"')
+	}
+	hour, minute, second := std.Clock()
 	b = append(b, '"')
-	b = t.Std().AppendFormat(b, sandbox.TimeLayout)
-	return append(b, '"')
+	b = appendDigits(b, year, 4)
+	b = appendDigits(append(b, '-'), int(month), 2)
+	b = appendDigits(append(b, '-'), day, 2)
+	b = appendDigits(append(b, 'T'), hour, 2)
+	b = appendDigits(append(b, ':'), minute, 2)
+	b = appendDigits(append(b, ':'), second, 2)
+	b = appendDigits(append(b, '.'), std.Nanosecond()/1e6, 3)
+	return append(b, 'Z', '"')
+}
+
+// appendDigits writes n, which is not negative, zero-padded to width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	for i := width - 1; i >= 0; i-- {
+		div := 1
+		for range i {
+			div *= 10
+		}
+		b = append(b, byte('0'+n/div%10))
+	}
+	return b
 }
 
 func appendOptionalString(b []byte, s *string) []byte {
