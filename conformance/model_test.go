@@ -200,3 +200,18 @@ func TestShrunkScenarioRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestModelPassesTheSandboxOnceFailedSeeds replays explorations that once
+// failed a correct sandbox through a fault of the model's own.
+func TestModelPassesTheSandboxOnceFailedSeeds(t *testing.T) {
+	t.Parallel()
+	for _, seed := range []uint64{
+		// An injected 500 answering HEAD, whose answer has no body to
+		// carry INTERNAL_ERROR.
+		9247939219748582277,
+	} {
+		if rep := explore(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), seed, ""); rep.ExitCode() != conformance.ExitConformant {
+			t.Errorf("seed %d: exit %d against a correct sandbox, want %d", seed, rep.ExitCode(), conformance.ExitConformant)
+		}
+	}
+}
