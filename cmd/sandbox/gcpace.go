@@ -12,9 +12,10 @@ const (
 	// minGCPercent is Go's default: a large heap is collected as any
 	// program's is, so the pacer never holds more than the heap's double.
 	minGCPercent = 100
-	// maxGCPercent keeps a near-empty heap from waiting for thousands of
-	// times its size.
-	maxGCPercent = 10_000
+	// maxGCPercent keeps a small heap from waiting for many times its size:
+	// a burst of garbage on a nearly empty sandbox (a run of large bodies)
+	// is collected before it is a burden to the machine.
+	maxGCPercent = 400
 )
 
 // defaultGCHeadroom is what a small heap may grow by between collections.
@@ -25,7 +26,8 @@ const (
 const defaultGCHeadroom = 256 << 20
 
 // gcPercentFor is the GC percent that lets a heap of live bytes grow by
-// headroom before the next collection, and never by less than its own size.
+// headroom before the next collection, never by less than its own size and
+// never by more than four times it.
 func gcPercentFor(live, headroom uint64) int {
 	if live == 0 || headroom/live >= maxGCPercent/100 {
 		return maxGCPercent
@@ -35,8 +37,9 @@ func gcPercentFor(live, headroom uint64) int {
 
 // gcPacer sets the GC percent after every collection from the heap that
 // collection left live (/gc/heap/live:bytes), so that the next one comes
-// after headroom more bytes while the heap is small, and as Go's default
-// would once the live heap is larger than headroom. A soft memory limit
+// after headroom more bytes (at most four times the live heap) while the
+// heap is small, and as Go's default would once the live heap is larger
+// than headroom. A soft memory limit
 // (-memory-limit, GOMEMLIMIT) still caps the heap as it would without it.
 type gcPacer struct {
 	headroom uint64

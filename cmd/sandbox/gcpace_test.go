@@ -13,10 +13,11 @@ func TestGCPercentLetsASmallHeapGrowByTheHeadroom(t *testing.T) {
 		live, headroom uint64
 		want           int
 	}{
-		{"60 MiB live, 256 MiB headroom", 60 * mib, 256 * mib, 426},
+		{"100 MiB live, 256 MiB headroom", 100 * mib, 256 * mib, 256},
+		{"60 MiB live: at most four times the live heap", 60 * mib, 256 * mib, maxGCPercent},
 		{"live as large as the headroom", 256 * mib, 256 * mib, 100},
 		{"live larger than the headroom: Go's default", 700 * mib, 256 * mib, 100},
-		{"a near-empty heap waits for a bounded multiple", 1 * mib, 256 * mib, maxGCPercent},
+		{"a near-empty heap", 1 * mib, 256 * mib, maxGCPercent},
 		{"nothing live yet", 0, 256 * mib, maxGCPercent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

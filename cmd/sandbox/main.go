@@ -69,7 +69,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cfg.budget = app.DefaultMemoryBudget
 	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records and events of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
 	cfg.gcHeadroom = defaultGCHeadroom
-	fset.Var(&cfg.gcHeadroom, "gc-headroom", "let the heap grow by this much between garbage collections while the data it holds is smaller, and by the data's own size once it is larger, as Go's default does; 0 leaves Go's default, as does setting GOGC")
+	fset.Var(&cfg.gcHeadroom, "gc-headroom", "let the heap grow by this much between garbage collections, at most four times what it holds, while that is less, and by its own size once it holds more, as Go's default does; 0 leaves Go's default, as does setting GOGC")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
 	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
