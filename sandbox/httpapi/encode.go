@@ -123,10 +123,9 @@ func appendDecimal(b []byte, d sandbox.Decimal) ([]byte, bool) {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // appendTime writes the quoted TimeLayout text that Time.MarshalText
-// returns, which needs no escaping.
-// appendTime writes t as sandbox.TimeLayout lays it out, by hand for the
-// years of four digits: AppendFormat reads any layout but RFC 3339's afresh
-// on every call, and a page of records holds dozens of times.
+// returns, which needs no escaping; by hand for years of four digits, as
+// AppendFormat reads any layout but RFC 3339's afresh on every call, and a
+// page of records holds dozens of times.
 func appendTime(b []byte, t sandbox.Time) []byte {
 	std := t.Std()
 	year, month, day := std.Date()
@@ -149,12 +148,11 @@ func appendTime(b []byte, t sandbox.Time) []byte {
 
 // appendDigits writes n, which is not negative, zero-padded to width digits.
 func appendDigits(b []byte, n, width int) []byte {
-	for i := width - 1; i >= 0; i-- {
-		div := 1
-		for range i {
-			div *= 10
-		}
-		b = append(b, byte('0'+n/div%10))
+	start := len(b)
+	b = append(b, "0000"[:width]...)
+	for i := len(b) - 1; i >= start; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
 	}
 	return b
 }
