@@ -9,8 +9,8 @@ import (
 
 // Bounds of the GC percent the pacer sets.
 const (
-	// minGCPercent is Go's default: a large heap is collected as any
-	// program's is, so the pacer never holds more than the heap's double.
+	// minGCPercent is Go's default: a heap whose live data is past the
+	// headroom is collected as Go would collect it, never later.
 	minGCPercent = 100
 	// maxGCPercent keeps a small heap from waiting for many times its size:
 	// a burst of garbage on a nearly empty sandbox (a run of large bodies)
@@ -20,9 +20,9 @@ const (
 
 // defaultGCHeadroom is what a small heap may grow by between collections.
 // Nearly all of the sandbox's live heap is records that stay for hours, and a
-// collection marks every one of them again, so at Go's default the collector
-// took about a third of the CPU of a create into an account of 300,000
-// campaigns (60 MiB live) and a sixth of a read's.
+// collection marks every one of them again: at Go's default, with 300,000
+// campaigns in one account (60 MiB live), the collector spent 6.6 µs of CPU
+// per GET by id and 23 µs per create, more than the handlers themselves.
 const defaultGCHeadroom = 256 << 20
 
 // gcPercentFor is the GC percent that lets a heap of live bytes grow by
@@ -39,8 +39,8 @@ func gcPercentFor(live, headroom uint64) int {
 // collection left live (/gc/heap/live:bytes), so that the next one comes
 // after headroom more bytes (at most four times the live heap) while the
 // heap is small, and as Go's default would once the live heap is larger
-// than headroom. A soft memory limit
-// (-memory-limit, GOMEMLIMIT) still caps the heap as it would without it.
+// than headroom. A soft memory limit (-memory-limit, GOMEMLIMIT) still caps
+// the heap as it would without it.
 type gcPacer struct {
 	headroom uint64
 	// mu keeps stop from restoring the percent while afterGC sets one.
