@@ -25,6 +25,15 @@ const (
 // per GET by id and 23 µs per create, more than the handlers themselves.
 const defaultGCHeadroom = 256 << 20
 
+// pacedHeadroom is the headroom the pacer runs with, 0 when it does not
+// run: an operator who set GOGC has chosen the collector's pace.
+func pacedHeadroom(flag byteSize, gogc string) uint64 {
+	if gogc != "" {
+		return 0
+	}
+	return uint64(flag)
+}
+
 // gcPercentFor is the GC percent that lets a heap of live bytes grow by
 // headroom before the next collection, never by less than its own size and
 // never by more than four times it.

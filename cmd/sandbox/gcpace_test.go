@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -60,5 +61,26 @@ func TestGCPacerSetsThePercentAfterEachCollectionAndStopRestoresIt(t *testing.T)
 	case p := <-percents:
 		t.Errorf("a stopped pacer set %d", p)
 	default:
+	}
+}
+
+func TestThePacerRunsByDefaultAndGOGCOrAZeroHeadroomTurnsItOff(t *testing.T) {
+	cfg, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pacedHeadroom(cfg.gcHeadroom, ""); got != defaultGCHeadroom {
+		t.Errorf("default flags pace with %d, want %d", got, defaultGCHeadroom)
+	}
+	if got := pacedHeadroom(cfg.gcHeadroom, "100"); got != 0 {
+		t.Errorf("with GOGC=100 the pacer runs with %d", got)
+	}
+	cfg, err = parseFlags([]string{"-gc-headroom", "0"}, io.Discard)
+	if err != nil || pacedHeadroom(cfg.gcHeadroom, "") != 0 {
+		t.Errorf("-gc-headroom 0: the pacer runs with %d (%v)", pacedHeadroom(cfg.gcHeadroom, ""), err)
+	}
+	cfg, err = parseFlags([]string{"-gc-headroom", "64MiB"}, io.Discard)
+	if err != nil || pacedHeadroom(cfg.gcHeadroom, "") != 64<<20 {
+		t.Errorf("-gc-headroom 64MiB: %d, %v", cfg.gcHeadroom, err)
 	}
 }

@@ -202,8 +202,8 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	if cfg.memoryLimit > 0 {
 		debug.SetMemoryLimit(int64(cfg.memoryLimit))
 	}
-	if cfg.gcHeadroom > 0 && os.Getenv("GOGC") == "" {
-		defer startGCPacer(uint64(cfg.gcHeadroom), nil)()
+	if headroom := pacedHeadroom(cfg.gcHeadroom, os.Getenv("GOGC")); headroom > 0 {
+		defer startGCPacer(headroom, nil)()
 	}
 	if cfg.cpuProfile != "" {
 		stop, err := startCPUProfile(cfg.cpuProfile)
