@@ -33,7 +33,8 @@ func (t Time) Add(d time.Duration) Time {
 
 // String formats the Time with TimeLayout.
 func (t Time) String() string {
-	return t.Std().Format(TimeLayout)
+	b, _ := t.AppendText(make([]byte, 0, len(TimeLayout)))
+	return string(b)
 }
 
 // MarshalText writes the Time in TimeLayout. As a TextMarshaler, not a
@@ -41,7 +42,39 @@ func (t Time) String() string {
 // that the output of every MarshalJSON goes through: a page of records
 // holds several times each.
 func (t Time) MarshalText() ([]byte, error) {
-	return t.Std().AppendFormat(make([]byte, 0, len(TimeLayout)), TimeLayout), nil
+	return t.AppendText(make([]byte, 0, len(TimeLayout)))
+}
+
+// AppendText appends the Time in TimeLayout; by hand for years of four
+// digits, as AppendFormat reads any layout but RFC 3339's afresh on every
+// call, and a page of records holds dozens of times.
+func (t Time) AppendText(b []byte) ([]byte, error) {
+	std := t.Std()
+	year, month, day := std.Date()
+	if year < 0 || year > 9999 {
+		return std.AppendFormat(b, TimeLayout), nil
+	}
+	hour, minute, second := std.Clock()
+	b = appendDigits(b, year, 4)
+	b = appendDigits(append(b, '-'), int(month), 2)
+	b = appendDigits(append(b, '-'), day, 2)
+	b = appendDigits(append(b, 'T'), hour, 2)
+	b = appendDigits(append(b, ':'), minute, 2)
+	b = appendDigits(append(b, ':'), second, 2)
+	b = appendDigits(append(b, '.'), std.Nanosecond()/1e6, 3)
+	return append(b, 'Z'), nil
+}
+
+// appendDigits writes n, which is not negative, zero-padded to width digits
+// (at most four).
+func appendDigits(b []byte, n, width int) []byte {
+	start := len(b)
+	b = append(b, "0000"[:width]...)
+	for i := len(b) - 1; i >= start; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
 }
 
 // UnmarshalJSON reads any RFC 3339 time.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 )
@@ -34,6 +35,20 @@ func TestTimeRefusesWhatIsNotATimestamp(t *testing.T) {
 		var got Time
 		if err := json.Unmarshal([]byte(in), &got); err == nil {
 			t.Errorf("%s unmarshalled to %v; want an error", in, got)
+		}
+	}
+}
+
+// The hand-written layout says what time.Format says, at the edges of the
+// four-digit years and past them.
+func TestTimeTextIsTimeLayout(t *testing.T) {
+	for _, ms := range []Time{0, -1, 1767323045123, -62135596800000, -62135596800001, 253402300799999, 253402300800000, math.MinInt64, math.MaxInt64} {
+		want := ms.Std().Format(TimeLayout)
+		if got := ms.String(); got != want {
+			t.Errorf("Time(%d).String() = %q, want %q", int64(ms), got, want)
+		}
+		if got, err := ms.AppendText([]byte("x")); err != nil || string(got) != "x"+want {
+			t.Errorf("Time(%d).AppendText = %q, %v; want %q", int64(ms), got, err, "x"+want)
 		}
 	}
 }

@@ -123,38 +123,10 @@ func appendDecimal(b []byte, d sandbox.Decimal) ([]byte, bool) {
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // appendTime writes the quoted TimeLayout text that Time.MarshalText
-// returns, which needs no escaping; by hand for years of four digits, as
-// AppendFormat reads any layout but RFC 3339's afresh on every call, and a
-// page of records holds dozens of times.
+// returns, which needs no escaping.
 func appendTime(b []byte, t sandbox.Time) []byte {
-	std := t.Std()
-	year, month, day := std.Date()
-	if year < 0 || year > 9999 {
-		b = append(b, '"')
-		b = std.AppendFormat(b, sandbox.TimeLayout)
-		return append(b, '"')
-	}
-	hour, minute, second := std.Clock()
-	b = append(b, '"')
-	b = appendDigits(b, year, 4)
-	b = appendDigits(append(b, '-'), int(month), 2)
-	b = appendDigits(append(b, '-'), day, 2)
-	b = appendDigits(append(b, 'T'), hour, 2)
-	b = appendDigits(append(b, ':'), minute, 2)
-	b = appendDigits(append(b, ':'), second, 2)
-	b = appendDigits(append(b, '.'), std.Nanosecond()/1e6, 3)
-	return append(b, 'Z', '"')
-}
-
-// appendDigits writes n, which is not negative, zero-padded to width digits.
-func appendDigits(b []byte, n, width int) []byte {
-	start := len(b)
-	b = append(b, "0000"[:width]...)
-	for i := len(b) - 1; i >= start; i-- {
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	return b
+	b, _ = t.AppendText(append(b, '"'))
+	return append(b, '"')
 }
 
 func appendOptionalString(b []byte, s *string) []byte {

@@ -257,7 +257,8 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Deci
 }
 
 // dateCache formats the Date header once a second instead of once a
-// request. Accounts on other clocks (frozen, moved) just format their own.
+// request. A request on another clock (frozen, moved) formats its own time
+// and takes the cache over; the header is right either way.
 type dateCache struct{ last atomic.Pointer[formattedDate] }
 
 type formattedDate struct {
