@@ -196,7 +196,8 @@ type spread struct {
 	p50, p99, max time.Duration
 }
 
-// spreadOf takes the p99 of 100 as the 100th, as the throughput figures do.
+// spreadOf takes the p99 of 100 as the 100th, for the attacks and the
+// throughput figures alike.
 func spreadOf(latencies []time.Duration) spread {
 	s := spread{n: len(latencies)}
 	if s.n == 0 {

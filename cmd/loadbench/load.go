@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -203,24 +204,12 @@ func load(base string, requests []request, connections int, d time.Duration) res
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	slices.Sort(latencies)
-	r := result{perSecond: float64(len(latencies)) / elapsed.Seconds(), errors: errs}
-	if n := len(latencies); n > 0 {
-		r.p50, r.p99 = latencies[n/2], latencies[n*99/100]
-	}
-	return r
+	s := spreadOf(latencies)
+	return result{perSecond: float64(s.n) / elapsed.Seconds(), p50: s.p50, p99: s.p99, errors: errs}
 }
 
 func median(results []result) result {
-	slices.SortFunc(results, func(a, b result) int {
-		switch {
-		case a.perSecond < b.perSecond:
-			return -1
-		case a.perSecond > b.perSecond:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(results, func(a, b result) int { return cmp.Compare(a.perSecond, b.perSecond) })
 	return results[len(results)/2]
 }
 
