@@ -71,7 +71,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	cfg.gcHeadroom = defaultGCHeadroom
 	fset.Var(&cfg.gcHeadroom, "gc-headroom", "let the heap grow by this much between garbage collections, at most four times what it holds, while that is less, and by its own size once it holds more, as Go's default does; 0 leaves Go's default, as does setting GOGC")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
-	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap double (default: GOMEMLIMIT, else none)")
+	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap grow by -gc-headroom or double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
 	fset.DurationVar(&a.Webhooks.FirstRetry, "webhook-first-retry", time.Second, "wait before a delivery's second try; each later wait doubles")
 	fset.BoolVar(&a.Webhooks.DenyPrivate, "webhook-deny-private", false, "refuse webhook destinations on loopback, private and special-purpose networks and the host's own addresses too (link-local, multicast and unspecified ones always are)")
