@@ -41,43 +41,57 @@ func lookup[T, F any](txn *memdb.Txn, t table[T, F], seq uint64) (*T, error) {
 	return raw.(*block[T]).recs[i], nil
 }
 
+// lastBlock returns the table's block with the highest number, nil when the
+// table is empty.
+func lastBlock[T, F any](txn *memdb.Txn, t table[T, F]) (*block[T], error) {
+	raw, err := txn.Last(t.name, indexID)
+	if err != nil {
+		return nil, fmt.Errorf("read last %s: %w", t.name, err)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*block[T]), nil
+}
+
 // lastSeq returns the table's highest sequence number, 0 when it is empty.
 // Records are never deleted from the top, so it is also the last one used.
 func lastSeq[T, F any](txn *memdb.Txn, t table[T, F]) (uint64, error) {
-	raw, err := txn.Last(t.name, indexID)
-	if err != nil {
-		return 0, fmt.Errorf("read last %s: %w", t.name, err)
+	b, err := lastBlock(txn, t)
+	if err != nil || b == nil {
+		return 0, err
 	}
-	if raw == nil {
-		return 0, nil
-	}
-	b := raw.(*block[T])
 	return b.no*blockSize + uint64(len(b.recs)), nil
 }
 
 // put stores rec, as the table's next record or in place of the record with
-// its sequence number.
-func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) error {
+// its sequence number, and returns the block that now holds it.
+func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], error) {
 	no, i := blockOf(t.seq(rec))
 	raw, err := txn.First(t.name, indexID, no)
 	if err != nil {
-		return fmt.Errorf("look up %s block %d: %w", t.name, no, err)
+		return nil, fmt.Errorf("look up %s block %d: %w", t.name, no, err)
 	}
 	var old []*T
 	if raw != nil {
 		old = raw.(*block[T]).recs
 	}
 	if i > len(old) {
-		return fmt.Errorf("%s %d would leave a gap after %d", t.name, t.seq(rec), len(old))
+		return nil, fmt.Errorf("%s %d would leave a gap after %d", t.name, t.seq(rec), len(old))
 	}
 	recs := make([]*T, max(len(old), i+1))
 	copy(recs, old)
 	recs[i] = rec
-	if err := txn.Insert(t.name, &block[T]{no: no, recs: recs}); err != nil {
-		return fmt.Errorf("store %s %d: %w", t.name, t.seq(rec), err)
+	b := &block[T]{no: no, recs: recs}
+	if err := txn.Insert(t.name, b); err != nil {
+		return nil, fmt.Errorf("store %s %d: %w", t.name, t.seq(rec), err)
 	}
-	return nil
+	return b, nil
 }
+
+// filed reports whether the block's records are in their postings lists:
+// a block is filed once it is full (see fileBlock).
+func (b *block[T]) filed() bool { return len(b.recs) == blockSize }
 
 // dropBlock deletes a whole block, if it is there.
 func dropBlock[T, F any](txn *memdb.Txn, t table[T, F], no uint64) error {

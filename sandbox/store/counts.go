@@ -18,24 +18,40 @@ type bugCounts struct {
 	bySeverity [4]int
 }
 
-// countBug adds delta (1 or -1) times the bug to its campaign's counts and
-// the account's.
-func (w *writeTxn) countBug(b *sandbox.Bug, delta int) error {
-	campaign, status, severity, err := countedAs(b)
+// countBug counts a bug that moved from was to is: a new bug when was is
+// nil, a change of status otherwise. It updates its campaign's counts and the
+// account's, reading both rows before writing either (see refile for why).
+func (w *writeTxn) countBug(was, is *sandbox.Bug) error {
+	campaign, status, severity, err := countedAs(is)
 	if err != nil {
 		return err
 	}
-	for _, scope := range []uint64{0, campaign} {
-		c := bugCounts{campaign: scope}
+	var rows [2]bugCounts
+	for i, scope := range [2]uint64{0, campaign} {
 		raw, err := w.First(countsTable, indexID, scope)
 		if err != nil {
 			return fmt.Errorf("read bug counts: %w", err)
 		}
+		rows[i] = bugCounts{campaign: scope}
 		if raw != nil {
-			c = *raw.(*bugCounts)
+			rows[i] = *raw.(*bugCounts)
 		}
-		c.add(status, severity, delta)
-		if err := w.Insert(countsTable, &c); err != nil {
+		rows[i].add(status, severity, 1)
+	}
+	if was != nil {
+		wasCampaign, wasStatus, wasSeverity, err := countedAs(was)
+		if err != nil {
+			return err
+		}
+		if wasCampaign != campaign {
+			return fmt.Errorf("bug %s moved from campaign %s to %s", is.ID, was.CampaignID, is.CampaignID)
+		}
+		for i := range rows {
+			rows[i].add(wasStatus, wasSeverity, -1)
+		}
+	}
+	for i := range rows {
+		if err := w.Insert(countsTable, &rows[i]); err != nil {
 			return fmt.Errorf("write bug counts: %w", err)
 		}
 	}

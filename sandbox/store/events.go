@@ -29,7 +29,7 @@ func (w *writeTxn) emit(eventType string, record any) error {
 		return err
 	}
 	e := &storedEvent{seq: seq, typ: eventType, at: w.now, record: record}
-	if err := put(w.Txn, events, e); err != nil {
+	if _, err := put(w.Txn, events, e); err != nil {
 		return err
 	}
 	w.cost += eventBytes

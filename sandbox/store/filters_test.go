@@ -34,9 +34,21 @@ func allPages[T any](t *testing.T, size int, read func(sandbox.PageRequest) (san
 	}
 }
 
+// requireUnfiledTail fails the test unless the table's last block is still
+// unfiled, so that lists must join the records not yet filed with those
+// filed.
+func requireUnfiledTail[T, F any](t *testing.T, db *DB, table table[T, F]) {
+	t.Helper()
+	last, err := lastBlock(db.db.Txn(false), table)
+	if err != nil || last == nil || last.filed() {
+		t.Fatalf("the last block of %s is %v (%v), want one not yet full", table.name, last, err)
+	}
+}
+
 // TestFiltersAgreeWithAWalkOfEveryRecord checks the postings lists, and the
 // counts, against the filters' own Match over every bug, after enough
-// writes and moves that lists fill, split and shrink.
+// writes and moves that lists fill, split and shrink, and with the newest
+// bugs not yet filed.
 func TestFiltersAgreeWithAWalkOfEveryRecord(t *testing.T) {
 	db := openDB(t, Options{})
 	ctx := t.Context()
@@ -44,7 +56,7 @@ func TestFiltersAgreeWithAWalkOfEveryRecord(t *testing.T) {
 	pick := func(list []string) string { return list[rnd.IntN(len(list))] }
 	campaignIDs := []string{"cmp_000001", "cmp_000002", "cmp_000003", "cmp_000004"}
 	testerIDs := []string{"tst_000001", "tst_000002", "tst_000003", "tst_000004", "tst_000005", "tst_000006"}
-	for range 6 * chunkSize {
+	for range 6*chunkSize + blockSize/2 {
 		in := sandbox.BugInput{CampaignID: pick(campaignIDs), TesterID: pick(testerIDs), Title: "t", Severity: pick(sandbox.Severities)}
 		if _, err := db.FileBug(ctx, in); err != nil {
 			t.Fatal(err)
@@ -59,11 +71,12 @@ func TestFiltersAgreeWithAWalkOfEveryRecord(t *testing.T) {
 		}
 		// Moves the lifecycle refuses are part of the mix: they must
 		// leave the lists alone.
-		_, err := db.UpdateBug(ctx, formatID(bugs.kind, 1+rnd.Uint64N(6*chunkSize)), patch)
+		_, err := db.UpdateBug(ctx, formatID(bugs.kind, 1+rnd.Uint64N(6*chunkSize+blockSize/2)), patch)
 		if err != nil && sandbox.AsError(err).Code != sandbox.ErrInvalidStatusTransition {
 			t.Fatal(err)
 		}
 	}
+	requireUnfiledTail(t, db, bugs)
 	bugSeq := func(b sandbox.Bug) uint64 { return b.Seq }
 	every := allPages(t, 100, func(p sandbox.PageRequest) (sandbox.Page[sandbox.Bug], error) {
 		return db.Bugs(ctx, sandbox.BugFilter{}, p)
@@ -117,6 +130,8 @@ func TestCampaignAndTesterFiltersAgreeWithAWalk(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	requireUnfiledTail(t, db, campaigns)
+	requireUnfiledTail(t, db, testers)
 	campaignSeq := func(c sandbox.Campaign) uint64 { return c.Seq }
 	everyCampaign := allPages(t, 100, func(p sandbox.PageRequest) (sandbox.Page[sandbox.Campaign], error) {
 		return db.Campaigns(ctx, sandbox.CampaignFilter{}, p)

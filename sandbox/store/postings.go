@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/hashicorp/go-memdb"
@@ -40,36 +41,91 @@ func chunkAt(txn *memdb.Txn, list string, seq uint64) (*postings, error) {
 	return raw.(*postings), nil
 }
 
-// addPosting files seq under list.
-func addPosting(txn *memdb.Txn, list string, seq uint64) error {
-	p, err := chunkAt(txn, list, seq)
-	if err != nil {
-		return err
-	}
-	var chunks []*postings
-	switch i, found := slices.BinarySearch(p.seqsOrNil(), seq); {
-	case found:
-		return nil
-	case p == nil || (len(p.seqs) == chunkSize && i == chunkSize):
-		chunks = []*postings{{list: list, first: seq, seqs: []uint64{seq}}}
-	default:
-		seqs := make([]uint64, len(p.seqs)+1)
-		copy(seqs, p.seqs[:i])
-		seqs[i] = seq
-		copy(seqs[i+1:], p.seqs[i:])
-		if len(seqs) <= chunkSize {
-			chunks = []*postings{{list: p.list, first: p.first, seqs: seqs}}
-		} else {
-			half := len(seqs) / 2
-			chunks = []*postings{{list: p.list, first: seqs[0], seqs: seqs[:half:half]}, {list: p.list, first: seqs[half], seqs: seqs[half:]}}
+// posting is one record's move into, or out of, one postings list.
+type posting struct {
+	list   string
+	seq    uint64
+	remove bool
+}
+
+// refile makes every move in moves. It reads every chunk the moves touch
+// before it writes any: memdb forgets which tree nodes a write transaction
+// has already copied whenever that transaction reads a table it has written
+// (readableIndex clones the radix transaction), so a read between two
+// writes makes the second copy the tree's top again, with a fresh node
+// cache. Moves name distinct lists, as each filter value has its own.
+func refile(txn *memdb.Txn, moves []posting) error {
+	var buf [8]chunkEdit
+	edits := buf[:0]
+	for _, m := range moves {
+		p, err := chunkAt(txn, m.list, m.seq)
+		if err != nil {
+			return err
 		}
+		e, err := m.edit(p)
+		if err != nil {
+			return err
+		}
+		edits = append(edits, e)
 	}
-	for _, c := range chunks {
-		if err := txn.Insert(postingsTable, c); err != nil {
-			return fmt.Errorf("file %d under %q: %w", seq, list, err)
+	for _, e := range edits {
+		if e.drop != nil {
+			if err := txn.Delete(postingsTable, e.drop); err != nil {
+				return fmt.Errorf("unfile from %q: %w", e.drop.list, err)
+			}
+		}
+		for _, c := range e.put {
+			if c == nil {
+				continue
+			}
+			if err := txn.Insert(postingsTable, c); err != nil {
+				return fmt.Errorf("file under %q: %w", c.list, err)
+			}
 		}
 	}
 	return nil
+}
+
+// chunkEdit is what one move does to its chunk: the chunk to delete, when
+// its key (its first seq) goes, and the chunks that take its place.
+type chunkEdit struct {
+	drop *postings
+	put  [2]*postings
+}
+
+// edit works out the move against p, the chunk that holds or would hold
+// its seq (nil if there is none).
+func (m posting) edit(p *postings) (chunkEdit, error) {
+	i, found := slices.BinarySearch(p.seqsOrNil(), m.seq)
+	if m.remove {
+		if !found {
+			return chunkEdit{}, fmt.Errorf("%d is not filed under %q", m.seq, m.list)
+		}
+		e := chunkEdit{}
+		if i == 0 || len(p.seqs) == 1 {
+			e.drop = p
+		}
+		if len(p.seqs) > 1 {
+			seqs := slices.Delete(slices.Clone(p.seqs), i, i+1)
+			e.put[0] = &postings{list: p.list, first: seqs[0], seqs: seqs}
+		}
+		return e, nil
+	}
+	switch {
+	case found:
+		return chunkEdit{}, nil
+	case p == nil || (len(p.seqs) == chunkSize && i == chunkSize):
+		return chunkEdit{put: [2]*postings{{list: m.list, first: m.seq, seqs: []uint64{m.seq}}}}, nil
+	}
+	seqs := make([]uint64, len(p.seqs)+1)
+	copy(seqs, p.seqs[:i])
+	seqs[i] = m.seq
+	copy(seqs[i+1:], p.seqs[i:])
+	if len(seqs) <= chunkSize {
+		return chunkEdit{put: [2]*postings{{list: p.list, first: p.first, seqs: seqs}}}, nil
+	}
+	half := len(seqs) / 2
+	return chunkEdit{put: [2]*postings{{list: p.list, first: seqs[0], seqs: seqs[:half:half]}, {list: p.list, first: seqs[half], seqs: seqs[half:]}}}, nil
 }
 
 func (p *postings) seqsOrNil() []uint64 {
@@ -79,28 +135,74 @@ func (p *postings) seqsOrNil() []uint64 {
 	return p.seqs
 }
 
-// removePosting takes seq out of list.
-func removePosting(txn *memdb.Txn, list string, seq uint64) error {
-	p, err := chunkAt(txn, list, seq)
-	if err != nil {
-		return err
-	}
-	i, found := slices.BinarySearch(p.seqsOrNil(), seq)
-	if !found {
-		return fmt.Errorf("%d is not filed under %q", seq, list)
-	}
-	// The chunk's key is its first seq: when that goes, so does the key.
-	if i == 0 || len(p.seqs) == 1 {
-		if err := txn.Delete(postingsTable, p); err != nil {
-			return fmt.Errorf("unfile %d from %q: %w", seq, list, err)
+// fileBlock files the records of a block that has just filled. Until then a
+// block's records are filed nowhere, and a filtered list looks at them
+// itself (filterCursor). So a create copies one path of one tree, its
+// block's, instead of one more for each list it files under, and a list
+// takes a block's records in one write.
+func fileBlock[T, F any](txn *memdb.Txn, t table[T, F], b *block[T]) error {
+	lists, seqs := postingsOf(t, b.recs)
+	return appendPostings(txn, lists, seqs)
+}
+
+// postingsOf returns the postings lists that recs, in ascending order, file
+// under, in the order first met, and each list's sequence numbers.
+func postingsOf[T, F any](t table[T, F], recs []*T) ([]string, map[string][]uint64) {
+	var (
+		lists []string
+		seqs  = map[string][]uint64{}
+		buf   [4]string
+	)
+	for _, rec := range recs {
+		for _, f := range t.filters {
+			for _, v := range f.values(buf[:0], rec) {
+				list := f.list(t, v)
+				got, ok := seqs[list]
+				if !ok {
+					lists = append(lists, list)
+				}
+				// A value given twice (a platform) is filed once.
+				if len(got) == 0 || got[len(got)-1] != t.seq(rec) {
+					seqs[list] = append(got, t.seq(rec))
+				}
+			}
 		}
-		if len(p.seqs) == 1 {
-			return nil
-		}
 	}
-	seqs := slices.Delete(slices.Clone(p.seqs), i, i+1)
-	if err := txn.Insert(postingsTable, &postings{list: p.list, first: seqs[0], seqs: seqs}); err != nil {
-		return fmt.Errorf("unfile %d from %q: %w", seq, list, err)
+	return lists, seqs
+}
+
+// appendPostings adds each list's seqs, all above any it holds, to its end:
+// the last chunk fills up to chunkSize and new chunks take the rest, so a
+// list written in order is full chunks. It reads every last chunk before it
+// writes any (see refile).
+func appendPostings(txn *memdb.Txn, lists []string, seqs map[string][]uint64) error {
+	lasts := make([]*postings, len(lists))
+	for i, list := range lists {
+		p, err := chunkAt(txn, list, math.MaxUint64)
+		if err != nil {
+			return err
+		}
+		if p != nil && p.seqs[len(p.seqs)-1] >= seqs[list][0] {
+			return fmt.Errorf("%d filed under %q after %d", seqs[list][0], list, p.seqs[len(p.seqs)-1])
+		}
+		lasts[i] = p
+	}
+	for i, list := range lists {
+		add := seqs[list]
+		if p := lasts[i]; p != nil && len(p.seqs) < chunkSize {
+			n := min(chunkSize-len(p.seqs), len(add))
+			filled := &postings{list: list, first: p.first, seqs: append(p.seqs[:len(p.seqs):len(p.seqs)], add[:n]...)}
+			if err := txn.Insert(postingsTable, filled); err != nil {
+				return fmt.Errorf("file under %q: %w", list, err)
+			}
+			add = add[n:]
+		}
+		for first := 0; first < len(add); first += chunkSize {
+			end := min(first+chunkSize, len(add))
+			if err := txn.Insert(postingsTable, &postings{list: list, first: add[first], seqs: add[first:end:end]}); err != nil {
+				return fmt.Errorf("file under %q: %w", list, err)
+			}
+		}
 	}
 	return nil
 }
@@ -131,6 +233,60 @@ func (c *postingsCursor) seek(max uint64) (uint64, bool, error) {
 		i--
 	}
 	return c.chunk.seqs[i], true, nil
+}
+
+// filterCursor walks the records that file under one filter value, newest
+// first: those of the table's last block, while it is not yet filed, by
+// looking at each, and the others through the value's postings list.
+type filterCursor[T, F any] struct {
+	// unfiled is the table's last block if it is not filed, else nil.
+	unfiled *block[T]
+	filter  filter[T, F]
+	value   string
+	filed   postingsCursor
+}
+
+// filterCursors returns a cursor for each filter that f sets, none when it
+// sets none.
+func filterCursors[T, F any](txn *memdb.Txn, t table[T, F], f F) ([]seeker, error) {
+	var (
+		seekers []seeker
+		unfiled *block[T]
+	)
+	for _, fl := range t.filters {
+		v := fl.value(f)
+		if v == "" {
+			continue
+		}
+		if seekers == nil {
+			last, err := lastBlock(txn, t)
+			if err != nil {
+				return nil, err
+			}
+			if last != nil && !last.filed() {
+				unfiled = last
+			}
+		}
+		seekers = append(seekers, &filterCursor[T, F]{unfiled: unfiled, filter: fl, value: v, filed: postingsCursor{txn: txn, list: fl.list(t, v)}})
+	}
+	return seekers, nil
+}
+
+func (c *filterCursor[T, F]) seek(max uint64) (uint64, bool, error) {
+	if c.unfiled != nil {
+		first := c.unfiled.no*blockSize + 1
+		var buf [4]string
+		for seq := min(max, first+uint64(len(c.unfiled.recs))-1); seq >= first; seq-- {
+			if slices.Contains(c.filter.values(buf[:0], c.unfiled.recs[seq-first]), c.value) {
+				return seq, true, nil
+			}
+		}
+		max = min(max, first-1)
+	}
+	if max == 0 {
+		return 0, false, nil
+	}
+	return c.filed.seek(max)
 }
 
 // ctxCheckEvery is how many steps a read takes between looks at whether its

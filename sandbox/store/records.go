@@ -87,7 +87,7 @@ func (d *DB) FileBug(ctx context.Context, in sandbox.BugInput) (sandbox.Bug, err
 		if err != nil {
 			return err
 		}
-		if err := w.countBug(s, 1); err != nil {
+		if err := w.countBug(nil, s); err != nil {
 			return err
 		}
 		return w.emit(sandbox.EventBugCreated, s)
@@ -156,10 +156,7 @@ func (d *DB) UpdateBug(ctx context.Context, id string, p sandbox.BugPatch) (sand
 			return err
 		}
 		if current.Status != s.Status {
-			if err := w.countBug(current, -1); err != nil {
-				return err
-			}
-			if err := w.countBug(s, 1); err != nil {
+			if err := w.countBug(current, s); err != nil {
 				return err
 			}
 		}

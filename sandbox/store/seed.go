@@ -58,26 +58,16 @@ func seedTemplate(w *writeTxn, seed sandbox.Seed) error {
 }
 
 // bulkInsert stores recs, whose sequence numbers run from 1 up, in the
-// table, which must be empty, and files them in their postings lists.
+// table, which must be empty, and files the full blocks in their postings
+// lists.
 func bulkInsert[T, F any](w *writeTxn, t table[T, F], recs []T) error {
 	records := make([]*T, len(recs))
-	lists := map[string][]uint64{}
-	var buf [4]string
 	for i, rec := range recs {
 		s := stored(w.d, t, rec)
 		if t.seq(s) != uint64(i+1) {
 			return fmt.Errorf("seed %s %d as %s number %d", t.name, t.seq(s), t.name, i+1)
 		}
 		records[i] = s
-		for _, f := range t.filters {
-			for _, v := range f.values(buf[:0], s) {
-				list := f.list(t, v)
-				// A value given twice (a platform) is filed once.
-				if seqs := lists[list]; len(seqs) == 0 || seqs[len(seqs)-1] != t.seq(s) {
-					lists[list] = append(seqs, t.seq(s))
-				}
-			}
-		}
 	}
 	for first := 0; first < len(records); first += blockSize {
 		end := min(first+blockSize, len(records))
@@ -85,13 +75,9 @@ func bulkInsert[T, F any](w *writeTxn, t table[T, F], recs []T) error {
 			return fmt.Errorf("seed %s: %w", t.name, err)
 		}
 	}
-	for list, seqs := range lists {
-		for first := 0; first < len(seqs); first += chunkSize {
-			end := min(first+chunkSize, len(seqs))
-			if err := w.Insert(postingsTable, &postings{list: list, first: seqs[first], seqs: seqs[first:end:end]}); err != nil {
-				return fmt.Errorf("seed postings of %q: %w", list, err)
-			}
-		}
+	lists, seqs := postingsOf(t, records[:len(records)-len(records)%blockSize])
+	if err := appendPostings(w.Txn, lists, seqs); err != nil {
+		return fmt.Errorf("seed %s: %w", t.name, err)
 	}
 	return nil
 }

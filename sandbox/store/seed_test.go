@@ -39,7 +39,7 @@ func seedOneByOne(w *writeTxn, seed sandbox.Seed) error {
 		if err != nil {
 			return err
 		}
-		if err := w.countBug(s, 1); err != nil {
+		if err := w.countBug(nil, s); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,19 +150,17 @@ const (
 	eventBytes  = 64
 )
 
-// insert stores rec as the table's next record and files it in its
-// postings lists.
+// insert stores rec as the table's next record and, when that fills its
+// block, files the block in its postings lists.
 func insert[T, F any](w *writeTxn, t table[T, F], rec T, text int) (*T, error) {
 	s := stored(w.d, t, rec)
-	if err := put(w.Txn, t, s); err != nil {
+	b, err := put(w.Txn, t, s)
+	if err != nil {
 		return nil, err
 	}
-	var buf [4]string
-	for _, f := range t.filters {
-		for _, v := range f.values(buf[:0], s) {
-			if err := addPosting(w.Txn, f.list(t, v), t.seq(s)); err != nil {
-				return nil, err
-			}
+	if b.filed() {
+		if err := fileBlock(w.Txn, t, b); err != nil {
+			return nil, err
 		}
 	}
 	w.cost += recordBytes + int64(text)
@@ -169,40 +168,47 @@ func insert[T, F any](w *writeTxn, t table[T, F], rec T, text int) (*T, error) {
 }
 
 // replace stores next in place of old, the record with the same sequence
-// number, and moves it between postings lists as its values changed.
+// number, and, if its block is filed, moves it between postings lists as
+// its values changed.
 func replace[T, F any](w *writeTxn, t table[T, F], old *T, next T) (*T, error) {
 	s := stored(w.d, t, next)
-	if err := put(w.Txn, t, s); err != nil {
-		return nil, err
+	b, err := put(w.Txn, t, s)
+	if err != nil || !b.filed() {
+		return s, err
 	}
-	var was, is [4]string
+	var (
+		was, is [4]string
+		moves   [8]posting
+	)
+	moved := moves[:0]
 	for _, f := range t.filters {
 		before, after := f.values(was[:0], old), f.values(is[:0], s)
 		for _, v := range before {
-			if !containsString(after, v) {
-				if err := removePosting(w.Txn, f.list(t, v), t.seq(s)); err != nil {
-					return nil, err
-				}
+			if !slices.Contains(after, v) {
+				moved = appendMove(moved, posting{list: f.list(t, v), seq: t.seq(s), remove: true})
 			}
 		}
 		for _, v := range after {
-			if !containsString(before, v) {
-				if err := addPosting(w.Txn, f.list(t, v), t.seq(s)); err != nil {
-					return nil, err
-				}
+			if !slices.Contains(before, v) {
+				moved = appendMove(moved, posting{list: f.list(t, v), seq: t.seq(s)})
 			}
 		}
+	}
+	if err := refile(w.Txn, moved); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
+// appendMove adds m unless a move of the same list is there already: a
+// value a record holds twice files it once.
+func appendMove(moves []posting, m posting) []posting {
+	for _, prev := range moves {
+		if prev.list == m.list {
+			return moves
 		}
 	}
-	return false
+	return append(moves, m)
 }
 
 // newID returns the next sequence number and ID of the table, or
@@ -269,17 +275,15 @@ func get[T, F any](txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
 
 // list returns one page of the table's records above floor that pass f,
 // newest first. With no filter it walks the table's blocks down from the
-// cursor; with filters it joins their postings lists, so a page costs its
-// own length however many records the account holds and however few the
-// filters match.
+// cursor; with filters it joins their postings lists (and the few records
+// not yet filed), so a page costs its own length however many records the
+// account holds and however few the filters match.
 func list[T, F any](ctx context.Context, d *DB, t table[T, F], f F, floor uint64, page sandbox.PageRequest) (sandbox.Page[T], error) {
 	txn := d.db.Txn(false)
 	records := &blockCursor[T]{txn: txn, table: t.name}
-	var seekers []seeker
-	for _, fl := range t.filters {
-		if v := fl.value(f); v != "" {
-			seekers = append(seekers, &postingsCursor{txn: txn, list: fl.list(t, v)})
-		}
+	seekers, err := filterCursors(txn, t, f)
+	if err != nil {
+		return sandbox.Page[T]{}, fmt.Errorf("list %s: %w", t.name, err)
 	}
 	if len(seekers) == 0 {
 		seekers = []seeker{records}
