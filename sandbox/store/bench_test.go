@@ -22,7 +22,7 @@ var accountSizes = []int{10_000, 300_000}
 // filledDB is an account holding n campaigns and n bugs beyond the seed.
 func filledDB(b *testing.B, n int) *DB {
 	b.Helper()
-	tmpl, _ := newTemplate(b, Limits{Records: 10 * n, Webhooks: 16, Events: DefaultLimits.Events})
+	tmpl, _ := newTemplate(b, Limits{Records: 100_000_000, Webhooks: 16, Events: DefaultLimits.Events})
 	db := tmpl.Open("acct-1", sandbox.NewFrozenClock(origin), Options{})
 	for range n {
 		if _, err := db.CreateCampaign(b.Context(), benchCampaign); err != nil {

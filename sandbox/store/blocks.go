@@ -16,13 +16,94 @@ const blockSize = 32
 // block holds the records with sequence numbers no*blockSize+1 onwards,
 // recs[i] being no*blockSize+i+1. Like every memdb object it is never
 // changed once inserted: a write copies it.
+//
+// Only a table's last block can be short of full, and it is the one that
+// every create rewrites. It is the table's open block: its key is openKey,
+// one byte, not its number (see blockIndexer), so that rewriting it copies
+// the tree's root and no more, where a path down to a block number copies
+// a node for each of its nibbles. When it fills, it moves under its number,
+// once every blockSize creates, and is filed in its postings lists.
 type block[T any] struct {
 	no   uint64
 	recs []*T
 }
 
+// full reports whether the block holds all its blockSize records, which
+// makes it a numbered block, filed in its postings lists, rather than the
+// open one.
+func (b *block[T]) full() bool { return len(b.recs) == blockSize }
+
 func blockOf(seq uint64) (no uint64, i int) {
 	return (seq - 1) / blockSize, int((seq - 1) % blockSize)
+}
+
+// openKey is the open block's key: above every block number's key, whose
+// bytes are nibbles, so that the open block is also the table's last entry.
+var openKey = []byte{0x10}
+
+// openBlock is the argument that asks a record table's index for its open
+// block.
+type openBlock struct{}
+
+// blockIndexer keys a full block by its number and the open block by
+// openKey.
+type blockIndexer[T any] struct{}
+
+func (blockIndexer[T]) FromObject(raw any) (bool, []byte, error) {
+	b := raw.(*block[T])
+	if !b.full() {
+		return true, openKey, nil
+	}
+	return true, seqKey(make([]byte, 0, 16), b.no), nil
+}
+
+func (blockIndexer[T]) FromArgs(args ...any) ([]byte, error) {
+	if len(args) != 1 {
+		return nil, fmt.Errorf("block index takes one argument, got %d", len(args))
+	}
+	switch arg := args[0].(type) {
+	case uint64:
+		return seqKey(make([]byte, 0, 16), arg), nil
+	case openBlock:
+		return openKey, nil
+	}
+	return nil, fmt.Errorf("block index takes a uint64 or openBlock, got %T", args[0])
+}
+
+// PrefixFromArgs with no argument is the whole table, for Get.
+func (x blockIndexer[T]) PrefixFromArgs(args ...any) ([]byte, error) {
+	if len(args) == 0 {
+		return nil, nil
+	}
+	return x.FromArgs(args...)
+}
+
+// blockAt returns the block numbered no, open or full; nil if there is none.
+func blockAt[T, F any](txn *memdb.Txn, t table[T, F], no uint64) (*block[T], error) {
+	raw, err := txn.First(t.name, indexID, no)
+	if err != nil {
+		return nil, fmt.Errorf("look up %s block %d: %w", t.name, no, err)
+	}
+	if raw != nil {
+		return raw.(*block[T]), nil
+	}
+	open, err := openBlockOf[T](txn, t.name)
+	if err != nil || open == nil || open.no != no {
+		return nil, err
+	}
+	return open, nil
+}
+
+// openBlockOf returns the table's open block, nil if it has none.
+func openBlockOf[T any](txn *memdb.Txn, table string) (*block[T], error) {
+	raw, err := txn.First(table, indexID, openBlock{})
+	if err != nil {
+		return nil, fmt.Errorf("look up the open %s block: %w", table, err)
+	}
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*block[T]), nil
 }
 
 // lookup returns the record with the sequence number, nil if there is none.
@@ -31,14 +112,11 @@ func lookup[T, F any](txn *memdb.Txn, t table[T, F], seq uint64) (*T, error) {
 		return nil, nil
 	}
 	no, i := blockOf(seq)
-	raw, err := txn.First(t.name, indexID, no)
-	if err != nil {
-		return nil, fmt.Errorf("look up %s block %d: %w", t.name, no, err)
+	b, err := blockAt(txn, t, no)
+	if err != nil || b == nil || i >= len(b.recs) {
+		return nil, err
 	}
-	if raw == nil || i >= len(raw.(*block[T]).recs) {
-		return nil, nil
-	}
-	return raw.(*block[T]).recs[i], nil
+	return b.recs[i], nil
 }
 
 // lastBlock returns the table's block with the highest number, nil when the
@@ -68,13 +146,13 @@ func lastSeq[T, F any](txn *memdb.Txn, t table[T, F]) (uint64, error) {
 // its sequence number, and returns the block that now holds it.
 func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], error) {
 	no, i := blockOf(t.seq(rec))
-	raw, err := txn.First(t.name, indexID, no)
+	was, err := blockAt(txn, t, no)
 	if err != nil {
-		return nil, fmt.Errorf("look up %s block %d: %w", t.name, no, err)
+		return nil, err
 	}
 	var old []*T
-	if raw != nil {
-		old = raw.(*block[T]).recs
+	if was != nil {
+		old = was.recs
 	}
 	if i > len(old) {
 		return nil, fmt.Errorf("%s %d would leave a gap after %d", t.name, t.seq(rec), len(old))
@@ -83,19 +161,25 @@ func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], error) {
 	copy(recs, old)
 	recs[i] = rec
 	b := &block[T]{no: no, recs: recs}
+	// The open block that fills leaves its key for its number's.
+	if was != nil && !was.full() && b.full() {
+		if err := txn.Delete(t.name, was); err != nil {
+			return nil, fmt.Errorf("close %s block %d: %w", t.name, no, err)
+		}
+	}
 	if err := txn.Insert(t.name, b); err != nil {
 		return nil, fmt.Errorf("store %s %d: %w", t.name, t.seq(rec), err)
 	}
 	return b, nil
 }
 
-// filed reports whether the block's records are in their postings lists:
-// a block is filed once it is full (see fileBlock).
-func (b *block[T]) filed() bool { return len(b.recs) == blockSize }
-
-// dropBlock deletes a whole block, if it is there.
-func dropBlock[T, F any](txn *memdb.Txn, t table[T, F], no uint64) error {
-	if err := txn.Delete(t.name, &block[T]{no: no}); err != nil && err != memdb.ErrNotFound {
+// dropFullBlock deletes a full block, if it is there.
+func dropFullBlock[T, F any](txn *memdb.Txn, t table[T, F], no uint64) error {
+	raw, err := txn.First(t.name, indexID, no)
+	if err != nil || raw == nil {
+		return err
+	}
+	if err := txn.Delete(t.name, raw); err != nil {
 		return fmt.Errorf("drop %s block %d: %w", t.name, no, err)
 	}
 	return nil
@@ -107,6 +191,9 @@ type blockCursor[T any] struct {
 	txn   *memdb.Txn
 	table string
 	b     *block[T]
+	// open is the table's open block, once looked for.
+	open   *block[T]
+	looked bool
 }
 
 // seek returns the highest sequence number at most max that the table
@@ -116,17 +203,37 @@ func (c *blockCursor[T]) seek(max uint64) (uint64, bool, error) {
 		return 0, false, nil
 	}
 	if no, _ := blockOf(max); c.b == nil || c.b.no != no {
-		it, err := c.txn.ReverseLowerBound(c.table, indexID, no)
-		if err != nil {
-			return 0, false, fmt.Errorf("walk %s: %w", c.table, err)
+		b, err := c.atMost(no)
+		if err != nil || b == nil {
+			return 0, false, err
 		}
-		raw := it.Next()
-		if raw == nil {
-			return 0, false, nil
-		}
-		c.b = raw.(*block[T])
+		c.b = b
 	}
 	return min(max, c.b.no*blockSize+uint64(len(c.b.recs))), true, nil
+}
+
+// atMost returns the block with the highest number at most no, nil if there
+// is none. The open block, if any, has the highest number of all.
+func (c *blockCursor[T]) atMost(no uint64) (*block[T], error) {
+	if !c.looked {
+		open, err := openBlockOf[T](c.txn, c.table)
+		if err != nil {
+			return nil, err
+		}
+		c.open, c.looked = open, true
+	}
+	if c.open != nil && c.open.no <= no {
+		return c.open, nil
+	}
+	it, err := c.txn.ReverseLowerBound(c.table, indexID, no)
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", c.table, err)
+	}
+	raw := it.Next()
+	if raw == nil {
+		return nil, nil
+	}
+	return raw.(*block[T]), nil
 }
 
 // at returns the record with the sequence number, nil if there is none.

@@ -68,7 +68,7 @@ func (w *writeTxn) pruneEvents(newest uint64) error {
 	if newest <= keep || (newest-keep)%blockSize != 0 {
 		return nil
 	}
-	if err := dropBlock(w.Txn, events, (newest-keep)/blockSize-1); err != nil {
+	if err := dropFullBlock(w.Txn, events, (newest-keep)/blockSize-1); err != nil {
 		return err
 	}
 	w.cost -= blockSize * eventBytes

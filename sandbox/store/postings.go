@@ -135,10 +135,10 @@ func (p *postings) seqsOrNil() []uint64 {
 	return p.seqs
 }
 
-// fileBlock files the records of a block that has just filled. Until then a
-// block's records are filed nowhere, and a filtered list looks at them
-// itself (filterCursor). So a create copies one path of one tree, its
-// block's, instead of one more for each list it files under, and a list
+// fileBlock files the records of a block that has just filled. Until then,
+// while it is its table's open block, its records are filed nowhere, and a
+// filtered list looks at them itself (filterCursor). So a create does not
+// copy a path of the postings tree for each list it files under, and a list
 // takes a block's records in one write.
 func fileBlock[T, F any](txn *memdb.Txn, t table[T, F], b *block[T]) error {
 	lists, seqs := postingsOf(t, b.recs)
@@ -236,14 +236,13 @@ func (c *postingsCursor) seek(max uint64) (uint64, bool, error) {
 }
 
 // filterCursor walks the records that file under one filter value, newest
-// first: those of the table's last block, while it is not yet filed, by
+// first: those of the table's open block, which are not filed yet, by
 // looking at each, and the others through the value's postings list.
 type filterCursor[T, F any] struct {
-	// unfiled is the table's last block if it is not filed, else nil.
-	unfiled *block[T]
-	filter  filter[T, F]
-	value   string
-	filed   postingsCursor
+	open   *block[T]
+	filter filter[T, F]
+	value  string
+	filed  postingsCursor
 }
 
 // filterCursors returns a cursor for each filter that f sets, none when it
@@ -251,7 +250,8 @@ type filterCursor[T, F any] struct {
 func filterCursors[T, F any](txn *memdb.Txn, t table[T, F], f F) ([]seeker, error) {
 	var (
 		seekers []seeker
-		unfiled *block[T]
+		open    *block[T]
+		err     error
 	)
 	for _, fl := range t.filters {
 		v := fl.value(f)
@@ -259,25 +259,21 @@ func filterCursors[T, F any](txn *memdb.Txn, t table[T, F], f F) ([]seeker, erro
 			continue
 		}
 		if seekers == nil {
-			last, err := lastBlock(txn, t)
-			if err != nil {
+			if open, err = openBlockOf[T](txn, t.name); err != nil {
 				return nil, err
 			}
-			if last != nil && !last.filed() {
-				unfiled = last
-			}
 		}
-		seekers = append(seekers, &filterCursor[T, F]{unfiled: unfiled, filter: fl, value: v, filed: postingsCursor{txn: txn, list: fl.list(t, v)}})
+		seekers = append(seekers, &filterCursor[T, F]{open: open, filter: fl, value: v, filed: postingsCursor{txn: txn, list: fl.list(t, v)}})
 	}
 	return seekers, nil
 }
 
 func (c *filterCursor[T, F]) seek(max uint64) (uint64, bool, error) {
-	if c.unfiled != nil {
-		first := c.unfiled.no*blockSize + 1
+	if c.open != nil {
+		first := c.open.no*blockSize + 1
 		var buf [4]string
-		for seq := min(max, first+uint64(len(c.unfiled.recs))-1); seq >= first; seq-- {
-			if slices.Contains(c.filter.values(buf[:0], c.unfiled.recs[seq-first]), c.value) {
+		for seq := min(max, first+uint64(len(c.open.recs))-1); seq >= first; seq-- {
+			if slices.Contains(c.filter.values(buf[:0], c.open.recs[seq-first]), c.value) {
 				return seq, true, nil
 			}
 		}

@@ -191,14 +191,14 @@ func (d *DB) Webhooks(ctx context.Context) ([]sandbox.Webhook, error) {
 func (d *DB) webhooks(txn *memdb.Txn) ([]sandbox.Webhook, error) {
 	var hooks []sandbox.Webhook
 	for no := uint64(0); ; no++ {
-		raw, err := txn.First(webhooks.name, indexID, no)
+		b, err := blockAt(txn, webhooks, no)
 		if err != nil {
 			return nil, fmt.Errorf("read webhooks: %w", err)
 		}
-		if raw == nil {
+		if b == nil {
 			return hooks, nil
 		}
-		for _, h := range raw.(*block[sandbox.Webhook]).recs {
+		for _, h := range b.recs {
 			hooks = append(hooks, resolved(d, webhooks, h))
 		}
 	}

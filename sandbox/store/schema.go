@@ -10,7 +10,7 @@ import (
 )
 
 // indexID is every table's one index. Record tables are keyed by block
-// number, the postings table by list and first sequence number, the counts
+// number (the open block by openKey), the postings table by list and first sequence number, the counts
 // table by campaign sequence number.
 const indexID = "id"
 
@@ -58,7 +58,7 @@ func (f filter[T, F]) list(t table[T, F], value string) string {
 
 func (t table[T, F]) schema() *memdb.TableSchema {
 	return &memdb.TableSchema{Name: t.name, Indexes: map[string]*memdb.IndexSchema{
-		indexID: {Name: indexID, Unique: true, Indexer: seqIndexer[block[T]]{func(b *block[T]) uint64 { return b.no }}},
+		indexID: {Name: indexID, Unique: true, Indexer: blockIndexer[T]{}},
 	}}
 }
 

@@ -158,7 +158,7 @@ func insert[T, F any](w *writeTxn, t table[T, F], rec T, text int) (*T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if b.filed() {
+	if b.full() {
 		if err := fileBlock(w.Txn, t, b); err != nil {
 			return nil, err
 		}
@@ -173,7 +173,7 @@ func insert[T, F any](w *writeTxn, t table[T, F], rec T, text int) (*T, error) {
 func replace[T, F any](w *writeTxn, t table[T, F], old *T, next T) (*T, error) {
 	s := stored(w.d, t, next)
 	b, err := put(w.Txn, t, s)
-	if err != nil || !b.filed() {
+	if err != nil || !b.full() {
 		return s, err
 	}
 	var (
