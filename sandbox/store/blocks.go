@@ -79,14 +79,29 @@ func (x blockIndexer[T]) PrefixFromArgs(args ...any) ([]byte, error) {
 }
 
 // blockAt returns the block numbered no, open or full; nil if there is none.
+// It looks for a full block first: most blocks are.
 func blockAt[T, F any](txn *memdb.Txn, t table[T, F], no uint64) (*block[T], error) {
+	b, err := fullBlockAt(txn, t, no)
+	if err != nil || b != nil {
+		return b, err
+	}
+	return openBlockIfAt(txn, t, no)
+}
+
+// fullBlockAt returns the full block numbered no, nil if there is none.
+func fullBlockAt[T, F any](txn *memdb.Txn, t table[T, F], no uint64) (*block[T], error) {
 	raw, err := txn.First(t.name, indexID, no)
 	if err != nil {
 		return nil, fmt.Errorf("look up %s block %d: %w", t.name, no, err)
 	}
-	if raw != nil {
-		return raw.(*block[T]), nil
+	if raw == nil {
+		return nil, nil
 	}
+	return raw.(*block[T]), nil
+}
+
+// openBlockIfAt returns the table's open block if it is numbered no.
+func openBlockIfAt[T, F any](txn *memdb.Txn, t table[T, F], no uint64) (*block[T], error) {
 	open, err := openBlockOf[T](txn, t.name)
 	if err != nil || open == nil || open.no != no {
 		return nil, err
@@ -120,8 +135,12 @@ func lookup[T, F any](txn *memdb.Txn, t table[T, F], seq uint64) (*T, error) {
 }
 
 // lastBlock returns the table's block with the highest number, nil when the
-// table is empty.
+// table is empty: the open block if there is one, which is one exact
+// lookup, where finding the last key walks an iterator down the tree.
 func lastBlock[T, F any](txn *memdb.Txn, t table[T, F]) (*block[T], error) {
+	if open, err := openBlockOf[T](txn, t.name); err != nil || open != nil {
+		return open, err
+	}
 	raw, err := txn.Last(t.name, indexID)
 	if err != nil {
 		return nil, fmt.Errorf("read last %s: %w", t.name, err)
@@ -146,7 +165,11 @@ func lastSeq[T, F any](txn *memdb.Txn, t table[T, F]) (uint64, error) {
 // its sequence number, and returns the block that now holds it.
 func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], error) {
 	no, i := blockOf(t.seq(rec))
-	was, err := blockAt(txn, t, no)
+	// Most writes are creates, into the open block.
+	was, err := openBlockIfAt(txn, t, no)
+	if err == nil && was == nil {
+		was, err = fullBlockAt(txn, t, no)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -175,11 +198,11 @@ func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], error) {
 
 // dropFullBlock deletes a full block, if it is there.
 func dropFullBlock[T, F any](txn *memdb.Txn, t table[T, F], no uint64) error {
-	raw, err := txn.First(t.name, indexID, no)
-	if err != nil || raw == nil {
+	b, err := fullBlockAt(txn, t, no)
+	if err != nil || b == nil {
 		return err
 	}
-	if err := txn.Delete(t.name, raw); err != nil {
+	if err := txn.Delete(t.name, b); err != nil {
 		return fmt.Errorf("drop %s block %d: %w", t.name, no, err)
 	}
 	return nil

@@ -189,19 +189,27 @@ func (d *DB) Webhooks(ctx context.Context) ([]sandbox.Webhook, error) {
 }
 
 func (d *DB) webhooks(txn *memdb.Txn) ([]sandbox.Webhook, error) {
+	last, err := lastBlock(txn, webhooks)
+	if err != nil || last == nil {
+		return nil, err
+	}
 	var hooks []sandbox.Webhook
-	for no := uint64(0); ; no++ {
-		b, err := blockAt(txn, webhooks, no)
+	for no := range last.no {
+		b, err := fullBlockAt(txn, webhooks, no)
 		if err != nil {
 			return nil, fmt.Errorf("read webhooks: %w", err)
 		}
 		if b == nil {
-			return hooks, nil
+			return nil, fmt.Errorf("read webhooks: block %d of %d is missing", no, last.no)
 		}
 		for _, h := range b.recs {
 			hooks = append(hooks, resolved(d, webhooks, h))
 		}
 	}
+	for _, h := range last.recs {
+		hooks = append(hooks, resolved(d, webhooks, h))
+	}
+	return hooks, nil
 }
 
 // Testers lists the account's testers, newest first.
