@@ -599,9 +599,11 @@ func (o *requestObject) checkDecimal(name string, n json.Number, max int64, plac
 		return "", false
 	}
 	// A huge exponent would make big.Rat allocate without bound.
-	if exp, err := strconv.Atoi(m[4]); m[4] != "" && (err != nil || exp < -20 || exp > 20) {
-		o.errs.add(name, "must be written with an exponent between -20 and 20, or none, such as 19.99 (got %s)", n)
-		return "", false
+	if m[4] != "" {
+		if exp, err := strconv.Atoi(m[4]); err != nil || exp < -20 || exp > 20 {
+			o.errs.add(name, "must be written with an exponent between -20 and 20, or none, such as 19.99 (got %s)", n)
+			return "", false
+		}
 	}
 	// The sign, not the value: -0 equals 0 but would be echoed back as -0.
 	negative := strings.HasPrefix(string(n), "-")

@@ -75,10 +75,11 @@ func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error)
 // bodyError is why a body that stopped with err after n bytes cannot be
 // used, or nil if it arrived whole.
 func bodyError(r *http.Request, n int, err error) error {
+	if err == nil || errors.Is(err, io.EOF) {
+		return nil
+	}
 	var tooLarge *http.MaxBytesError
 	switch {
-	case err == nil, errors.Is(err, io.EOF):
-		return nil
 	// r.Body is limited by limitBody; writeError turns its error into
 	// PAYLOAD_TOO_LARGE, and a stalled body into REQUEST_TIMEOUT.
 	case errors.As(err, &tooLarge), errors.Is(err, os.ErrDeadlineExceeded):
