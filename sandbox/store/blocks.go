@@ -14,8 +14,9 @@ import (
 const blockSize = 32
 
 // block holds the records with sequence numbers no*blockSize+1 onwards,
-// recs[i] being no*blockSize+i+1. Like every memdb object it is never
-// changed once inserted: a write copies it.
+// record i being no*blockSize+i+1. Like every memdb object it is never
+// changed once inserted: a write copies it. A full block of a table with a
+// codec holds its records packed; any other holds pointers to them.
 //
 // Only a table's last block can be short of full, and it is the one that
 // every create rewrites. It is the table's open block: its key is openKey,
@@ -24,14 +25,58 @@ const blockSize = 32
 // a node for each of its nibbles. When it fills, it moves under its number,
 // once every blockSize creates, and is filed in its postings lists.
 type block[T any] struct {
-	no   uint64
-	recs []*T
+	no     uint64
+	recs   []*T
+	packed packed
+}
+
+// size is how many records the block holds.
+func (b *block[T]) size() int {
+	if b.packed.words != nil {
+		return blockSize
+	}
+	return len(b.recs)
 }
 
 // full reports whether the block holds all its blockSize records, which
 // makes it a numbered block, filed in its postings lists, rather than the
 // open one.
-func (b *block[T]) full() bool { return len(b.recs) == blockSize }
+func (b *block[T]) full() bool { return b.size() == blockSize }
+
+// newBlock makes the block of recs, packed if it is full and the table has a
+// codec.
+func newBlock[T, F any](t table[T, F], no uint64, recs []*T) (*block[T], error) {
+	if len(recs) < blockSize || t.codec == nil {
+		return &block[T]{no: no, recs: recs}, nil
+	}
+	p, err := t.codec.packAll(recs)
+	if err != nil {
+		return nil, fmt.Errorf("pack %s block %d: %w", t.name, no, err)
+	}
+	return &block[T]{no: no, packed: p}, nil
+}
+
+// record returns the block's record i.
+func record[T, F any](t table[T, F], b *block[T], i int) T {
+	if b.packed.words != nil {
+		return t.codec.unpackAt(b.packed, i)
+	}
+	return *b.recs[i]
+}
+
+// pointers returns the block's records as pointers: its own if it holds
+// them so, or copies of the packed ones.
+func pointers[T, F any](t table[T, F], b *block[T]) []*T {
+	if b.packed.words == nil {
+		return b.recs
+	}
+	recs := make([]*T, blockSize)
+	for i := range recs {
+		rec := t.codec.unpackAt(b.packed, i)
+		recs[i] = &rec
+	}
+	return recs
+}
 
 func blockOf(seq uint64) (no uint64, i int) {
 	return (seq - 1) / blockSize, int((seq - 1) % blockSize)
@@ -121,17 +166,19 @@ func openBlockOf[T any](txn *memdb.Txn, table string) (*block[T], error) {
 	return raw.(*block[T]), nil
 }
 
-// lookup returns the record with the sequence number, nil if there is none.
-func lookup[T, F any](txn *memdb.Txn, t table[T, F], seq uint64) (*T, error) {
+// lookup returns the record with the sequence number; false if there is
+// none.
+func lookup[T, F any](txn *memdb.Txn, t table[T, F], seq uint64) (T, bool, error) {
+	var none T
 	if seq == 0 {
-		return nil, nil
+		return none, false, nil
 	}
 	no, i := blockOf(seq)
 	b, err := blockAt(txn, t, no)
-	if err != nil || b == nil || i >= len(b.recs) {
-		return nil, err
+	if err != nil || b == nil || i >= b.size() {
+		return none, false, err
 	}
-	return b.recs[i], nil
+	return record(t, b, i), true, nil
 }
 
 // lastBlock returns the table's block with the highest number, nil when the
@@ -158,12 +205,13 @@ func lastSeq[T, F any](txn *memdb.Txn, t table[T, F]) (uint64, error) {
 	if err != nil || b == nil {
 		return 0, err
 	}
-	return b.no*blockSize + uint64(len(b.recs)), nil
+	return b.no*blockSize + uint64(b.size()), nil
 }
 
 // put stores rec, as the table's next record or in place of the record with
-// its sequence number, and returns the block that now holds it.
-func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], error) {
+// its sequence number, and returns the block that now holds it and that
+// block's records.
+func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], []*T, error) {
 	no, i := blockOf(t.seq(rec))
 	// Most writes are creates, into the open block.
 	was, err := openBlockIfAt(txn, t, no)
@@ -171,29 +219,32 @@ func put[T, F any](txn *memdb.Txn, t table[T, F], rec *T) (*block[T], error) {
 		was, err = fullBlockAt(txn, t, no)
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var old []*T
 	if was != nil {
-		old = was.recs
+		old = pointers(t, was)
 	}
 	if i > len(old) {
-		return nil, fmt.Errorf("%s %d would leave a gap after %d", t.name, t.seq(rec), len(old))
+		return nil, nil, fmt.Errorf("%s %d would leave a gap after %d", t.name, t.seq(rec), len(old))
 	}
 	recs := make([]*T, max(len(old), i+1))
 	copy(recs, old)
 	recs[i] = rec
-	b := &block[T]{no: no, recs: recs}
+	b, err := newBlock(t, no, recs)
+	if err != nil {
+		return nil, nil, err
+	}
 	// The open block that fills leaves its key for its number's.
 	if was != nil && !was.full() && b.full() {
 		if err := txn.Delete(t.name, was); err != nil {
-			return nil, fmt.Errorf("close %s block %d: %w", t.name, no, err)
+			return nil, nil, fmt.Errorf("close %s block %d: %w", t.name, no, err)
 		}
 	}
 	if err := txn.Insert(t.name, b); err != nil {
-		return nil, fmt.Errorf("store %s %d: %w", t.name, t.seq(rec), err)
+		return nil, nil, fmt.Errorf("store %s %d: %w", t.name, t.seq(rec), err)
 	}
-	return b, nil
+	return b, recs, nil
 }
 
 // dropFullBlock deletes a full block, if it is there.
@@ -210,10 +261,10 @@ func dropFullBlock[T, F any](txn *memdb.Txn, t table[T, F], no uint64) error {
 
 // blockCursor walks a table's records from the newest down, reading each
 // block once.
-type blockCursor[T any] struct {
-	txn   *memdb.Txn
-	table string
-	b     *block[T]
+type blockCursor[T, F any] struct {
+	txn *memdb.Txn
+	t   table[T, F]
+	b   *block[T]
 	// open is the table's open block, once looked for.
 	open   *block[T]
 	looked bool
@@ -221,7 +272,7 @@ type blockCursor[T any] struct {
 
 // seek returns the highest sequence number at most max that the table
 // holds; false when there is none.
-func (c *blockCursor[T]) seek(max uint64) (uint64, bool, error) {
+func (c *blockCursor[T, F]) seek(max uint64) (uint64, bool, error) {
 	if max == 0 {
 		return 0, false, nil
 	}
@@ -232,14 +283,14 @@ func (c *blockCursor[T]) seek(max uint64) (uint64, bool, error) {
 		}
 		c.b = b
 	}
-	return min(max, c.b.no*blockSize+uint64(len(c.b.recs))), true, nil
+	return min(max, c.b.no*blockSize+uint64(c.b.size())), true, nil
 }
 
 // atMost returns the block with the highest number at most no, nil if there
 // is none. The open block, if any, has the highest number of all.
-func (c *blockCursor[T]) atMost(no uint64) (*block[T], error) {
+func (c *blockCursor[T, F]) atMost(no uint64) (*block[T], error) {
 	if !c.looked {
-		open, err := openBlockOf[T](c.txn, c.table)
+		open, err := openBlockOf[T](c.txn, c.t.name)
 		if err != nil {
 			return nil, err
 		}
@@ -248,9 +299,9 @@ func (c *blockCursor[T]) atMost(no uint64) (*block[T], error) {
 	if c.open != nil && c.open.no <= no {
 		return c.open, nil
 	}
-	it, err := c.txn.ReverseLowerBound(c.table, indexID, no)
+	it, err := c.txn.ReverseLowerBound(c.t.name, indexID, no)
 	if err != nil {
-		return nil, fmt.Errorf("walk %s: %w", c.table, err)
+		return nil, fmt.Errorf("walk %s: %w", c.t.name, err)
 	}
 	raw := it.Next()
 	if raw == nil {
@@ -259,11 +310,12 @@ func (c *blockCursor[T]) atMost(no uint64) (*block[T], error) {
 	return raw.(*block[T]), nil
 }
 
-// at returns the record with the sequence number, nil if there is none.
-func (c *blockCursor[T]) at(seq uint64) (*T, error) {
+// at returns the record with the sequence number; false if there is none.
+func (c *blockCursor[T, F]) at(seq uint64) (T, bool, error) {
+	var none T
 	got, ok, err := c.seek(seq)
 	if err != nil || !ok || got != seq {
-		return nil, err
+		return none, false, err
 	}
-	return c.b.recs[seq-1-c.b.no*blockSize], nil
+	return record(c.t, c.b, int(seq-1-c.b.no*blockSize)), true, nil
 }

@@ -29,7 +29,7 @@ func (w *writeTxn) emit(eventType string, record any) error {
 		return err
 	}
 	e := &storedEvent{seq: seq, typ: eventType, at: w.now, record: record}
-	if _, err := put(w.Txn, events, e); err != nil {
+	if _, _, err := put(w.Txn, events, e); err != nil {
 		return err
 	}
 	w.cost += eventBytes
@@ -81,9 +81,9 @@ func (d *DB) event(e *storedEvent) (sandbox.Event, error) {
 	var data any
 	switch r := e.record.(type) {
 	case *sandbox.Campaign:
-		data = resolved(d, campaigns, r)
+		data = resolved(d, campaigns, *r)
 	case *sandbox.Bug:
-		data = resolved(d, bugs, r)
+		data = resolved(d, bugs, *r)
 	default:
 		return sandbox.Event{}, fmt.Errorf("event %d reports a %T", e.seq, e.record)
 	}

@@ -140,8 +140,8 @@ func (p *postings) seqsOrNil() []uint64 {
 // filtered list looks at them itself (filterCursor). So a create does not
 // copy a path of the postings tree for each list it files under, and a list
 // takes a block's records in one write.
-func fileBlock[T, F any](txn *memdb.Txn, t table[T, F], b *block[T]) error {
-	lists, seqs := postingsOf(t, b.recs)
+func fileBlock[T, F any](txn *memdb.Txn, t table[T, F], recs []*T) error {
+	lists, seqs := postingsOf(t, recs)
 	return appendPostings(txn, lists, seqs)
 }
 

@@ -110,22 +110,22 @@ func fieldError(err error, field, message string) error {
 // that the oldest tester, so that the same requests pick the same tester.
 func pickTester(w *writeTxn, platform string) (string, error) {
 	for seq := uint64(1); ; seq++ {
-		t, err := lookup(w.Txn, testers, seq)
+		t, found, err := lookup(w.Txn, testers, seq)
 		if err != nil {
 			return "", err
 		}
-		if t == nil {
+		if !found {
 			break
 		}
 		if slices.Contains(t.Platforms, platform) {
 			return t.ID, nil
 		}
 	}
-	first, err := lookup(w.Txn, testers, 1)
+	first, found, err := lookup(w.Txn, testers, 1)
 	if err != nil {
 		return "", err
 	}
-	if first == nil {
+	if !found {
 		return "", &sandbox.Error{Code: sandbox.ErrValidation, Message: "the account has no testers to file the bug",
 			Details: []sandbox.FieldError{{Field: "testerId", Message: "is required: the account has no testers"}}}
 	}
@@ -151,12 +151,12 @@ func (d *DB) UpdateBug(ctx context.Context, id string, p sandbox.BugPatch) (sand
 			return err
 		}
 		next.Status = intern(next.Status, sandbox.BugStatuses)
-		s, err := replace(w, bugs, current, next)
+		s, err := replace(w, bugs, &current, next)
 		if err != nil {
 			return err
 		}
 		if current.Status != s.Status {
-			if err := w.countBug(current, s); err != nil {
+			if err := w.countBug(&current, s); err != nil {
 				return err
 			}
 		}
@@ -202,12 +202,12 @@ func (d *DB) webhooks(txn *memdb.Txn) ([]sandbox.Webhook, error) {
 		if b == nil {
 			return nil, fmt.Errorf("read webhooks: block %d of %d is missing", no, last.no)
 		}
-		for _, h := range b.recs {
-			hooks = append(hooks, resolved(d, webhooks, h))
+		for i := range b.size() {
+			hooks = append(hooks, resolved(d, webhooks, record(webhooks, b, i)))
 		}
 	}
-	for _, h := range last.recs {
-		hooks = append(hooks, resolved(d, webhooks, h))
+	for i := range last.size() {
+		hooks = append(hooks, resolved(d, webhooks, record(webhooks, last, i)))
 	}
 	return hooks, nil
 }

@@ -35,6 +35,9 @@ type table[T, F any] struct {
 	shift func(rec T, d sandbox.Time) T
 	// filters are the list filters, each served by its postings lists.
 	filters []filter[T, F]
+	// codec, if set, packs the table's full blocks: the tables that grow
+	// large have one.
+	codec *codec[T]
 }
 
 // filter is one list filter: the values a record files under (a tester
@@ -67,6 +70,7 @@ var (
 		name: "campaigns", kind: "cmp",
 		seq:   func(c *sandbox.Campaign) uint64 { return c.Seq },
 		shift: func(c sandbox.Campaign, d sandbox.Time) sandbox.Campaign { c.CreatedAt += d; return c },
+		codec: campaignCodec,
 		filters: []filter[sandbox.Campaign, sandbox.CampaignFilter]{
 			{name: "status", values: one(func(c *sandbox.Campaign) string { return c.Status }), value: func(f sandbox.CampaignFilter) string { return f.Status }},
 			{name: "platform", values: one(func(c *sandbox.Campaign) string { return c.Platform }), value: func(f sandbox.CampaignFilter) string { return f.Platform }},
@@ -76,6 +80,7 @@ var (
 		name: "bugs", kind: "bug",
 		seq:   func(b *sandbox.Bug) uint64 { return b.Seq },
 		shift: func(b sandbox.Bug, d sandbox.Time) sandbox.Bug { b.CreatedAt += d; b.UpdatedAt += d; return b },
+		codec: bugCodec,
 		filters: []filter[sandbox.Bug, sandbox.BugFilter]{
 			{name: "campaign", values: one(func(b *sandbox.Bug) string { return b.CampaignID }), value: func(f sandbox.BugFilter) string { return f.CampaignID }},
 			{name: "tester", values: one(func(b *sandbox.Bug) string { return b.TesterID }), value: func(f sandbox.BugFilter) string { return f.TesterID }},

@@ -71,7 +71,11 @@ func bulkInsert[T, F any](w *writeTxn, t table[T, F], recs []T) error {
 	}
 	for first := 0; first < len(records); first += blockSize {
 		end := min(first+blockSize, len(records))
-		if err := w.Insert(t.name, &block[T]{no: uint64(first / blockSize), recs: records[first:end:end]}); err != nil {
+		b, err := newBlock(t, uint64(first/blockSize), records[first:end:end])
+		if err != nil {
+			return fmt.Errorf("seed %s: %w", t.name, err)
+		}
+		if err := w.Insert(t.name, b); err != nil {
 			return fmt.Errorf("seed %s: %w", t.name, err)
 		}
 	}

@@ -154,12 +154,12 @@ const (
 // block, files the block in its postings lists.
 func insert[T, F any](w *writeTxn, t table[T, F], rec T, text int) (*T, error) {
 	s := stored(w.d, t, rec)
-	b, err := put(w.Txn, t, s)
+	b, recs, err := put(w.Txn, t, s)
 	if err != nil {
 		return nil, err
 	}
 	if b.full() {
-		if err := fileBlock(w.Txn, t, b); err != nil {
+		if err := fileBlock(w.Txn, t, recs); err != nil {
 			return nil, err
 		}
 	}
@@ -172,7 +172,7 @@ func insert[T, F any](w *writeTxn, t table[T, F], rec T, text int) (*T, error) {
 // its values changed.
 func replace[T, F any](w *writeTxn, t table[T, F], old *T, next T) (*T, error) {
 	s := stored(w.d, t, next)
-	b, err := put(w.Txn, t, s)
+	b, _, err := put(w.Txn, t, s)
 	if err != nil || !b.full() {
 		return s, err
 	}
@@ -245,9 +245,9 @@ func parseID[T, F any](t table[T, F], id string) (uint64, bool) {
 	return seq, err == nil && seq > 0 && formatID(t.kind, seq) == id
 }
 
-// resolved returns a copy of rec with absolute times.
-func resolved[T, F any](d *DB, t table[T, F], rec *T) T {
-	return t.shift(*rec, d.origin)
+// resolved returns rec with absolute times.
+func resolved[T, F any](d *DB, t table[T, F], rec T) T {
+	return t.shift(rec, d.origin)
 }
 
 // stored returns a copy of rec with times relative to the origin, as the
@@ -258,17 +258,18 @@ func stored[T, F any](d *DB, t table[T, F], rec T) *T {
 }
 
 // get returns the record with the given ID, or NOT_FOUND.
-func get[T, F any](txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
+func get[T, F any](txn *memdb.Txn, t table[T, F], noun, id string) (T, error) {
+	var none T
 	seq, ok := parseID(t, id)
 	if !ok {
-		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
+		return none, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
 	}
-	rec, err := lookup(txn, t, seq)
+	rec, found, err := lookup(txn, t, seq)
 	if err != nil {
-		return nil, fmt.Errorf("look up %s %q: %w", noun, id, err)
+		return none, fmt.Errorf("look up %s %q: %w", noun, id, err)
 	}
-	if rec == nil {
-		return nil, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
+	if !found {
+		return none, sandbox.Errorf(sandbox.ErrNotFound, "no %s with id %q", noun, sandbox.Echo(id))
 	}
 	return rec, nil
 }
@@ -280,7 +281,7 @@ func get[T, F any](txn *memdb.Txn, t table[T, F], noun, id string) (*T, error) {
 // account holds and however few the filters match.
 func list[T, F any](ctx context.Context, d *DB, t table[T, F], f F, floor uint64, page sandbox.PageRequest) (sandbox.Page[T], error) {
 	txn := d.db.Txn(false)
-	records := &blockCursor[T]{txn: txn, table: t.name}
+	records := &blockCursor[T, F]{txn: txn, t: t}
 	seekers, err := filterCursors(txn, t, f)
 	if err != nil {
 		return sandbox.Page[T]{}, fmt.Errorf("list %s: %w", t.name, err)
@@ -311,11 +312,11 @@ func list[T, F any](ctx context.Context, d *DB, t table[T, F], f F, floor uint64
 			hasMore = true
 			break
 		}
-		rec, err := records.at(seq)
+		rec, found, err := records.at(seq)
 		if err != nil {
 			return sandbox.Page[T]{}, fmt.Errorf("list %s: %w", t.name, err)
 		}
-		if rec == nil {
+		if !found {
 			return sandbox.Page[T]{}, fmt.Errorf("list %s: %d is filed but not stored", t.name, seq)
 		}
 		items = append(items, resolved(d, t, rec))
