@@ -24,12 +24,14 @@ type packer struct {
 	words []uint64
 }
 
-func (p *packer) str(s string) {
-	p.text = append(p.text, s...)
-	p.words = append(p.words, uint64(len(p.text)))
+func (p *packer) str(strs ...string) {
+	for _, s := range strs {
+		p.text = append(p.text, s...)
+		p.words = append(p.words, uint64(len(p.text)))
+	}
 }
 
-func (p *packer) num(n uint64) { p.words = append(p.words, n) }
+func (p *packer) num(nums ...uint64) { p.words = append(p.words, nums...) }
 
 // unpacker reads one record back. Its strings are slices of the block's
 // text, so reading a record copies no bytes and allocates nothing.
@@ -86,14 +88,8 @@ func (c *codec[T]) unpackAt(b packed, i int) T {
 var campaignCodec = &codec[sandbox.Campaign]{
 	fields: 8,
 	pack: func(p *packer, c *sandbox.Campaign) {
-		p.str(c.ID)
-		p.str(c.Name)
-		p.str(c.Platform)
-		p.str(string(c.RewardPerBug))
-		p.str(c.Status)
-		p.num(uint64(c.TestersRequired))
-		p.num(uint64(c.CreatedAt))
-		p.num(c.Seq)
+		p.str(c.ID, c.Name, c.Platform, string(c.RewardPerBug), c.Status)
+		p.num(uint64(c.TestersRequired), uint64(c.CreatedAt), c.Seq)
 	},
 	unpack: func(u unpacker) sandbox.Campaign {
 		return sandbox.Campaign{
@@ -106,13 +102,7 @@ var campaignCodec = &codec[sandbox.Campaign]{
 var bugCodec = &codec[sandbox.Bug]{
 	fields: 12,
 	pack: func(p *packer, b *sandbox.Bug) {
-		p.str(b.ID)
-		p.str(b.CampaignID)
-		p.str(b.TesterID)
-		p.str(b.Title)
-		p.str(b.Description)
-		p.str(b.Severity)
-		p.str(b.Status)
+		p.str(b.ID, b.CampaignID, b.TesterID, b.Title, b.Description, b.Severity, b.Status)
 		if b.Resolution != nil {
 			p.str(*b.Resolution)
 			p.num(1)
@@ -120,9 +110,7 @@ var bugCodec = &codec[sandbox.Bug]{
 			p.str("")
 			p.num(0)
 		}
-		p.num(uint64(b.CreatedAt))
-		p.num(uint64(b.UpdatedAt))
-		p.num(b.Seq)
+		p.num(uint64(b.CreatedAt), uint64(b.UpdatedAt), b.Seq)
 	},
 	unpack: func(u unpacker) sandbox.Bug {
 		b := sandbox.Bug{ID: u.str(), CampaignID: u.str(), TesterID: u.str(), Title: u.str(), Description: u.str(), Severity: u.str(), Status: u.str()}
