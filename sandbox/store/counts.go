@@ -35,6 +35,8 @@ func (w *writeTxn) countBug(was, is *sandbox.Bug) error {
 		rows[i] = bugCounts{campaign: scope}
 		if raw != nil {
 			rows[i] = *raw.(*bugCounts)
+		} else {
+			w.cost += countsBytes
 		}
 		rows[i].add(status, severity, 1)
 	}

@@ -54,11 +54,11 @@ type posting struct {
 // (readableIndex clones the radix transaction), so a read between two
 // writes makes the second copy the tree's top again, with a fresh node
 // cache. Moves name distinct lists, as each filter value has its own.
-func refile(txn *memdb.Txn, moves []posting) error {
+func refile(w *writeTxn, moves []posting) error {
 	var buf [8]chunkEdit
 	edits := buf[:0]
 	for _, m := range moves {
-		p, err := chunkAt(txn, m.list, m.seq)
+		p, err := chunkAt(w.Txn, m.list, m.seq)
 		if err != nil {
 			return err
 		}
@@ -70,7 +70,7 @@ func refile(txn *memdb.Txn, moves []posting) error {
 	}
 	for _, e := range edits {
 		if e.drop != nil {
-			if err := txn.Delete(postingsTable, e.drop); err != nil {
+			if err := w.Delete(postingsTable, e.drop); err != nil {
 				return fmt.Errorf("unfile from %q: %w", e.drop.list, err)
 			}
 		}
@@ -78,19 +78,22 @@ func refile(txn *memdb.Txn, moves []posting) error {
 			if c == nil {
 				continue
 			}
-			if err := txn.Insert(postingsTable, c); err != nil {
+			if err := w.Insert(postingsTable, c); err != nil {
 				return fmt.Errorf("file under %q: %w", c.list, err)
 			}
 		}
+		w.cost += int64(e.chunks) * chunkBytes
 	}
 	return nil
 }
 
 // chunkEdit is what one move does to its chunk: the chunk to delete, when
-// its key (its first seq) goes, and the chunks that take its place.
+// its key (its first seq) goes, the chunks that take its place, and how many
+// chunks the list gains (or, negative, loses).
 type chunkEdit struct {
-	drop *postings
-	put  [2]*postings
+	drop   *postings
+	put    [2]*postings
+	chunks int
 }
 
 // edit works out the move against p, the chunk that holds or would hold
@@ -105,6 +108,9 @@ func (m posting) edit(p *postings) (chunkEdit, error) {
 		if i == 0 || len(p.seqs) == 1 {
 			e.drop = p
 		}
+		if len(p.seqs) == 1 {
+			e.chunks = -1
+		}
 		if len(p.seqs) > 1 {
 			seqs := slices.Delete(slices.Clone(p.seqs), i, i+1)
 			e.put[0] = &postings{list: p.list, first: seqs[0], seqs: seqs}
@@ -115,7 +121,7 @@ func (m posting) edit(p *postings) (chunkEdit, error) {
 	case found:
 		return chunkEdit{}, nil
 	case p == nil || (len(p.seqs) == chunkSize && i == chunkSize):
-		return chunkEdit{put: [2]*postings{{list: m.list, first: m.seq, seqs: []uint64{m.seq}}}}, nil
+		return chunkEdit{put: [2]*postings{{list: m.list, first: m.seq, seqs: []uint64{m.seq}}}, chunks: 1}, nil
 	}
 	seqs := make([]uint64, len(p.seqs)+1)
 	copy(seqs, p.seqs[:i])
@@ -125,7 +131,7 @@ func (m posting) edit(p *postings) (chunkEdit, error) {
 		return chunkEdit{put: [2]*postings{{list: p.list, first: p.first, seqs: seqs}}}, nil
 	}
 	half := len(seqs) / 2
-	return chunkEdit{put: [2]*postings{{list: p.list, first: seqs[0], seqs: seqs[:half:half]}, {list: p.list, first: seqs[half], seqs: seqs[half:]}}}, nil
+	return chunkEdit{put: [2]*postings{{list: p.list, first: seqs[0], seqs: seqs[:half:half]}, {list: p.list, first: seqs[half], seqs: seqs[half:]}}, chunks: 1}, nil
 }
 
 func (p *postings) seqsOrNil() []uint64 {
@@ -140,9 +146,9 @@ func (p *postings) seqsOrNil() []uint64 {
 // filtered list looks at them itself (filterCursor). So a create does not
 // copy a path of the postings tree for each list it files under, and a list
 // takes a block's records in one write.
-func fileBlock[T, F any](txn *memdb.Txn, t table[T, F], recs []*T) error {
+func fileBlock[T, F any](w *writeTxn, t table[T, F], recs []*T) error {
 	lists, seqs := postingsOf(t, recs)
-	return appendPostings(txn, lists, seqs)
+	return appendPostings(w, lists, seqs)
 }
 
 // postingsOf returns the postings lists that recs, in ascending order, file
@@ -175,10 +181,10 @@ func postingsOf[T, F any](t table[T, F], recs []*T) ([]string, map[string][]uint
 // the last chunk fills up to chunkSize and new chunks take the rest, so a
 // list written in order is full chunks. It reads every last chunk before it
 // writes any (see refile).
-func appendPostings(txn *memdb.Txn, lists []string, seqs map[string][]uint64) error {
+func appendPostings(w *writeTxn, lists []string, seqs map[string][]uint64) error {
 	lasts := make([]*postings, len(lists))
 	for i, list := range lists {
-		p, err := chunkAt(txn, list, math.MaxUint64)
+		p, err := chunkAt(w.Txn, list, math.MaxUint64)
 		if err != nil {
 			return err
 		}
@@ -192,16 +198,17 @@ func appendPostings(txn *memdb.Txn, lists []string, seqs map[string][]uint64) er
 		if p := lasts[i]; p != nil && len(p.seqs) < chunkSize {
 			n := min(chunkSize-len(p.seqs), len(add))
 			filled := &postings{list: list, first: p.first, seqs: append(p.seqs[:len(p.seqs):len(p.seqs)], add[:n]...)}
-			if err := txn.Insert(postingsTable, filled); err != nil {
+			if err := w.Insert(postingsTable, filled); err != nil {
 				return fmt.Errorf("file under %q: %w", list, err)
 			}
 			add = add[n:]
 		}
 		for first := 0; first < len(add); first += chunkSize {
 			end := min(first+chunkSize, len(add))
-			if err := txn.Insert(postingsTable, &postings{list: list, first: add[first], seqs: add[first:end:end]}); err != nil {
+			if err := w.Insert(postingsTable, &postings{list: list, first: add[first], seqs: add[first:end:end]}); err != nil {
 				return fmt.Errorf("file under %q: %w", list, err)
 			}
+			w.cost += chunkBytes
 		}
 	}
 	return nil

@@ -80,7 +80,7 @@ func bulkInsert[T, F any](w *writeTxn, t table[T, F], recs []T) error {
 		}
 	}
 	lists, seqs := postingsOf(t, records[:len(records)-len(records)%blockSize])
-	if err := appendPostings(w.Txn, lists, seqs); err != nil {
+	if err := appendPostings(w, lists, seqs); err != nil {
 		return fmt.Errorf("seed %s: %w", t.name, err)
 	}
 	return nil

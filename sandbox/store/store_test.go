@@ -345,3 +345,19 @@ func TestOldEventsArePruned(t *testing.T) {
 		t.Errorf("events listed: %d, newest %v", len(page.Items), page.Items)
 	}
 }
+
+// The meter's charge for what an account writes must cover the heap the
+// writes keep, or a shared -memory-budget bounds nothing, also when every
+// bug names a campaign of its own, so that each costs a counts row and a
+// postings list beyond its share of a block.
+func TestTheMeterChargesAtLeastTheHeapKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures the heap of 40,000 records")
+	}
+	for _, campaignPerBug := range []bool{false, true} {
+		kept, charged := retainedPerRecord(t, 20_000, campaignPerBug)
+		if charged < kept {
+			t.Errorf("campaign per bug %v: charged %.0f B a record, the heap kept %.0f", campaignPerBug, charged, kept)
+		}
+	}
+}
