@@ -286,9 +286,9 @@ func (c *blockCursor[T, F]) seek(max uint64) (uint64, bool, error) {
 	return min(max, c.b.no*blockSize+uint64(c.b.size())), true, nil
 }
 
-// atMost returns the block with the highest number at most no, nil if there
-// is none. The open block, if any, has the highest number of all.
-func (c *blockCursor[T, F]) atMost(no uint64) (*block[T], error) {
+// openBlock returns the table's open block, nil if it has none, reading it
+// once.
+func (c *blockCursor[T, F]) openBlock() (*block[T], error) {
 	if !c.looked {
 		open, err := openBlockOf[T](c.txn, c.t.name)
 		if err != nil {
@@ -296,8 +296,18 @@ func (c *blockCursor[T, F]) atMost(no uint64) (*block[T], error) {
 		}
 		c.open, c.looked = open, true
 	}
-	if c.open != nil && c.open.no <= no {
-		return c.open, nil
+	return c.open, nil
+}
+
+// atMost returns the block with the highest number at most no, nil if there
+// is none. The open block, if any, has the highest number of all.
+func (c *blockCursor[T, F]) atMost(no uint64) (*block[T], error) {
+	open, err := c.openBlock()
+	if err != nil {
+		return nil, err
+	}
+	if open != nil && open.no <= no {
+		return open, nil
 	}
 	it, err := c.txn.ReverseLowerBound(c.t.name, indexID, no)
 	if err != nil {

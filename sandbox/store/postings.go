@@ -253,24 +253,19 @@ type filterCursor[T, F any] struct {
 }
 
 // filterCursors returns a cursor for each filter that f sets, none when it
-// sets none.
-func filterCursors[T, F any](txn *memdb.Txn, t table[T, F], f F) ([]seeker, error) {
-	var (
-		seekers []seeker
-		open    *block[T]
-		err     error
-	)
-	for _, fl := range t.filters {
+// sets none; records is the table's cursor, whose open block they share.
+func filterCursors[T, F any](records *blockCursor[T, F], f F) ([]seeker, error) {
+	var seekers []seeker
+	for _, fl := range records.t.filters {
 		v := fl.value(f)
 		if v == "" {
 			continue
 		}
-		if seekers == nil {
-			if open, err = openBlockOf[T](txn, t.name); err != nil {
-				return nil, err
-			}
+		open, err := records.openBlock()
+		if err != nil {
+			return nil, err
 		}
-		seekers = append(seekers, &filterCursor[T, F]{open: open, filter: fl, value: v, filed: postingsCursor{txn: txn, list: fl.list(t, v)}})
+		seekers = append(seekers, &filterCursor[T, F]{open: open, filter: fl, value: v, filed: postingsCursor{txn: records.txn, list: fl.list(records.t, v)}})
 	}
 	return seekers, nil
 }

@@ -286,7 +286,7 @@ func get[T, F any](txn *memdb.Txn, t table[T, F], noun, id string) (T, error) {
 func list[T, F any](ctx context.Context, d *DB, t table[T, F], f F, floor uint64, page sandbox.PageRequest) (sandbox.Page[T], error) {
 	txn := d.db.Txn(false)
 	records := &blockCursor[T, F]{txn: txn, t: t}
-	seekers, err := filterCursors(txn, t, f)
+	seekers, err := filterCursors(records, f)
 	if err != nil {
 		return sandbox.Page[T]{}, fmt.Errorf("list %s: %w", t.name, err)
 	}
