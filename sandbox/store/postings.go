@@ -104,16 +104,14 @@ func (m posting) edit(p *postings) (chunkEdit, error) {
 		if !found {
 			return chunkEdit{}, fmt.Errorf("%d is not filed under %q", m.seq, m.list)
 		}
-		e := chunkEdit{}
-		if i == 0 || len(p.seqs) == 1 {
-			e.drop = p
-		}
 		if len(p.seqs) == 1 {
-			e.chunks = -1
+			return chunkEdit{drop: p, chunks: -1}, nil
 		}
-		if len(p.seqs) > 1 {
-			seqs := slices.Delete(slices.Clone(p.seqs), i, i+1)
-			e.put[0] = &postings{list: p.list, first: seqs[0], seqs: seqs}
+		seqs := slices.Delete(slices.Clone(p.seqs), i, i+1)
+		e := chunkEdit{put: [2]*postings{{list: p.list, first: seqs[0], seqs: seqs}}}
+		// The chunk's key is its first seq: when that goes, so does the key.
+		if i == 0 {
+			e.drop = p
 		}
 		return e, nil
 	}
