@@ -66,10 +66,17 @@ type codec[T any] struct {
 	unpack func(unpacker) T
 }
 
+// textPerRecord is a guess at a record's text, so that packing a block
+// seldom grows its scratch text. The block keeps an exact copy: a
+// strings.Builder would hand over its bytes without copying, but with all
+// the room the guess left over.
+const textPerRecord = 96
+
 // packAll packs recs. Each record's words begin with where its strings
 // start in text.
 func (c *codec[T]) packAll(recs []*T) (packed, error) {
 	p := packer{words: make([]uint64, 0, len(recs)*(1+c.fields))}
+	p.text = make([]byte, 0, len(recs)*textPerRecord)
 	for i, rec := range recs {
 		p.num(uint64(len(p.text)))
 		c.pack(&p, rec)
