@@ -75,8 +75,7 @@ const textPerRecord = 96
 // packAll packs recs. Each record's words begin with where its strings
 // start in text.
 func (c *codec[T]) packAll(recs []*T) (packed, error) {
-	p := packer{words: make([]uint64, 0, len(recs)*(1+c.fields))}
-	p.text = make([]byte, 0, len(recs)*textPerRecord)
+	p := packer{text: make([]byte, 0, len(recs)*textPerRecord), words: make([]uint64, 0, len(recs)*(1+c.fields))}
 	for i, rec := range recs {
 		p.num(uint64(len(p.text)))
 		c.pack(&p, rec)
