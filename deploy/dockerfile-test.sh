@@ -2,7 +2,7 @@
 # Replays the Dockerfile's build where no Docker engine runs, so that the
 # image's build and start cannot rot unnoticed:
 #   - both base images are pinned by digest, and the builder's Go version is
-#     the `go` line of go.mod (and the README's CI image follows it);
+#     the `go` line of go.mod (and the CI image in docs/conform.md follows it);
 #   - the build context is made from .dockerignore exactly as Docker would
 #     (only `*` then `!path` lines are understood, and anything else fails);
 #   - the build stage's ARGs and RUN commands run as written, in that context,
@@ -72,8 +72,8 @@ if [ "$(cut -d. -f1,2 <<<"$image_go")" != "$(cut -d. -f1,2 <<<"$gomod")" ] ||
   [ "$(printf '%s\n' "$gomod" "$image_go" | sort -V | head -n1)" != "$gomod" ]; then
   die "Dockerfile builds with golang:$image_go but go.mod says go $gomod: move them together"
 fi
-readme_go=$(sed -n 's/^[[:space:]]*image: golang:\([0-9.]*\).*/\1/p' README.md | head -n1)
-[ "$readme_go" = "$(cut -d. -f1,2 <<<"$gomod")" ] || die "README's CI image is golang:$readme_go but go.mod says go $gomod"
+docs_go=$(sed -n 's/^[[:space:]]*image: golang:\([0-9.]*\).*/\1/p' docs/conform.md | head -n1)
+[ "$docs_go" = "$(cut -d. -f1,2 <<<"$gomod")" ] || die "docs/conform.md's CI image is golang:$docs_go but go.mod says go $gomod"
 say "base images pinned; builder Go $image_go matches go.mod's go $gomod"
 
 # The build context, from .dockerignore.

@@ -109,7 +109,7 @@ var faultFields = []string{"method", "path", "count", "rate", "seed", "status", 
 
 // ParseFaultSpec decodes and validates a fault. Every field is optional, but
 // a fault must do something: answer a status (400–599), wait (delayMs), or
-// fail the network. See the README's recipes for what each field does.
+// fail the network. docs/controls.md says what each field does.
 func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	obj, err := decodeObject(body, faultFields...)
 	if err != nil {

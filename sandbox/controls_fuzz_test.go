@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// FuzzParseFaultSpec judges the fault decoder against the rules the README
+// FuzzParseFaultSpec judges the fault decoder against the rules docs/controls.md
 // gives a fault body, restated here.
 func FuzzParseFaultSpec(f *testing.F) {
 	for _, body := range []string{

@@ -1,5 +1,5 @@
 // Builds the sandbox once and runs it, and what else the tests put in
-// front of it, as child processes on free loopback ports, as the README
+// front of it, as child processes on free loopback ports, as docs/sdks.md
 // tells harnesses to.
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";

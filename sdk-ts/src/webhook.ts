@@ -1,5 +1,5 @@
-// The receiving side of the sandbox's webhooks, as the README's signature
-// scheme states it.
+// The receiving side of the sandbox's webhooks, as docs/webhooks.md states
+// the signature scheme.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 /**

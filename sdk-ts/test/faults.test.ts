@@ -53,7 +53,7 @@ test("an injected 500, 502, 503 or 504 is a typed error, and retried, a 503 afte
   }
 });
 
-test("the README's {\"status\":429}, optional fields left out, makes the next /v1 request a 429 with Retry-After: 1", async () => {
+test("docs/controls.md's {\"status\":429}, optional fields left out, makes the next /v1 request a 429 with Retry-After: 1", async () => {
   const { once } = newAccount(baseUrl());
   const faultId = await planFault(once, { status: 429 });
   const refused = await once.GET("/v1/bugs");

@@ -1,5 +1,5 @@
 // A webhook delivered to a receiver on this machine, its signature checked
-// with node:crypto as the README says.
+// with node:crypto as docs/webhooks.md says.
 import assert from "node:assert/strict";
 import { once as onceEvent } from "node:events";
 import { createServer, type IncomingHttpHeaders } from "node:http";
