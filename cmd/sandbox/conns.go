@@ -116,6 +116,12 @@ type trackedConn struct {
 	once    sync.Once
 }
 
+// NetConn returns the connection it wraps, as crypto/tls's Conn does, so
+// that a reset fault reaches the TCP connection beneath to set its linger.
+func (c *trackedConn) NetConn() net.Conn {
+	return c.Conn
+}
+
 func (c *trackedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(func() {

@@ -112,10 +112,26 @@ func (s *Server) dropConnection(w http.ResponseWriter, r *http.Request, reset bo
 		s.logger.ErrorContext(r.Context(), "network fault: hijack", "path", loggedPath(r), "error", err)
 		panic(http.ErrAbortHandler)
 	}
-	if tcp, ok := conn.(*net.TCPConn); ok && reset {
+	if tcp, ok := tcpConnOf(conn); ok && reset {
 		_ = tcp.SetLinger(0)
 	}
 	_ = conn.Close()
+}
+
+// tcpConnOf finds the TCP connection beneath any wrappers that give theirs
+// by a NetConn method, as crypto/tls's Conn and the binary's connection
+// limiter do.
+func tcpConnOf(conn net.Conn) (*net.TCPConn, bool) {
+	for {
+		switch c := conn.(type) {
+		case *net.TCPConn:
+			return c, true
+		case interface{ NetConn() net.Conn }:
+			conn = c.NetConn()
+		default:
+			return nil, false
+		}
+	}
 }
 
 // answer is a response kept whole before it is sent.
