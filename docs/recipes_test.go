@@ -1,0 +1,436 @@
+package docs_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A recipe is a ```sh block of README.md or of a page of docs/. Every one
+// runs, as written, against a sandbox of its own, unless the line before its
+// fence says why not:
+//
+//	<!-- not run: why -->
+//
+// Where a recipe does what a user's machine does, the test stands in:
+//   - a line that starts the sandbox in the background (`go run ./cmd/sandbox
+//     FLAGS &` or `bin/sandbox FLAGS &`) is the sandbox the test starts, with
+//     those flags, on a free loopback port; a recipe without one gets a
+//     sandbox with the default flags;
+//   - http://127.0.0.1:8080 is that sandbox's address;
+//   - a `go build` line is the build the test made beforehand: ./conform,
+//     bin/sandbox and bin/conform are in the recipe's working directory.
+//
+// Every sandbox also runs with -webhook-loopback-only, so that no recipe
+// sends anything beyond this machine.
+//
+// A recipe fails when it exits non-zero, or when it prints an error envelope
+// whose code none of its comments names: a recipe that means to get a 409
+// says so, as in `# 409 INVALID_STATUS_TRANSITION`.
+type recipe struct {
+	file   string
+	line   int // of the opening fence
+	text   string
+	notRun string // why the recipe is not run; empty when it is
+}
+
+func (r recipe) String() string {
+	return fmt.Sprintf("%s:%d", strings.TrimPrefix(r.file, "../"), r.line)
+}
+
+const documentedAddr = "http://127.0.0.1:8080"
+
+var (
+	notRunMarker = regexp.MustCompile(`^<!-- not run: (.*\S)\s*-->$`)
+	startLine    = regexp.MustCompile(`^(?:go run \./cmd/sandbox|bin/sandbox)((?:[ \t]+[^\s&#]+)*)[ \t]*&[ \t]*(?:#.*)?$`)
+	buildLine    = regexp.MustCompile(`^go build\b`)
+	errorCode    = regexp.MustCompile(`"success"\s*:\s*false\s*,\s*"error"\s*:\s*\{\s*"code"\s*:\s*"([A-Z_]+)"`)
+	comment      = regexp.MustCompile(`(?:^|\s)#.*$`)
+)
+
+// readRecipes returns the ```sh blocks of one Markdown file, in order.
+func readRecipes(file string) ([]recipe, error) { return readBlocks(file, "sh") }
+
+// readBlocks returns the blocks of one Markdown file whose info string is
+// lang, in order; only ```sh blocks may be marked as not run.
+func readBlocks(file, lang string) ([]recipe, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(data), "\n")
+	var out []recipe
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if strings.HasPrefix(line, "<!-- not run") && !notRunMarker.MatchString(line) {
+			return nil, fmt.Errorf("%s:%d: a not-run marker says why, as <!-- not run: why -->", file, i+1)
+		}
+		if !strings.HasPrefix(line, "```") {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && lines[end] != "```" {
+			end++
+		}
+		if end == len(lines) {
+			return nil, fmt.Errorf("%s:%d: the code block is never closed", file, i+1)
+		}
+		marked := i > 0 && notRunMarker.MatchString(lines[i-1])
+		info := strings.TrimPrefix(line, "```")
+		if marked && info != "sh" {
+			return nil, fmt.Errorf("%s:%d: a not-run marker stands before a %q block, which never runs", file, i+1, info)
+		}
+		if info == lang {
+			r := recipe{file: file, line: i + 1, text: strings.Join(lines[i+1:end], "\n")}
+			if marked {
+				r.notRun = notRunMarker.FindStringSubmatch(lines[i-1])[1]
+			}
+			out = append(out, r)
+		}
+		i = end
+	}
+	return out, nil
+}
+
+// allRecipes reads README.md and every page of docs/.
+func allRecipes(t *testing.T) []recipe {
+	t.Helper()
+	pages, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []recipe
+	for _, file := range append([]string{"../README.md"}, pages...) {
+		rs, err := readRecipes(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, rs...)
+	}
+	return all
+}
+
+// binaries builds the commands the recipes use, once for the whole test
+// binary, as the README builds them.
+var binaries = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "recipes-bin-")
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator), "./cmd/sandbox", "./cmd/conform")
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return dir, nil
+})
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if dir, err := binaries(); err == nil && dir != "" {
+		os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// needTools skips when curl or bash is missing, except in CI, where a
+// missing tool would silently drop every recipe.
+func needTools(t *testing.T) {
+	t.Helper()
+	for _, tool := range []string{"bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatalf("%s is needed to run the recipes: %v", tool, err)
+			}
+			t.Skipf("%s is needed to run the recipes: %v", tool, err)
+		}
+	}
+}
+
+// TestRecipes runs every recipe that is not marked as not run.
+func TestRecipes(t *testing.T) {
+	all := allRecipes(t)
+	needTools(t)
+	bin, err := binaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, r := range all {
+		if r.notRun != "" {
+			continue
+		}
+		ran++
+		t.Run(r.String(), func(t *testing.T) {
+			if err := runRecipe(t, bin, r.text); err != nil {
+				t.Errorf("the recipe at %s fails: %v\n%s", r, err, r.text)
+			}
+		})
+	}
+	t.Logf("%d recipes run, %d marked not run", ran, len(all)-ran)
+	if ran == 0 {
+		t.Error("no recipe ran")
+	}
+}
+
+// TestGoSnippetsCompile vets every ```go block of the pages, each a whole
+// file of its own that uses the standard library only; examples that use this
+// module's packages are Example functions of those packages instead.
+func TestGoSnippetsCompile(t *testing.T) {
+	pages, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, file := range append([]string{"../README.md"}, pages...) {
+		blocks, err := readBlocks(file, "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range blocks {
+			found++
+			t.Run(b.String(), func(t *testing.T) {
+				if err := vetSnippet(t, b.text); err != nil {
+					t.Errorf("the Go snippet at %s does not compile: %v", b, err)
+				}
+			})
+		}
+	}
+	if found == 0 {
+		t.Error("no Go snippet found: the webhook verifier is one")
+	}
+	t.Run("a broken snippet fails", func(t *testing.T) {
+		if err := vetSnippet(t, "package broken\n\nfunc f() int { return \"one\" }\n"); err == nil {
+			t.Error("a snippet that cannot compile passed")
+		}
+	})
+}
+
+func vetSnippet(t *testing.T, text string) error {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "snippet.go"), []byte(text), 0o644); err != nil {
+		return err
+	}
+	cmd := exec.Command("go", "vet", "./snippet.go")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v\n%s", err, out)
+	}
+	return nil
+}
+
+// TestBrokenRecipesFail breaks recipes of the pages on purpose, each in a
+// way a reader would meet, and requires the runner to fail them; the same
+// recipes as written pass in TestRecipes.
+func TestBrokenRecipesFail(t *testing.T) {
+	all := allRecipes(t)
+	needTools(t)
+	bin, err := binaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(file, contains string) string {
+		t.Helper()
+		for _, r := range all {
+			if r.file == file && r.notRun == "" && strings.Contains(r.text, contains) {
+				return r.text
+			}
+		}
+		t.Fatalf("%s has no recipe with %q", file, contains)
+		return ""
+	}
+	faults := find("controls.md", `"network":"trickle"`)
+	clock := find("controls.md", "/_sandbox/clock")
+	for _, c := range []struct {
+		name, text, want string
+	}{
+		{"fault plans without a Content-Type", strings.ReplaceAll(faults, ` -H "$J"`, ""), "UNSUPPORTED_MEDIA_TYPE"},
+		{"a fault field misspelt", strings.Replace(faults, `"retryAfter"`, `"retryafter"`, 1), "VALIDATION_ERROR"},
+		{"the clock moved without -frozen-clock", strings.Replace(clock, "-frozen-clock 2026-01-01T00:00:00Z ", "", 1), "CONFLICT"},
+		{"a command that fails", faults + "\ncurl -sf http://127.0.0.1:8080/v1/nowhere", "exit status 22"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := runRecipe(t, bin, c.text)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("the broken recipe gave %v, want a failure naming %s\n%s", err, c.want, c.text)
+			}
+		})
+	}
+	t.Run("an error the recipe names", func(t *testing.T) {
+		text := "curl -s -H 'Authorization: Bearer svc_test_mysecret' http://127.0.0.1:8080/v1/nowhere   # 404 NOT_FOUND"
+		if err := runRecipe(t, bin, text); err != nil {
+			t.Errorf("a recipe that names the error it gets fails: %v", err)
+		}
+	})
+}
+
+// runRecipe runs one recipe's text against a sandbox it starts, in a
+// directory of its own, and says why it failed.
+func runRecipe(t *testing.T, bin, text string) error {
+	t.Helper()
+	work := t.TempDir()
+	for _, link := range []struct{ name, to string }{
+		{"conform", "conform"}, {"bin/conform", "conform"}, {"bin/sandbox", "sandbox"},
+	} {
+		if err := os.MkdirAll(filepath.Join(work, filepath.Dir(link.name)), 0o755); err != nil {
+			return err
+		}
+		if err := os.Symlink(filepath.Join(bin, link.to), filepath.Join(work, link.name)); err != nil {
+			return err
+		}
+	}
+
+	var flags []string
+	var script []string
+	for _, line := range strings.Split(text, "\n") {
+		if m := startLine.FindStringSubmatch(line); m != nil {
+			flags = append(flags, strings.Fields(m[1])...)
+			continue
+		}
+		if buildLine.MatchString(line) {
+			continue
+		}
+		script = append(script, line)
+	}
+	base, err := startSandbox(t, filepath.Join(bin, "sandbox"), flags)
+	if err != nil {
+		return err
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c",
+		strings.ReplaceAll(strings.Join(script, "\n"), documentedAddr, base))
+	cmd.Dir = work
+	// No proxy may carry a recipe's request away from loopback.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "NO_PROXY=*", "no_proxy=*"}
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	meant := strings.Join(comments(text), "\n")
+	for _, m := range errorCode.FindAllStringSubmatch(stdout.String(), -1) {
+		if !strings.Contains(meant, m[1]) {
+			return fmt.Errorf("an error envelope %s that no comment of the recipe names\nstdout: %s", m[1], stdout.String())
+		}
+	}
+	return nil
+}
+
+// comments returns the comments of a shell text: what follows a # at the
+// start of a line or after a blank.
+func comments(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if c := comment.FindString(line); c != "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// startSandbox starts the sandbox binary with a recipe's flags on a free
+// loopback port, reads its base URL from its first line of output, and stops
+// it with SIGTERM when the test ends.
+func startSandbox(t *testing.T, path string, flags []string) (string, error) {
+	t.Helper()
+	args := append(append([]string{}, flags...), "-addr", "127.0.0.1:0", "-webhook-loopback-only")
+	cmd := exec.Command(path, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", err
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	exited := make(chan struct{})
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+	})
+	first := make(chan string, 1)
+	go func() {
+		defer close(exited)
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		first <- strings.TrimSpace(line)
+		io.Copy(io.Discard, stdout)
+		cmd.Wait()
+	}()
+	select {
+	case base := <-first:
+		if !strings.HasPrefix(base, "http://127.0.0.1:") {
+			<-exited
+			return "", fmt.Errorf("sandbox %s did not start: first line %q\n%s", strings.Join(args, " "), base, stderr.String())
+		}
+		return base, nil
+	case <-time.After(20 * time.Second):
+		return "", errors.New("the sandbox printed no address within 20 s")
+	}
+}
+
+// TestReadRecipes holds the convention to its word: a not-run marker says
+// why, and stands only before a block that would otherwise run.
+func TestReadRecipes(t *testing.T) {
+	for _, c := range []struct {
+		name, page string
+		runs       int
+		notRun     string
+		wantErr    string
+	}{
+		{"a recipe", "# Page\n\n```sh\ncurl -s http://127.0.0.1:8080/healthz\n```\n", 1, "", ""},
+		{"a marked recipe", "<!-- not run: needs Docker -->\n```sh\ndocker run x\n```\n", 0, "needs Docker", ""},
+		{"another language", "```console\n$ sandbox --version\n```\n", 0, "", ""},
+		{"a marker without a reason", "<!-- not run -->\n```sh\ndocker run x\n```\n", 0, "", "says why"},
+		{"a marker before another language", "<!-- not run: output -->\n```json\n{}\n```\n", 0, "", "never runs"},
+		{"a block never closed", "```sh\ncurl -s x\n", 0, "", "never closed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), "page.md")
+			if err := os.WriteFile(file, []byte(c.page), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rs, err := readRecipes(file)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("readRecipes = %v, want an error saying %q", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, notRun := 0, ""
+			for _, r := range rs {
+				if r.notRun == "" {
+					runs++
+				} else {
+					notRun = r.notRun
+				}
+			}
+			if runs != c.runs || notRun != c.notRun {
+				t.Errorf("got %d to run and not-run reason %q, want %d and %q", runs, notRun, c.runs, c.notRun)
+			}
+		})
+	}
+}
