@@ -1,15 +1,31 @@
 // Package sandboxtest starts an in-process sandbox for tests, the way
-// net/http/httptest starts a server.
+// net/http/httptest starts a server: the whole sandbox, as cmd/sandbox
+// assembles it, on a local port, gone when the test ends.
+//
+//	func TestCheckout(t *testing.T) {
+//		srv := sandboxtest.NewServer(t, sandboxtest.Options{})
+//		api := checkout.NewClient(srv.URL, "svc_test_checkout")
+//		…
+//	}
+//
+// Options set what the sandbox's flags set: a frozen clock, rate limits,
+// fixtures, a server secret. Every exchange with the sandbox is also checked
+// against the OpenAPI document, and one that breaks it fails the test.
+// Start serves a sandbox where there is no test to own it, as in TestMain.
 package sandboxtest
 
 import (
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/testcampaign/kit/openapi"
 	"github.com/testcampaign/kit/openapi/openapitest"
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
@@ -71,6 +87,17 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 // New is NewHandler for tests that also need the accounts.
 func New(tb testing.TB, opts Options) *Sandbox {
 	tb.Helper()
+	built, err := app.New(appConfig(opts))
+	if err != nil {
+		tb.Fatalf("build sandbox: %v", err)
+	}
+	tb.Cleanup(built.Close)
+	// Every exchange of every test is checked against the OpenAPI document.
+	return &Sandbox{Handler: openapitest.Handler(tb, built.Handler), Accounts: built.Accounts}
+}
+
+// appConfig is the configuration of a sandbox with these options.
+func appConfig(opts Options) app.Config {
 	cfg := app.Config{
 		Fixtures:      opts.Fixtures,
 		FrozenAt:      opts.Now,
@@ -93,13 +120,7 @@ func New(tb testing.TB, opts Options) *Sandbox {
 	if !opts.Now.IsZero() {
 		cfg.ClientClock = func() time.Time { return opts.Now }
 	}
-	built, err := app.New(cfg)
-	if err != nil {
-		tb.Fatalf("build sandbox: %v", err)
-	}
-	tb.Cleanup(built.Close)
-	// Every exchange of every test is checked against the OpenAPI document.
-	return &Sandbox{Handler: openapitest.Handler(tb, built.Handler), Accounts: built.Accounts}
+	return cfg
 }
 
 // NewServer serves NewHandler on a local port until the test ends.
@@ -108,4 +129,64 @@ func NewServer(tb testing.TB, opts Options) *httptest.Server {
 	srv := httptest.NewServer(NewHandler(tb, opts))
 	tb.Cleanup(srv.Close)
 	return srv
+}
+
+// Server is a sandbox on a local port that no single test owns: one that
+// TestMain starts for every test of a package, or an example's.
+type Server struct {
+	*httptest.Server
+	closeApp func()
+
+	mu    sync.Mutex
+	drift []string
+}
+
+// Start serves a whole sandbox on a local port until Close, for where there
+// is no testing.TB to clean up after it:
+//
+//	func TestMain(m *testing.M) {
+//		srv, err := sandboxtest.Start(sandboxtest.Options{})
+//		if err != nil {
+//			log.Fatal(err)
+//		}
+//		baseURL = srv.URL
+//		code := m.Run()
+//		if err := srv.Close(); err != nil {
+//			log.Fatal(err)
+//		}
+//		os.Exit(code)
+//	}
+//
+// Its exchanges are checked against the OpenAPI document as NewServer's
+// are; Close reports those that broke it.
+func Start(opts Options) (*Server, error) {
+	built, err := app.New(appConfig(opts))
+	if err != nil {
+		return nil, fmt.Errorf("build sandbox: %w", err)
+	}
+	validator, err := openapi.Default(openapi.Strict())
+	if err != nil {
+		built.Close()
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	s := &Server{closeApp: built.Close}
+	s.Server = httptest.NewServer(openapitest.Checking(validator, built.Handler, func(r *http.Request, status int, v openapi.Violation) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.drift = append(s.drift, fmt.Sprintf("%s %s answered %d: %s", r.Method, r.URL.RequestURI(), status, v))
+	}))
+	return s, nil
+}
+
+// Close stops the sandbox, and returns an error listing every exchange that
+// broke the OpenAPI document, if one did.
+func (s *Server) Close() error {
+	s.Server.Close()
+	s.closeApp()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.drift) > 0 {
+		return fmt.Errorf("OpenAPI drift:\n%s", strings.Join(s.drift, "\n"))
+	}
+	return nil
 }
