@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // A recipe is a ```sh block of README.md or of a page of docs/. Every one
@@ -30,7 +32,9 @@ import (
 //     sandbox with the default flags;
 //   - http://127.0.0.1:8080 is that sandbox's address;
 //   - a `go build` line is the build the test made beforehand: ./conform,
-//     bin/sandbox and bin/conform are in the recipe's working directory.
+//     bin/sandbox and bin/conform are in the recipe's working directory;
+//   - a conform run against a deployment explores with --seed 1 unless the
+//     recipe gives a seed, so that it sends the same requests every time.
 //
 // Every sandbox also runs with -webhook-loopback-only, so that no recipe
 // sends anything beyond this machine.
@@ -55,6 +59,7 @@ var (
 	notRunMarker = regexp.MustCompile(`^<!-- not run: (.*\S)\s*-->$`)
 	startLine    = regexp.MustCompile(`^(?:go run \./cmd/sandbox|bin/sandbox)((?:[ \t]+[^\s&#]+)*)[ \t]*&[ \t]*(?:#.*)?$`)
 	buildLine    = regexp.MustCompile(`^go build\b`)
+	conformRun   = regexp.MustCompile(`^(.*\bconform\b.*--base-url\b[^#]*?)(\s*(?:#.*)?)$`)
 	errorCode    = regexp.MustCompile(`"success"\s*:\s*false\s*,\s*"error"\s*:\s*\{\s*"code"\s*:\s*"([A-Z_]+)"`)
 	comment      = regexp.MustCompile(`(?:^|\s)#.*$`)
 )
@@ -292,18 +297,7 @@ func runRecipe(t *testing.T, bin, text string) error {
 		}
 	}
 
-	var flags []string
-	var script []string
-	for _, line := range strings.Split(text, "\n") {
-		if m := startLine.FindStringSubmatch(line); m != nil {
-			flags = append(flags, strings.Fields(m[1])...)
-			continue
-		}
-		if buildLine.MatchString(line) {
-			continue
-		}
-		script = append(script, line)
-	}
+	flags, script := standIns(text)
 	base, err := startSandbox(t, filepath.Join(bin, "sandbox"), flags)
 	if err != nil {
 		return err
@@ -312,7 +306,7 @@ func runRecipe(t *testing.T, bin, text string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c",
-		strings.ReplaceAll(strings.Join(script, "\n"), documentedAddr, base))
+		strings.ReplaceAll(script, documentedAddr, base))
 	cmd.Dir = work
 	// No proxy may carry a recipe's request away from loopback.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + work, "NO_PROXY=*", "no_proxy=*"}
@@ -329,6 +323,27 @@ func runRecipe(t *testing.T, bin, text string) error {
 		}
 	}
 	return nil
+}
+
+// standIns returns the flags a recipe starts its sandbox with, and the
+// script that is left once the test stands in for the recipe's start and
+// build lines and seeds its conform runs.
+func standIns(text string) (flags []string, script string) {
+	var lines []string
+	for _, line := range strings.Split(text, "\n") {
+		if m := startLine.FindStringSubmatch(line); m != nil {
+			flags = append(flags, strings.Fields(m[1])...)
+			continue
+		}
+		if buildLine.MatchString(line) {
+			continue
+		}
+		if m := conformRun.FindStringSubmatch(line); m != nil && !strings.Contains(line, "--seed") && !strings.HasSuffix(m[1], `\`) {
+			line = m[1] + " --seed 1" + m[2]
+		}
+		lines = append(lines, line)
+	}
+	return flags, strings.Join(lines, "\n")
 }
 
 // comments returns the comments of a shell text: what follows a # at the
@@ -432,5 +447,25 @@ func TestReadRecipes(t *testing.T) {
 				t.Errorf("got %d to run and not-run reason %q, want %d and %q", runs, notRun, c.runs, c.notRun)
 			}
 		})
+	}
+}
+
+func TestStandIns(t *testing.T) {
+	text := `go run ./cmd/sandbox -frozen-clock 2026-01-01T00:00:00Z &   # a frozen sandbox
+go build -o conform ./cmd/conform
+SVC_API_KEY=svc_test_mykey ./conform --base-url http://127.0.0.1:8080 --profile sandbox   # a run
+./conform --base-url http://127.0.0.1:8080 --seed 42
+./conform steps
+curl -s http://127.0.0.1:8080/healthz`
+	flags, script := standIns(text)
+	if diff := cmp.Diff([]string{"-frozen-clock", "2026-01-01T00:00:00Z"}, flags); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	want := `SVC_API_KEY=svc_test_mykey ./conform --base-url http://127.0.0.1:8080 --profile sandbox --seed 1   # a run
+./conform --base-url http://127.0.0.1:8080 --seed 42
+./conform steps
+curl -s http://127.0.0.1:8080/healthz`
+	if diff := cmp.Diff(want, script); diff != "" {
+		t.Errorf("script (-want +got):\n%s", diff)
 	}
 }
