@@ -469,3 +469,28 @@ curl -s http://127.0.0.1:8080/healthz`
 		t.Errorf("script (-want +got):\n%s", diff)
 	}
 }
+
+// TestTypeScriptVerifierIsTheTestedOne holds the TypeScript verifier of
+// webhooks.md to sdk-ts/src/webhook.ts, which sdk-ts's tests run against a
+// real delivery and a tampered one.
+func TestTypeScriptVerifierIsTheTestedOne(t *testing.T) {
+	blocks, err := readBlocks("webhooks.md", "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 1 {
+		t.Fatalf("webhooks.md has %d TypeScript blocks, want the verifier alone", len(blocks))
+	}
+	_, fn, ok := strings.Cut(blocks[0].text, "\nfunction verifyWebhookSignature")
+	fn, _, ok2 := strings.Cut(fn, "\n}\n")
+	if !ok || !ok2 {
+		t.Fatalf("the TypeScript block of webhooks.md has no function verifyWebhookSignature:\n%s", blocks[0].text)
+	}
+	tested, err := os.ReadFile("../sdk-ts/src/webhook.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tested), "\nexport function verifyWebhookSignature"+fn+"\n}\n") {
+		t.Errorf("webhooks.md's verifyWebhookSignature is not the one sdk-ts/src/webhook.ts exports and tests:\n%s", fn)
+	}
+}
