@@ -3742,6 +3742,7 @@ type FileBugResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // FileBugResponse400Headers the declared response headers of an HTTP 400 response for FileBug
@@ -3749,6 +3750,7 @@ type FileBugResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // FileBugResponse401Headers the declared response headers of an HTTP 401 response for FileBug
@@ -3761,6 +3763,7 @@ type FileBugResponse404Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // FileBugResponse408Headers the declared response headers of an HTTP 408 response for FileBug
@@ -3768,6 +3771,7 @@ type FileBugResponse408Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // FileBugResponse409Headers the declared response headers of an HTTP 409 response for FileBug
@@ -3775,6 +3779,7 @@ type FileBugResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // FileBugResponse413Headers the declared response headers of an HTTP 413 response for FileBug
@@ -3782,6 +3787,7 @@ type FileBugResponse413Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // FileBugResponse415Headers the declared response headers of an HTTP 415 response for FileBug
@@ -3789,6 +3795,7 @@ type FileBugResponse415Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // FileBugResponse429Headers the declared response headers of an HTTP 429 response for FileBug
@@ -3797,6 +3804,7 @@ type FileBugResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type FileBugResponse struct {
@@ -3933,6 +3941,7 @@ type MoveClockResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // MoveClockResponse400Headers the declared response headers of an HTTP 400 response for MoveClock
@@ -3940,6 +3949,7 @@ type MoveClockResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // MoveClockResponse401Headers the declared response headers of an HTTP 401 response for MoveClock
@@ -3952,6 +3962,7 @@ type MoveClockResponse408Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // MoveClockResponse409Headers the declared response headers of an HTTP 409 response for MoveClock
@@ -3959,6 +3970,7 @@ type MoveClockResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // MoveClockResponse413Headers the declared response headers of an HTTP 413 response for MoveClock
@@ -3966,6 +3978,7 @@ type MoveClockResponse413Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // MoveClockResponse415Headers the declared response headers of an HTTP 415 response for MoveClock
@@ -3973,6 +3986,7 @@ type MoveClockResponse415Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // MoveClockResponse429Headers the declared response headers of an HTTP 429 response for MoveClock
@@ -3981,6 +3995,7 @@ type MoveClockResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type MoveClockResponse struct {
@@ -4108,6 +4123,7 @@ type ListDeliveriesResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListDeliveriesResponse400Headers the declared response headers of an HTTP 400 response for ListDeliveries
@@ -4115,6 +4131,7 @@ type ListDeliveriesResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ListDeliveriesResponse401Headers the declared response headers of an HTTP 401 response for ListDeliveries
@@ -4128,6 +4145,7 @@ type ListDeliveriesResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type ListDeliveriesResponse struct {
@@ -4219,6 +4237,7 @@ type ListEventsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListEventsResponse400Headers the declared response headers of an HTTP 400 response for ListEvents
@@ -4226,6 +4245,7 @@ type ListEventsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ListEventsResponse401Headers the declared response headers of an HTTP 401 response for ListEvents
@@ -4239,6 +4259,7 @@ type ListEventsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type ListEventsResponse struct {
@@ -4330,6 +4351,7 @@ type ClearFaultsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ClearFaultsResponse400Headers the declared response headers of an HTTP 400 response for ClearFaults
@@ -4337,6 +4359,7 @@ type ClearFaultsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ClearFaultsResponse401Headers the declared response headers of an HTTP 401 response for ClearFaults
@@ -4350,6 +4373,7 @@ type ClearFaultsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type ClearFaultsResponse struct {
@@ -4441,6 +4465,7 @@ type ListFaultsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListFaultsResponse400Headers the declared response headers of an HTTP 400 response for ListFaults
@@ -4448,6 +4473,7 @@ type ListFaultsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ListFaultsResponse401Headers the declared response headers of an HTTP 401 response for ListFaults
@@ -4461,6 +4487,7 @@ type ListFaultsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type ListFaultsResponse struct {
@@ -4552,6 +4579,7 @@ type PlanFaultsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // PlanFaultsResponse400Headers the declared response headers of an HTTP 400 response for PlanFaults
@@ -4559,6 +4587,7 @@ type PlanFaultsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // PlanFaultsResponse401Headers the declared response headers of an HTTP 401 response for PlanFaults
@@ -4571,6 +4600,7 @@ type PlanFaultsResponse408Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // PlanFaultsResponse409Headers the declared response headers of an HTTP 409 response for PlanFaults
@@ -4578,6 +4608,7 @@ type PlanFaultsResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // PlanFaultsResponse413Headers the declared response headers of an HTTP 413 response for PlanFaults
@@ -4585,6 +4616,7 @@ type PlanFaultsResponse413Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // PlanFaultsResponse415Headers the declared response headers of an HTTP 415 response for PlanFaults
@@ -4592,6 +4624,7 @@ type PlanFaultsResponse415Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // PlanFaultsResponse429Headers the declared response headers of an HTTP 429 response for PlanFaults
@@ -4600,6 +4633,7 @@ type PlanFaultsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type PlanFaultsResponse struct {
@@ -4727,6 +4761,7 @@ type ListRequestsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListRequestsResponse400Headers the declared response headers of an HTTP 400 response for ListRequests
@@ -4734,6 +4769,7 @@ type ListRequestsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ListRequestsResponse401Headers the declared response headers of an HTTP 401 response for ListRequests
@@ -4747,6 +4783,7 @@ type ListRequestsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type ListRequestsResponse struct {
@@ -4838,6 +4875,7 @@ type ResetAccountResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ResetAccountResponse400Headers the declared response headers of an HTTP 400 response for ResetAccount
@@ -4845,6 +4883,7 @@ type ResetAccountResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ResetAccountResponse401Headers the declared response headers of an HTTP 401 response for ResetAccount
@@ -4858,6 +4897,7 @@ type ResetAccountResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type ResetAccountResponse struct {
@@ -4950,6 +4990,7 @@ type HealthResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type HealthResponse struct {
@@ -5015,6 +5056,7 @@ type GetOpenAPIJSONResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type GetOpenAPIJSONResponse struct {
@@ -5073,6 +5115,7 @@ type GetOpenAPIYAMLResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 type GetOpenAPIYAMLResponse struct {
@@ -5137,6 +5180,7 @@ type GetAnalyticsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // GetAnalyticsResponse400Headers the declared response headers of an HTTP 400 response for GetAnalytics
@@ -5144,6 +5188,7 @@ type GetAnalyticsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // GetAnalyticsResponse401Headers the declared response headers of an HTTP 401 response for GetAnalytics
@@ -5156,6 +5201,7 @@ type GetAnalyticsResponse404Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // GetAnalyticsResponse429Headers the declared response headers of an HTTP 429 response for GetAnalytics
@@ -5164,6 +5210,7 @@ type GetAnalyticsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // GetAnalyticsResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetAnalytics
@@ -5279,6 +5326,7 @@ type ListBugsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListBugsResponse400Headers the declared response headers of an HTTP 400 response for ListBugs
@@ -5286,6 +5334,7 @@ type ListBugsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ListBugsResponse401Headers the declared response headers of an HTTP 401 response for ListBugs
@@ -5299,6 +5348,7 @@ type ListBugsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListBugsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListBugs
@@ -5405,6 +5455,7 @@ type UpdateBugResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse400Headers the declared response headers of an HTTP 400 response for UpdateBug
@@ -5412,6 +5463,7 @@ type UpdateBugResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse401Headers the declared response headers of an HTTP 401 response for UpdateBug
@@ -5424,6 +5476,7 @@ type UpdateBugResponse404Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse408Headers the declared response headers of an HTTP 408 response for UpdateBug
@@ -5431,6 +5484,7 @@ type UpdateBugResponse408Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse409Headers the declared response headers of an HTTP 409 response for UpdateBug
@@ -5438,6 +5492,7 @@ type UpdateBugResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse413Headers the declared response headers of an HTTP 413 response for UpdateBug
@@ -5445,6 +5500,7 @@ type UpdateBugResponse413Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse415Headers the declared response headers of an HTTP 415 response for UpdateBug
@@ -5452,6 +5508,7 @@ type UpdateBugResponse415Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse429Headers the declared response headers of an HTTP 429 response for UpdateBug
@@ -5460,6 +5517,7 @@ type UpdateBugResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // UpdateBugResponse5XXHeaders the declared response headers of an HTTP 5XX response for UpdateBug
@@ -5611,6 +5669,7 @@ type ListCampaignsResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListCampaignsResponse400Headers the declared response headers of an HTTP 400 response for ListCampaigns
@@ -5618,6 +5677,7 @@ type ListCampaignsResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ListCampaignsResponse401Headers the declared response headers of an HTTP 401 response for ListCampaigns
@@ -5631,6 +5691,7 @@ type ListCampaignsResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListCampaignsResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListCampaigns
@@ -5737,6 +5798,7 @@ type CreateCampaignResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateCampaignResponse400Headers the declared response headers of an HTTP 400 response for CreateCampaign
@@ -5744,6 +5806,7 @@ type CreateCampaignResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // CreateCampaignResponse401Headers the declared response headers of an HTTP 401 response for CreateCampaign
@@ -5756,6 +5819,7 @@ type CreateCampaignResponse408Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateCampaignResponse409Headers the declared response headers of an HTTP 409 response for CreateCampaign
@@ -5763,6 +5827,7 @@ type CreateCampaignResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateCampaignResponse413Headers the declared response headers of an HTTP 413 response for CreateCampaign
@@ -5770,6 +5835,7 @@ type CreateCampaignResponse413Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateCampaignResponse415Headers the declared response headers of an HTTP 415 response for CreateCampaign
@@ -5777,6 +5843,7 @@ type CreateCampaignResponse415Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateCampaignResponse429Headers the declared response headers of an HTTP 429 response for CreateCampaign
@@ -5785,6 +5852,7 @@ type CreateCampaignResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateCampaignResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreateCampaign
@@ -5927,6 +5995,7 @@ type GetCampaignResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // GetCampaignResponse400Headers the declared response headers of an HTTP 400 response for GetCampaign
@@ -5934,6 +6003,7 @@ type GetCampaignResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // GetCampaignResponse401Headers the declared response headers of an HTTP 401 response for GetCampaign
@@ -5946,6 +6016,7 @@ type GetCampaignResponse404Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // GetCampaignResponse429Headers the declared response headers of an HTTP 429 response for GetCampaign
@@ -5954,6 +6025,7 @@ type GetCampaignResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // GetCampaignResponse5XXHeaders the declared response headers of an HTTP 5XX response for GetCampaign
@@ -6069,6 +6141,7 @@ type ListTestersResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListTestersResponse400Headers the declared response headers of an HTTP 400 response for ListTesters
@@ -6076,6 +6149,7 @@ type ListTestersResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // ListTestersResponse401Headers the declared response headers of an HTTP 401 response for ListTesters
@@ -6089,6 +6163,7 @@ type ListTestersResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // ListTestersResponse5XXHeaders the declared response headers of an HTTP 5XX response for ListTesters
@@ -6195,6 +6270,7 @@ type CreateWebhookResponse200Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateWebhookResponse400Headers the declared response headers of an HTTP 400 response for CreateWebhook
@@ -6202,6 +6278,7 @@ type CreateWebhookResponse400Headers struct {
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
+	XRateLimitScope     *string
 }
 
 // CreateWebhookResponse401Headers the declared response headers of an HTTP 401 response for CreateWebhook
@@ -6214,6 +6291,7 @@ type CreateWebhookResponse408Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateWebhookResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhook
@@ -6221,6 +6299,7 @@ type CreateWebhookResponse409Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateWebhookResponse413Headers the declared response headers of an HTTP 413 response for CreateWebhook
@@ -6228,6 +6307,7 @@ type CreateWebhookResponse413Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateWebhookResponse415Headers the declared response headers of an HTTP 415 response for CreateWebhook
@@ -6235,6 +6315,7 @@ type CreateWebhookResponse415Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateWebhookResponse429Headers the declared response headers of an HTTP 429 response for CreateWebhook
@@ -6243,6 +6324,7 @@ type CreateWebhookResponse429Headers struct {
 	XRateLimitLimit     int
 	XRateLimitRemaining int
 	XRateLimitReset     int
+	XRateLimitScope     *string
 }
 
 // CreateWebhookResponse5XXHeaders the declared response headers of an HTTP 5XX response for CreateWebhook
@@ -6916,6 +6998,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers FileBugResponse400Headers
@@ -6939,6 +7028,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -6974,6 +7070,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 408:
 		var headers FileBugResponse408Headers
@@ -6997,6 +7100,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
@@ -7022,6 +7132,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers FileBugResponse413Headers
@@ -7046,6 +7163,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers FileBugResponse415Headers
@@ -7069,6 +7193,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -7100,6 +7231,13 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -7217,6 +7355,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers MoveClockResponse400Headers
@@ -7240,6 +7385,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7275,6 +7427,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers MoveClockResponse409Headers
@@ -7298,6 +7457,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
@@ -7323,6 +7489,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers MoveClockResponse415Headers
@@ -7346,6 +7519,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -7377,6 +7557,13 @@ func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -7466,6 +7653,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListDeliveriesResponse400Headers
@@ -7489,6 +7683,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7530,6 +7731,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -7619,6 +7827,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListEventsResponse400Headers
@@ -7642,6 +7857,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7683,6 +7905,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -7772,6 +8001,13 @@ func ParseClearFaultsResponse(rsp *http.Response) (*ClearFaultsResponse, error) 
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ClearFaultsResponse400Headers
@@ -7795,6 +8031,13 @@ func ParseClearFaultsResponse(rsp *http.Response) (*ClearFaultsResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7836,6 +8079,13 @@ func ParseClearFaultsResponse(rsp *http.Response) (*ClearFaultsResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -7925,6 +8175,13 @@ func ParseListFaultsResponse(rsp *http.Response) (*ListFaultsResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListFaultsResponse400Headers
@@ -7948,6 +8205,13 @@ func ParseListFaultsResponse(rsp *http.Response) (*ListFaultsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -7989,6 +8253,13 @@ func ParseListFaultsResponse(rsp *http.Response) (*ListFaultsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -8106,6 +8377,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers PlanFaultsResponse400Headers
@@ -8129,6 +8407,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -8164,6 +8449,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers PlanFaultsResponse409Headers
@@ -8187,6 +8479,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
@@ -8212,6 +8511,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers PlanFaultsResponse415Headers
@@ -8235,6 +8541,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -8266,6 +8579,13 @@ func ParsePlanFaultsResponse(rsp *http.Response) (*PlanFaultsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -8355,6 +8675,13 @@ func ParseListRequestsResponse(rsp *http.Response) (*ListRequestsResponse, error
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListRequestsResponse400Headers
@@ -8378,6 +8705,13 @@ func ParseListRequestsResponse(rsp *http.Response) (*ListRequestsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -8419,6 +8753,13 @@ func ParseListRequestsResponse(rsp *http.Response) (*ListRequestsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -8508,6 +8849,13 @@ func ParseResetAccountResponse(rsp *http.Response) (*ResetAccountResponse, error
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ResetAccountResponse400Headers
@@ -8531,6 +8879,13 @@ func ParseResetAccountResponse(rsp *http.Response) (*ResetAccountResponse, error
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -8572,6 +8927,13 @@ func ParseResetAccountResponse(rsp *http.Response) (*ResetAccountResponse, error
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -8647,6 +9009,13 @@ func ParseHealthResponse(rsp *http.Response) (*HealthResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers429 = &headers
 	}
 
@@ -8713,6 +9082,13 @@ func ParseGetOpenAPIJSONResponse(rsp *http.Response) (*GetOpenAPIJSONResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -8787,6 +9163,13 @@ func ParseGetOpenAPIYAMLResponse(rsp *http.Response) (*GetOpenAPIYAMLResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	}
@@ -8890,6 +9273,13 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetAnalyticsResponse400Headers
@@ -8913,6 +9303,13 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -8948,6 +9345,13 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetAnalyticsResponse429Headers
@@ -8978,6 +9382,13 @@ func ParseGetAnalyticsResponse(rsp *http.Response) (*GetAnalyticsResponse, error
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
@@ -9091,6 +9502,13 @@ func ParseListBugsResponse(rsp *http.Response) (*ListBugsResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListBugsResponse400Headers
@@ -9114,6 +9532,13 @@ func ParseListBugsResponse(rsp *http.Response) (*ListBugsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -9155,6 +9580,13 @@ func ParseListBugsResponse(rsp *http.Response) (*ListBugsResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
@@ -9303,6 +9735,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers UpdateBugResponse400Headers
@@ -9326,6 +9765,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -9361,6 +9807,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 408:
 		var headers UpdateBugResponse408Headers
@@ -9384,6 +9837,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
@@ -9409,6 +9869,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
 		var headers UpdateBugResponse413Headers
@@ -9433,6 +9900,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers UpdateBugResponse415Headers
@@ -9456,6 +9930,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -9487,6 +9968,13 @@ func ParseUpdateBugResponse(rsp *http.Response) (*UpdateBugResponse, error) {
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
@@ -9600,6 +10088,13 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListCampaignsResponse400Headers
@@ -9623,6 +10118,13 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -9664,6 +10166,13 @@ func ParseListCampaignsResponse(rsp *http.Response) (*ListCampaignsResponse, err
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
@@ -9805,6 +10314,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateCampaignResponse400Headers
@@ -9828,6 +10344,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -9863,6 +10386,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateCampaignResponse409Headers
@@ -9886,6 +10416,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
@@ -9911,6 +10448,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateCampaignResponse415Headers
@@ -9934,6 +10478,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -9965,6 +10516,13 @@ func ParseCreateCampaignResponse(rsp *http.Response) (*CreateCampaignResponse, e
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
@@ -10085,6 +10643,13 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetCampaignResponse400Headers
@@ -10108,6 +10673,13 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -10143,6 +10715,13 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCampaignResponse429Headers
@@ -10173,6 +10752,13 @@ func ParseGetCampaignResponse(rsp *http.Response) (*GetCampaignResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
@@ -10286,6 +10872,13 @@ func ParseListTestersResponse(rsp *http.Response) (*ListTestersResponse, error) 
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListTestersResponse400Headers
@@ -10309,6 +10902,13 @@ func ParseListTestersResponse(rsp *http.Response) (*ListTestersResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -10350,6 +10950,13 @@ func ParseListTestersResponse(rsp *http.Response) (*ListTestersResponse, error) 
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:
@@ -10491,6 +11098,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateWebhookResponse400Headers
@@ -10514,6 +11128,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
@@ -10549,6 +11170,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers408 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateWebhookResponse409Headers
@@ -10572,6 +11200,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers409 = &headers
 	case rsp.StatusCode == 413:
@@ -10597,6 +11232,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 			}
 			headers.XRateLimitReset = value
 		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateWebhookResponse415Headers
@@ -10620,6 +11262,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers415 = &headers
 	case rsp.StatusCode == 429:
@@ -10651,6 +11300,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 				return nil, err
 			}
 			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode/100 == 5:

@@ -51,7 +51,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 		switch {
 		case fault.Status != 0:
 			// The budget as it stands: the injected failure spent none of it.
-			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()))
+			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
 			if fault.RetryAfter > 0 {
 				w.Header().Set("Retry-After", strconv.Itoa(fault.RetryAfter))
 			}
@@ -61,7 +61,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			s.dropConnection(w, r, fault.Network == sandbox.NetworkReset)
 		case fault.Network == sandbox.NetworkMalformed:
 			readForJournal(r)
-			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()))
+			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, malformedBody)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 	"github.com/testcampaign/kit/sandbox/webhook"
 )
@@ -277,5 +278,36 @@ func TestDateFollowsTheAccountsClock(t *testing.T) {
 	c.ok("POST", "/_sandbox/clock", `{"advance":"1h"}`, nil)
 	if got, want := c.do("GET", "/v1/testers", "").header.Get("Date"), frozenAt.Add(time.Hour).Format(http.TimeFormat); got != want {
 		t.Errorf("Date after moving the clock = %q, want %q", got, want)
+	}
+}
+
+// A client retries, backs off or gives up by the budget a 429 is about: its
+// key's, the controls', or the whole client's on a shared sandbox.
+func TestEveryRateLimitHeaderSetNamesItsBudget(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{Now: frozenAt, MinuteLimit: 1, ControlMinuteLimit: 2,
+		Clients: httpapi.ClientLimits{Requests: 7, NewAccounts: 1, TrustForwardedFor: true}})
+	c.ok("POST", "/_sandbox/faults", `{"status":429,"count":1}`, nil)
+	cases := []struct {
+		name   string
+		res    response
+		want   string
+		status int
+	}{
+		{"an injected 429", c.do("GET", "/v1/testers", ""), "key", http.StatusTooManyRequests},
+		{"an API answer", c.do("GET", "/v1/testers", ""), "key", http.StatusOK},
+		{"the key's 429", c.do("GET", "/v1/testers", ""), "key", http.StatusTooManyRequests},
+		{"a control's answer", c.do("GET", "/_sandbox/events", ""), "controls", http.StatusOK},
+		{"the controls' 429", c.do("GET", "/_sandbox/events", ""), "controls", http.StatusTooManyRequests},
+		{"the client's new-account 429", c.withKey("svc_test_a-second-key").do("GET", "/v1/testers", ""), "client", http.StatusTooManyRequests},
+		{"another client", fromClient(c, "192.0.2.9", "GET", "/_sandbox/events"), "controls", http.StatusTooManyRequests},
+		{"the client's request 429", c.do("GET", "/healthz", ""), "client", http.StatusTooManyRequests},
+	}
+	for _, tc := range cases {
+		if tc.res.status != tc.status {
+			t.Errorf("%s: %d %s, want %d", tc.name, tc.res.status, tc.res.raw, tc.status)
+		}
+		if got := tc.res.header.Values("X-RateLimit-Scope"); len(got) != 1 || got[0] != tc.want {
+			t.Errorf("%s: X-RateLimit-Scope %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

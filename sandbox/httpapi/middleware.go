@@ -137,7 +137,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 func (s *Server) limitClients(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if d := s.clients.takeRequest(r); !d.Allowed {
-			s.refuse(w, r, d, "this address has sent %d requests this minute, the most one client may; retry in %d seconds")
+			s.refuse(w, r, d, scopeClient, "this address has sent %d requests this minute, the most one client may; retry in %d seconds")
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -195,7 +195,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		a, held := s.accounts.Held(key)
 		if !held {
 			if d := s.clients.takeNewAccount(r); !d.Allowed {
-				s.refuse(w, r, d, "this address has opened %d new accounts this minute, the most one client may; retry in %d seconds")
+				s.refuse(w, r, d, scopeClient, "this address has opened %d new accounts this minute, the most one client may; retry in %d seconds")
 				return
 			}
 			a = s.accounts.Get(key)
@@ -209,14 +209,14 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-// limiterFor returns the budget a request is counted against: the API's
-// limits, or the controls' own.
-func limiterFor(r *http.Request) *ratelimit.Limiter {
+// limiterFor returns the budget a request is counted against, and its scope:
+// the API's limits, or the controls' own.
+func limiterFor(r *http.Request) (*ratelimit.Limiter, []string) {
 	a := accountOf(r)
 	if strings.HasPrefix(r.URL.Path, controlPrefix) {
-		return a.Controls
+		return a.Controls, scopeControls
 	}
-	return a.Limiter
+	return a.Limiter, scopeKey
 }
 
 // limitRate counts authenticated requests against their budget and reports
@@ -227,17 +227,29 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		d := limiterFor(r).Take(accountOf(r).Clock.Now())
+		limiter, scope := limiterFor(r)
+		d := limiter.Take(accountOf(r).Clock.Now())
 		if !d.Allowed {
-			s.refuse(w, r, d, "rate limit of %d requests exceeded; retry in %d seconds")
+			s.refuse(w, r, d, scope, "rate limit of %d requests exceeded; retry in %d seconds")
 			return
 		}
-		setRateHeaders(w, d)
+		setRateHeaders(w, d, scope)
 		next.ServeHTTP(w, r)
 	})
 }
 
-func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision) {
+// The values of X-RateLimit-Scope, which says which budget the rate-limit
+// headers and a 429 report, so that a client can tell a shared sandbox's
+// per-client budget from its key's. Responses share them: a header's values
+// are replaced, never written in place.
+var (
+	scopeKey      = []string{"key"}
+	scopeControls = []string{"controls"}
+	scopeClient   = []string{"client"}
+)
+
+// setRateHeaders reports decision d of the budget that scope names.
+func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision, scope []string) {
 	// Set directly, in canonical form, as Header.Set would store them, from
 	// one array: these go out on every request.
 	values := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(d.Reset.Unix(), 10)}
@@ -245,12 +257,13 @@ func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision) {
 	h["X-Ratelimit-Limit"] = values[0:1:1]
 	h["X-Ratelimit-Remaining"] = values[1:2:2]
 	h["X-Ratelimit-Reset"] = values[2:3:3]
+	h["X-Ratelimit-Scope"] = scope
 }
 
-// refuse answers 429 with the headers of the exhausted budget; message
-// formats the budget's limit and the seconds to wait.
-func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision, message string) {
-	setRateHeaders(w, d)
+// refuse answers 429 with the headers of the exhausted budget, which scope
+// names; message formats the budget's limit and the seconds to wait.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision, scope []string, message string) {
+	setRateHeaders(w, d, scope)
 	retryAfter := max(1, int(math.Ceil(d.RetryAfter.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 	s.writeError(w, r, sandbox.Errorf(sandbox.ErrRateLimitExceeded, message, d.Limit, retryAfter))
