@@ -494,3 +494,66 @@ func TestTypeScriptVerifierIsTheTestedOne(t *testing.T) {
 		t.Errorf("webhooks.md's verifyWebhookSignature is not the one sdk-ts/src/webhook.ts exports and tests:\n%s", fn)
 	}
 }
+
+// TestFeatureSnippetsPass runs every ```gherkin block of the pages, each a
+// scenario, with conform against a sandbox: it must pass, and fail once its
+// expected status is changed.
+func TestFeatureSnippetsPass(t *testing.T) {
+	pages, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scenarios []recipe
+	for _, file := range pages {
+		blocks, err := readBlocks(file, "gherkin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		scenarios = append(scenarios, blocks...)
+	}
+	if len(scenarios) == 0 {
+		t.Fatal("no Gherkin block found: writing-features.md has one")
+	}
+	bin, err := binaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scenarios {
+		t.Run(s.String(), func(t *testing.T) {
+			if err := runFeature(t, bin, s.text); err != nil {
+				t.Errorf("the scenario at %s fails: %v", s, err)
+			}
+			broken := strings.Replace(s.text, `"draft"`, `"active"`, 1)
+			if broken == s.text {
+				t.Fatalf("the scenario at %s expects no draft, so it cannot be broken on purpose here", s)
+			}
+			if err := runFeature(t, bin, broken); err == nil || !strings.Contains(err.Error(), "exit status 1") {
+				t.Errorf("the scenario broken on purpose gave %v, want conform's exit status 1", err)
+			}
+		})
+	}
+}
+
+// runFeature runs one scenario as a feature of its own with conform
+// against a sandbox it starts.
+func runFeature(t *testing.T, bin, scenario string) error {
+	t.Helper()
+	dir := t.TempDir()
+	feature := "Feature: a scenario of the docs\n\n" + scenario + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "docs.feature"), []byte(feature), 0o644); err != nil {
+		return err
+	}
+	base, err := startSandbox(t, filepath.Join(bin, "sandbox"), nil)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(bin, "conform"), "--base-url", base, "--profile", "sandbox",
+		"--features", dir, "--no-builtin", "--format", "none", "--explore", "-1s")
+	cmd.Env = []string{"SVC_API_KEY=svc_test_docsfeature", "HOME=" + dir, "NO_PROXY=*", "no_proxy=*"}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%v\n%s", err, out)
+	}
+	return nil
+}
