@@ -11,6 +11,7 @@ import (
 	"github.com/cucumber/godog"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/conformancetest"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -31,7 +32,7 @@ func TestConformance(t *testing.T) {
 	if base == "" || key == "" {
 		t.Skip("set CONFORM_BASE_URL and SVC_API_KEY to check a deployment")
 	}
-	conformance.Test(t, conformance.Config{
+	conformancetest.Test(t, conformance.Config{
 		BaseURL: base, APIKey: key, Profile: os.Getenv("CONFORM_PROFILE"), Output: os.Stdout,
 		Tags: godogFlags.Tags, Concurrency: godogFlags.Concurrency, Format: conformance.FormatNone,
 	}, applyGodogFlags)

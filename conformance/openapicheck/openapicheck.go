@@ -9,13 +9,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/rules"
 	"github.com/testcampaign/kit/openapi"
 )
 
-// Load is a conformance.SchemaLoader: it parses an OpenAPI 3 document and
+// Load is a rules.SchemaLoader: it parses an OpenAPI 3 document and
 // refuses one that is not valid OpenAPI 3, naming its first problems.
-func Load(doc []byte) (conformance.Schema, error) {
+func Load(doc []byte) (rules.Schema, error) {
 	v, err := openapi.Load(doc)
 	if err != nil {
 		return nil, err
@@ -32,18 +32,18 @@ func Load(doc []byte) (conformance.Schema, error) {
 
 type schema struct{ v *openapi.Validator }
 
-func (s schema) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []conformance.SchemaViolation {
+func (s schema) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []rules.SchemaViolation {
 	return convert(s.v.Check(req, reqBody, res, resBody))
 }
 
-func (s schema) CheckWebhook(eventType string, req *http.Request, body []byte) []conformance.SchemaViolation {
+func (s schema) CheckWebhook(eventType string, req *http.Request, body []byte) []rules.SchemaViolation {
 	return convert(s.v.CheckWebhook(eventType, req, body))
 }
 
-func convert(found []openapi.Violation) []conformance.SchemaViolation {
-	out := make([]conformance.SchemaViolation, len(found))
+func convert(found []openapi.Violation) []rules.SchemaViolation {
+	out := make([]rules.SchemaViolation, len(found))
 	for i, v := range found {
-		out[i] = conformance.SchemaViolation{In: v.In, Path: v.Path, Want: v.Want, Message: v.Message}
+		out[i] = rules.SchemaViolation{In: v.In, Path: v.Path, Want: v.Want, Message: v.Message}
 	}
 	return out
 }

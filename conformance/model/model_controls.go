@@ -1,0 +1,383 @@
+package model
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/testcampaign/kit/conformance/wire"
+)
+
+// controls dispatches an exchange with /_sandbox/ to its rule (README,
+// "Sandbox controls").
+func (c *check) controls() {
+	o := c.o
+	switch {
+	case o.Path == "/_sandbox/reset" && o.Method == http.MethodPost:
+		c.reset()
+	case o.Path == "/_sandbox/bugs" && o.Method == http.MethodPost:
+		c.fileBug()
+	case o.Path == "/_sandbox/faults" && o.Method == http.MethodPost:
+		c.setFaults()
+	case o.Path == "/_sandbox/clock" && o.Method == http.MethodPost:
+		c.moveClock()
+	case o.Path == "/_sandbox/events" && o.Method == http.MethodGet:
+		c.list(kindEvent)
+		c.events()
+	case o.Path == "/_sandbox/requests" && o.Method == http.MethodGet:
+		c.requestLog()
+	case o.Path == "/_sandbox/deliveries" && o.Method == http.MethodGet:
+		c.deliveries()
+	}
+}
+
+// reset replaces the account with a freshly seeded one: records, IDs,
+// clock, /v1 counts, faults, the request log, webhooks and their pending
+// deliveries (README); the controls' budget carries on.
+func (c *check) reset() {
+	if c.o.Status != http.StatusOK {
+		return
+	}
+	a := c.a
+	if a.owned {
+		a.reseed(c.m.Seed)
+	} else {
+		a.reseed(nil)
+		a.forget()
+	}
+	a.clock.mayRewind = true
+	if c.m.frozen == 1 && !a.clock.start.IsZero() {
+		a.clock.now, a.clock.nowExact = a.clock.start, false
+	} else {
+		a.clock.now, a.clock.nowExact = time.Time{}, false
+	}
+}
+
+// fileBug is a tester filing a bug: new, no resolution, the oldest tester
+// on the campaign's platform unless one is named.
+func (c *check) fileBug() {
+	o := c.o
+	b, ok := c.body()
+	if !ok {
+		return
+	}
+	a := c.a
+	campaign := a.records[KindCampaign][str(b["campaignId"])]
+	title, titleOK := b["title"].(string)
+	sev, _ := b["severity"].(string)
+	tester, named := b["testerId"]
+	desc, hasDesc := b["description"]
+	switch {
+	case !titleOK || title == "" || !OneOf(sev, BugSeverities):
+		c.expectRefusal("a bug without a title or with an unknown severity", 0)
+		return
+	case campaign == nil && a.complete && c.exact:
+		c.expectRefusal("a bug on a campaign the account does not hold", 0)
+		return
+	case named && a.complete && c.exact && a.records[KindTester][str(tester)] == nil:
+		c.expectRefusal("a bug filed by a tester the account does not hold", 0)
+		return
+	}
+	if o.Status != http.StatusOK || o.data() == nil {
+		if c.exact && a.complete && campaign != nil && (!named || a.records[KindTester][str(tester)] != nil) {
+			c.expectSuccess("a tester filing a bug on a campaign of the account")
+		}
+		return
+	}
+	d := o.data()
+	want := map[string]any{"campaignId": b["campaignId"], "title": title, "severity": sev, "status": "new", "resolution": nil}
+	if hasDesc {
+		want["description"] = desc
+	}
+	if named {
+		want["testerId"] = tester
+	} else if campaign != nil && a.complete {
+		if t := a.oldestTester(str(campaign.v["platform"])); t != "" {
+			want["testerId"] = t
+		}
+	}
+	for k, w := range want {
+		if diff := c.sameJSON(w, d[k]); diff != "" {
+			c.fail("a filed bug holds what was sent, new and unresolved (README)", k+" "+compactJSON(w), compactJSON(d[k]))
+		}
+	}
+	if d["createdAt"] != d["updatedAt"] {
+		c.fail("a new bug was updated when it was created", "updatedAt "+compactJSON(d["createdAt"]), compactJSON(d["updatedAt"]))
+	}
+	id := str(d["id"])
+	c.newID("bug", id)
+	c.stamped("createdAt", str(d["createdAt"]))
+	a.records[KindBug][id] = &record{v: copyMap(d), pinned: true}
+	a.addEvent("bug.created", d, c.exact)
+}
+
+// oldestTester is the tester who files a bug nobody named: the oldest on
+// the platform, or "" when two are equally old.
+func (a *account) oldestTester(platform string) string {
+	var best map[string]any
+	tie := false
+	for _, r := range a.records[KindTester] {
+		if !matchesFilter(KindTester, r.v, "platform", platform) {
+			continue
+		}
+		if best == nil {
+			best = r.v
+			continue
+		}
+		tb, _ := wire.ParseTimestamp(str(best["createdAt"]))
+		tr, _ := wire.ParseTimestamp(str(r.v["createdAt"]))
+		switch {
+		case tr.Before(tb):
+			best, tie = r.v, false
+		case tr.Equal(tb):
+			tie = true
+		}
+	}
+	if best == nil || tie {
+		return ""
+	}
+	return str(best["id"])
+}
+
+// setFaults records what the next /v1 requests must answer.
+func (c *check) setFaults() {
+	o := c.o
+	if o.Status != http.StatusOK {
+		return
+	}
+	b, _, err := decodeStrictObject(o.ReqBody)
+	f := &c.a.faults
+	if err != nil || f.left > 0 || len(b) == 0 {
+		f.known = false
+		return
+	}
+	status, count := 0, 1
+	for k, v := range b {
+		n, err := strconv.Atoi(fmt.Sprint(v))
+		switch {
+		case err != nil:
+			f.known = false
+			return
+		case k == "status":
+			status = n
+		case k == "count":
+			count = n
+		case k == "delayMs":
+		default:
+			// Targeting and other fault kinds are beyond what the model
+			// follows: it stops asserting about faults until a reset.
+			f.known = false
+			return
+		}
+	}
+	*f = faultState{known: f.known && c.exact, left: count, status: status}
+}
+
+// moveClock: POST /_sandbox/clock moves a frozen clock by exactly the
+// advance, and is 409 CONFLICT on a running clock (README).
+func (c *check) moveClock() {
+	o := c.o
+	m := c.m
+	switch o.Status {
+	case http.StatusConflict:
+		if m.frozen == 1 {
+			c.fail("a frozen clock stays frozen", "200 from POST /_sandbox/clock", "409")
+		}
+		m.frozen = -1
+		return
+	case http.StatusOK:
+	default:
+		return
+	}
+	if m.frozen == -1 {
+		c.fail("a running clock cannot be moved", "409 CONFLICT", "200")
+	}
+	m.frozen = 1
+	var b struct{ Advance string }
+	now, err := wire.ParseTimestamp(str(o.data()["now"]))
+	if json.Unmarshal(o.ReqBody, &b) != nil || err != nil {
+		c.a.clock.now = time.Time{}
+		return
+	}
+	d, derr := time.ParseDuration(b.Advance)
+	cl := &c.a.clock
+	if derr == nil && c.exact && !cl.now.IsZero() && cl.nowExact && !now.Equal(cl.now.Add(d)) {
+		c.fail("POST /_sandbox/clock moves the account's clock by exactly the advance", cl.now.Add(d).UTC().Format(timestampLayout), str(o.data()["now"]))
+	}
+	cl.now, cl.nowExact = now, true
+}
+
+// events holds GET /_sandbox/events to the events the account's writes
+// owe: one per campaign created, bug filed and bug changed, newest first,
+// each carrying the record as that write answered it.
+func (c *check) events() {
+	o := c.o
+	a := c.a
+	d := o.data()
+	if o.Status != http.StatusOK || d == nil || !c.exact || !a.eventsKnown || len(o.Query) > 0 {
+		if o.Status == http.StatusOK && d != nil && len(o.Query) == 0 && c.exact && d["hasMore"] == false {
+			a.learnEvents(d)
+		}
+		return
+	}
+	items, _ := d["items"].([]any)
+	for i, it := range items {
+		e, _ := it.(map[string]any)
+		k := len(a.events) - 1 - i
+		if k < 0 {
+			c.fail("every event is owed by a write of the account", fmt.Sprintf("%d events", len(a.events)), fmt.Sprintf("at least %d", len(items)))
+			return
+		}
+		want := a.events[k]
+		if str(e["type"]) != want.typ {
+			c.fail("each write records its event, newest first (README)", fmt.Sprintf("event %d from the newest: %s", i+1, want.typ), compactJSON(e["type"]))
+			return
+		}
+		data, _ := e["data"].(map[string]any)
+		if w, g := fieldDiff(want.data, data, c); w != "" {
+			c.fail("an event carries the record as its write answered it", want.typ+" "+w, g)
+			return
+		}
+		if i > 0 {
+			_, prev, _, ok1 := parseID(str(items[i-1].(map[string]any)["id"]))
+			_, n, _, ok2 := parseID(str(e["id"]))
+			if ok1 && ok2 && n != prev-1 {
+				c.fail("event IDs follow the account's sequence", fmt.Sprintf("evt %d", prev-1), str(e["id"]))
+			}
+		}
+	}
+	if d["hasMore"] == false && len(items) != len(a.events) {
+		c.fail("each write records exactly one event (README)", fmt.Sprintf("%d events", len(a.events)), strconv.Itoa(len(items)))
+	}
+}
+
+func (a *account) learnEvents(d map[string]any) {
+	items, _ := d["items"].([]any)
+	a.events = nil
+	for i := len(items) - 1; i >= 0; i-- {
+		e, _ := items[i].(map[string]any)
+		data, _ := e["data"].(map[string]any)
+		a.events = append(a.events, modelEvent{typ: str(e["type"]), data: data})
+	}
+	a.eventsKnown = true
+}
+
+// requestLog holds GET /_sandbox/requests to the /v1 requests the account
+// was sent since it was fresh or reset, newest first.
+func (c *check) requestLog() {
+	o := c.o
+	a := c.a
+	d := o.data()
+	if o.Status != http.StatusOK || d == nil || !c.exact || !a.logKnown || len(o.Query) > 0 {
+		return
+	}
+	items, _ := d["items"].([]any)
+	for i, it := range items {
+		e, _ := it.(map[string]any)
+		k := len(a.reqlog) - 1 - i
+		if k < 0 {
+			c.fail("the request log holds the account's own /v1 requests since it was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), fmt.Sprintf("at least %d", len(items)))
+			return
+		}
+		want := a.reqlog[k]
+		got := logEntry{method: str(e["method"]), path: str(e["path"]), query: str(e["query"])}
+		got.status, _ = strconv.Atoi(fmt.Sprint(e["status"]))
+		if len(want.query) > 256 {
+			got.query, want.query = "", ""
+		}
+		if got != want {
+			c.fail("the request log shows each request as sent and answered", fmt.Sprintf("%d from the newest: %s %s?%s → %d", i+1, want.method, want.path, want.query, want.status), fmt.Sprintf("%s %s?%s → %d", got.method, got.path, got.query, got.status))
+			return
+		}
+	}
+	if d["hasMore"] == false && len(a.reqlog) <= 100 && len(items) != len(a.reqlog) {
+		c.fail("the request log holds every /v1 request since the account was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), strconv.Itoa(len(items)))
+	}
+}
+
+// deliveries: every attempt is to a webhook of the account that wants the
+// event's type, at its URL.
+func (c *check) deliveries() {
+	o := c.o
+	a := c.a
+	d := o.data()
+	if o.Status != http.StatusOK || d == nil || !c.exact || !a.webhooksKnown || a.clock.mayRewind {
+		return
+	}
+	items, _ := d["items"].([]any)
+	for _, it := range items {
+		e, _ := it.(map[string]any)
+		w := a.webhooks[str(e["webhookId"])]
+		if w == nil {
+			c.fail("deliveries go only to the account's own webhooks", "a webhook the account registered", compactJSON(e))
+			return
+		}
+		subscribed := false
+		evs, _ := w["events"].([]any)
+		for _, ev := range evs {
+			subscribed = subscribed || ev == "*" || ev == e["eventType"]
+		}
+		if !subscribed || w["url"] != e["url"] {
+			c.fail("a webhook is sent only the event types it registered, at its URL", fmt.Sprintf("%s at %s", compactJSON(w["events"]), str(w["url"])), compactJSON(e))
+			return
+		}
+	}
+}
+
+// seedGetter answers a GET of path (a list with its query) on an account
+// nobody else uses: the status and the body.
+type seedGetter func(ctx context.Context, path string) (int, []byte, error)
+
+// ReadSeed reads what a fresh account holds, through get: every campaign,
+// bug and tester, and the next ID of each sequence.
+func ReadSeed(ctx context.Context, get seedGetter) *seedState {
+	s := &seedState{next: map[string]int{}}
+	for _, kind := range []recordKind{KindCampaign, KindBug, KindTester} {
+		s.Records[kind] = map[string]map[string]any{}
+		cursor := ""
+		for page := 0; ; page++ {
+			target := kindInfo[kind].path + "?limit=100"
+			if cursor != "" {
+				target += "&cursor=" + url.QueryEscape(cursor)
+			}
+			status, b, err := get(ctx, target)
+			if err != nil || status != http.StatusOK || page > 100 {
+				return nil
+			}
+			v, err := wire.DecodeJSON(b)
+			if err != nil {
+				return nil
+			}
+			d, _ := wire.Lookup(v, "data")
+			dm, _ := d.(map[string]any)
+			items, _ := dm["items"].([]any)
+			for _, it := range items {
+				rec, ok := it.(map[string]any)
+				if !ok {
+					return nil
+				}
+				id := str(rec["id"])
+				s.Records[kind][id] = rec
+				if p, n, _, ok := parseID(id); ok && p == kindInfo[kind].prefix {
+					s.next[p] = max(s.next[p], n+1)
+				}
+			}
+			cursor, _ = dm["nextCursor"].(string)
+			if cursor == "" {
+				break
+			}
+		}
+		p := kindInfo[kind].prefix
+		if _, ok := s.next[p]; !ok {
+			if len(s.Records[kind]) > 0 {
+				return nil // IDs the model cannot follow
+			}
+			s.next[p] = 0
+		}
+	}
+	return s
+}

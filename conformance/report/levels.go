@@ -1,0 +1,16 @@
+package report
+
+// Levels, from the tags of CONTRACT.md.
+const (
+	LevelMust    = "must"
+	LevelShould  = "should"
+	LevelSandbox = "sandbox"
+)
+
+// Areas in report order: those of the built-in suite. Scenarios of other
+// features are reported under their file name.
+var AreaOrder = [...]string{"envelope", "auth", "errors", "ratelimit", "campaigns", "bugs", "webhooks", "testers", "analytics", "versioning", AreaSchema}
+
+// AreaSchema is where --openapi reports exchanges that break the document,
+// whatever scenario made them.
+const AreaSchema = "schema"

@@ -1,0 +1,273 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/cucumber/godog"
+	"github.com/testcampaign/kit/conformance/rules"
+	"github.com/testcampaign/kit/conformance/transport"
+	"github.com/testcampaign/kit/conformance/wire"
+)
+
+// authMode says which Authorization header a scenario sends.
+type authMode int
+
+const (
+	authConfigured authMode = iota // Bearer with the operator's key
+	authNone                       // no Authorization header
+	authRaw                        // a header value written in the scenario
+)
+
+// ScenarioState is everything one scenario accumulates. A fresh value is put
+// into the context before each scenario, so scenarios never share it.
+type ScenarioState struct {
+	t       *transport.Target
+	hooks   *Receiver // nil when no webhook receiver runs
+	key     string    // the key sent with authConfigured; a fresh account replaces it
+	auth    authMode
+	rawAuth string
+	headers http.Header
+	saved   map[string]any
+	history []*wire.Exchange
+	// Sink receives the every-response rule violations of the scenario.
+	Sink *rules.RuleSink
+	// Skip says why the scenario stopped without a verdict, if it did.
+	Skip string
+	// hook is the scenario's endpoint on the webhook receiver, at
+	// /hooks/<hookToken>; nil until a step needs it.
+	hook      *hookEndpoint
+	hookToken string
+	// usedDeliveries are the receiver's deliveries steps already consumed.
+	usedDeliveries map[int]bool
+	// freshLeft and freshLimit are what the last answer to a fresh account
+	// said of its window (freshLeft is -1 until one said it), so that a
+	// scenario stops before its own setup runs into a small limit.
+	freshLeft, freshLimit int
+}
+
+type StateKey struct{}
+
+func WithState(ctx context.Context, s *ScenarioState) context.Context {
+	return context.WithValue(ctx, StateKey{}, s)
+}
+
+func stateFrom(ctx context.Context) *ScenarioState {
+	s, _ := ctx.Value(StateKey{}).(*ScenarioState)
+	if s == nil {
+		// Steps only run inside scenarios the runner prepared; reaching this
+		// means the step library was registered without its hooks.
+		panic("conformance: step run without scenario state; register steps with Register")
+	}
+	return s
+}
+
+func NewScenarioState(t *transport.Target, hooks *Receiver) *ScenarioState {
+	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(), usedDeliveries: map[int]bool{}, freshLeft: -1}
+}
+
+func (s *ScenarioState) Last() (*wire.Exchange, error) {
+	if len(s.history) == 0 {
+		return nil, errors.New("no request has been sent yet in this scenario")
+	}
+	return s.history[len(s.history)-1], nil
+}
+
+// previous returns the response before the last one, for steps that compare
+// two responses.
+func (s *ScenarioState) previous() (*wire.Exchange, *wire.Exchange, error) {
+	if len(s.history) < 2 {
+		return nil, nil, fmt.Errorf("this step compares two responses, but the scenario has sent %d request(s)", len(s.history))
+	}
+	return s.history[len(s.history)-2], s.history[len(s.history)-1], nil
+}
+
+var placeholderRe = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
+
+// expand replaces {name} placeholders: {key} is the operator's key, {random}
+// a fresh random token, anything else a value saved earlier in the scenario.
+func (s *ScenarioState) expand(text string) (string, error) {
+	return s.expandWith(text, func(v string) string { return v })
+}
+
+// expandTarget expands a request target, escaping each value for where it
+// lands, so that a saved value holding "&", "/" or "#" cannot change which
+// resource or filter is asked for.
+func (s *ScenarioState) expandTarget(target string) (string, error) {
+	p, q, hasQuery := strings.Cut(target, "?")
+	ep, err := s.expandWith(p, url.PathEscape)
+	if err != nil || !hasQuery {
+		return ep, err
+	}
+	eq, err := s.expandWith(q, url.QueryEscape)
+	return ep + "?" + eq, err
+}
+
+func (s *ScenarioState) expandWith(text string, escape func(string) string) (string, error) {
+	var firstErr error
+	out := placeholderRe.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[1 : len(m)-1]
+		switch name {
+		case "key":
+			return escape(s.key)
+		case "random":
+			return wire.RandomToken()
+		case "webhookURL":
+			return escape(s.hookURL())
+		}
+		v, ok := s.saved[name]
+		if !ok {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("unknown placeholder %s: save a value under %q first (known: %s)", m, name, s.savedNames())
+			}
+			return m
+		}
+		if str, ok := v.(string); ok {
+			return escape(str)
+		}
+		b, _ := json.Marshal(v)
+		return escape(string(b))
+	})
+	return out, firstErr
+}
+
+func (s *ScenarioState) savedNames() string {
+	names := []string{"key", "random", "webhookURL"}
+	for n := range s.saved {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// send performs one request and appends it to the history. Only transport
+// failures are errors here; any HTTP answer is for the Then steps to judge.
+func (s *ScenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*wire.Exchange, error) {
+	target := strings.TrimRight(s.t.BaseURL, "/") + path
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, transport.RuleSinkKey{}, s.Sink), method, target, rd)
+	if err != nil {
+		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
+	}
+	switch s.auth {
+	case authConfigured:
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	case authRaw:
+		req.Header.Set("Authorization", s.rawAuth)
+	}
+	if body != nil && contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	for k, vs := range s.headers {
+		req.Header[k] = vs
+	}
+	fresh := s.auth == authConfigured && s.key != s.t.Key && strings.HasPrefix(path, "/v1")
+	if fresh && s.freshLeft == 0 && !s.Sink.Unbudgeted {
+		s.Skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
+		return nil, godog.ErrSkip
+	}
+	resp, err := s.t.Client.Do(req)
+	if errors.Is(err, transport.ErrBudgetSpent) {
+		s.Skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.Budget.Of, s.t.Budget.Share)
+		return nil, godog.ErrSkip
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(target), s.Redact(err.Error()))
+	}
+	defer resp.Body.Close()
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading the answer to %s %s: %s", wire.ErrConnection, method, s.Redact(path), s.Redact(err.Error()))
+	}
+	ex := &wire.Exchange{
+		Method: method, URL: target, ReqHeader: req.Header, ReqBody: body,
+		Status: resp.StatusCode, Header: resp.Header, Body: rb,
+	}
+	// A 429 on the operator's key that the run's own share cannot explain
+	// was caused by the key's other clients: nothing to judge here.
+	if ex.Status == http.StatusTooManyRequests && s.auth == authConfigured && s.key == s.t.Key && !s.Sink.Unbudgeted && s.t.Budget != nil {
+		s.Skip = fmt.Sprintf("the key's window was spent by its other clients: 429 while the run had spent at most %d of its share of %d", s.t.Budget.Share, s.t.Budget.Of)
+		return nil, godog.ErrSkip
+	}
+	if fresh {
+		if h, err := rules.ReadRateHeaders(ex); err == nil {
+			s.freshLeft, s.freshLimit = h.Remaining, h.Limit
+		}
+	}
+	s.history = append(s.history, ex)
+	return ex, nil
+}
+
+// RequestLine describes the request of an exchange for a report, with the
+// Authorization header shown only in redacted form.
+func (s *ScenarioState) RequestLine(e *wire.Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", e.Method, e.URL)
+	if a := e.ReqHeader.Get("Authorization"); a != "" {
+		scheme, token, ok := strings.Cut(a, " ")
+		if ok {
+			fmt.Fprintf(&b, " (Authorization: %s %s)", scheme, wire.RedactKey(token))
+		} else {
+			fmt.Fprintf(&b, " (Authorization: %s)", wire.RedactKey(a))
+		}
+	} else {
+		b.WriteString(" (no Authorization header)")
+	}
+	if len(e.ReqBody) > 0 {
+		fmt.Fprintf(&b, " body: %s", wire.Truncate(s.Redact(string(e.ReqBody)), 200))
+	}
+	return s.Redact(b.String())
+}
+
+// ResponseLine describes what came back, with the headers the spec cares about.
+func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", e.Status)
+	if ct := e.Header.Get("Content-Type"); ct != "" {
+		fmt.Fprintf(&b, " Content-Type: %s;", ct)
+	}
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "WWW-Authenticate", "Retry-After", "Allow"} {
+		if v, ok := e.Header[h]; ok {
+			fmt.Fprintf(&b, " %s: %s;", h, strings.Join(v, ","))
+		}
+	}
+	fmt.Fprintf(&b, " body: %s", wire.Truncate(s.Redact(strings.TrimSpace(string(e.Body))), 300))
+	return s.Redact(b.String())
+}
+
+// Redact hides every credential the scenario knows of: the operator's key,
+// a fresh account's key and any key a step sent. It runs before any
+// truncation, so that a cut never leaves most of a key behind.
+func (s *ScenarioState) Redact(text string) string {
+	text = s.t.Redact(text)
+	keys := append(s.Sink.SentKeys(), s.key)
+	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
+	for _, k := range keys {
+		if len(k) >= 8 {
+			text = strings.ReplaceAll(text, k, wire.RedactKey(k))
+		}
+	}
+	return text
+}
+
+// Transcript is every exchange of the scenario, one line each, redacted.
+func (s *ScenarioState) Transcript() []string {
+	out := make([]string, 0, len(s.history))
+	for _, e := range s.history {
+		out = append(out, s.RequestLine(e)+"\n    → "+s.ResponseLine(e))
+	}
+	return out
+}

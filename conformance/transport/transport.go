@@ -1,0 +1,114 @@
+// Package transport is the one path every request of a run takes: an
+// http.RoundTripper that spends the run's share of the key's rate limit,
+// applies the rules of every response, and feeds each exchange to the
+// model, whose disagreements fail the scenario that made the exchange.
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/testcampaign/kit/conformance/model"
+	"github.com/testcampaign/kit/conformance/rules"
+	"github.com/testcampaign/kit/conformance/wire"
+)
+
+// ErrBudgetSpent refuses a request with the operator's key once the run has
+// spent its share of the key's rate-limit window.
+var ErrBudgetSpent = errors.New("rate-limit budget spent")
+
+// Budget is the share of the operator key's rate-limit window the run may
+// spend, so that conform never starves the key's other clients or its own
+// later scenarios.
+type Budget struct {
+	mu    sync.Mutex
+	Left  int
+	Of    int // the limit in force when the run started
+	Share int // how much of it the run may spend
+}
+
+func (b *Budget) take() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.Left <= 0 {
+		return false
+	}
+	b.Left--
+	return true
+}
+
+// CheckingTransport is the one path every request of a run takes. It spends
+// the rate-limit budget and checks the rules that hold for every response,
+// and, with --openapi, the exchange against the document.
+type CheckingTransport struct {
+	Next   http.RoundTripper
+	Target *Target
+}
+
+func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	sink, _ := req.Context().Value(RuleSinkKey{}).(*rules.RuleSink)
+	token := bearerToken(req.Header.Get("Authorization"))
+	if sink != nil {
+		sink.SentKey(token)
+	}
+	if b := t.Target.Budget; sink != nil && !sink.Unbudgeted && b != nil && token == t.Target.Key && strings.HasPrefix(req.URL.Path, "/v1") && !b.take() {
+		return nil, fmt.Errorf("%w: %d of a limit of %d", ErrBudgetSpent, b.Share, b.Of)
+	}
+	var reqBody []byte
+	var fl *model.Flight
+	if m := t.Target.Model; m != nil && sink != nil && token != "" {
+		fl = m.Begin(token)
+	}
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			reqBody, _ = io.ReadAll(rc)
+			rc.Close()
+		}
+	}
+	resp, err := t.Next.RoundTrip(req)
+	if err != nil || sink == nil {
+		if fl != nil {
+			t.Target.Model.Abandon(fl)
+		}
+		return resp, err
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
+	resp.Body.Close()
+	if err != nil {
+		if fl != nil {
+			t.Target.Model.Abandon(fl)
+		}
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	e := &wire.Exchange{Method: req.Method, URL: req.URL.String(), ReqHeader: req.Header, ReqBody: reqBody,
+		Status: resp.StatusCode, Header: resp.Header, Body: body}
+	rules.CheckResponse(t.Target.Profile, sink, req, e)
+	if fl != nil {
+		t.Target.feedModel(fl, sink, token, req, reqBody, resp, body)
+	}
+	if t.Target.Schema != nil {
+		if v, ok := rules.FromSchema(t.Target.Schema.Check(req, reqBody, resp, body), req.Method+" "+req.URL.Path); ok {
+			v.Exchange = e
+			sink.Add(v)
+		}
+	}
+	return resp, nil
+}
+
+type RuleSinkKey struct{}
+
+// bearerToken is the credential of an Authorization header: the part after
+// the scheme word, whichever scheme it is.
+func bearerToken(h string) string {
+	f := strings.Fields(h)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
+}

@@ -1,0 +1,16 @@
+package wire
+
+import (
+	"strings"
+)
+
+// Profiles choose which levels run. The spec profile holds any deployment to
+// the published spec (@must, @should); the sandbox profile adds the sandbox's
+// documented choices (@sandbox), which a live deployment need not share.
+const (
+	ProfileSpec    = "spec"
+	ProfileSandbox = "sandbox"
+)
+
+// IsLiveKey reports whether key acts on real data and billing (spec §5).
+func IsLiveKey(key string) bool { return strings.HasPrefix(key, LivePrefix) }
