@@ -76,8 +76,8 @@ func Lint(files []FeatureFile) []string {
 }
 
 func lintFiles(files []FeatureFile) []string {
-	library := steps.CompileSteps()
-	defs := steps.StepDefs()
+	library := steps.NewLibrary()
+	docs := steps.Steps()
 	var problems []string
 	seen := map[string]bool{}
 	report := func(p string) {
@@ -105,15 +105,9 @@ func lintFiles(files []FeatureFile) []string {
 			for _, st := range p.Steps {
 				node := astSteps[st.AstNodeIds[0]]
 				where := fmt.Sprintf("%s:%d", f.URI, node.Location.Line)
-				n := 0
-				for _, cs := range library {
-					if cs.Re.MatchString(st.Text) {
-						n++
-					}
-				}
-				switch {
+				switch n := library.Matches(st.Text); {
 				case n == 0:
-					report(fmt.Sprintf("%s: undefined step: %s%s", where, strings.TrimSpace(node.Keyword)+" "+st.Text, suggestions(strings.TrimSpace(node.Keyword), st.Text, defs)))
+					report(fmt.Sprintf("%s: undefined step: %s%s", where, strings.TrimSpace(node.Keyword)+" "+st.Text, suggestions(strings.TrimSpace(node.Keyword), st.Text, docs)))
 				case n > 1:
 					report(fmt.Sprintf("%s: step %q matches %d steps of the library", where, st.Text, n))
 				}
@@ -279,7 +273,7 @@ const maxSuggestions = 3
 // suggestions offers the library steps closest in wording to an undefined
 // one, each with the author's keyword and values in place of the example's,
 // ready to paste; or says that none is close.
-func suggestions(keyword, text string, defs []steps.StepDef) string {
+func suggestions(keyword, text string, docs []steps.StepDoc) string {
 	type cand struct {
 		text string
 		dist int
@@ -287,7 +281,7 @@ func suggestions(keyword, text string, defs []steps.StepDef) string {
 	want := shape(text)
 	var cands []cand
 	seen := map[string]bool{}
-	for _, d := range defs {
+	for _, d := range docs {
 		ex, _, _ := strings.Cut(d.Example, "\n")
 		_, ex, _ = strings.Cut(ex, " ")
 		filled := fillValues(ex, text)

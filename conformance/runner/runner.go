@@ -580,34 +580,36 @@ func (r *recorder) result(key plan.ScenarioKey) (report.ScenarioResult, bool) {
 	return report.ScenarioResult{}, false
 }
 
-type runInfoKey struct{}
-
 // runInfo is the per-scenario bookkeeping of the runner, apart from the
 // step state: when it started, the first failing step, the exchange that
 // step judged, and the lock it holds.
 type runInfo struct {
+	started    bool
 	start      time.Time
 	exclusive  bool
 	failedStep string
 	fault      *wire.Exchange
 }
 
-// scenarioInitializer wires the step library and the hooks that give each
-// scenario fresh state and record its outcome. @exhaustive scenarios hold the
-// window lock exclusively, so no other scenario's requests are counted in, or
-// refused because of, the window they spend.
+// scenarioInitializer wires the step library and the hooks that record each
+// scenario's outcome. godog calls it once per scenario, so the state it
+// builds is the scenario's own, and the steps are bound to it. @exhaustive
+// scenarios hold the window lock exclusively, so no other scenario's
+// requests are counted in, or refused because of, the window they spend.
 func scenarioInitializer(t *transport.Target, hooks *steps.Receiver, rec *recorder) func(*godog.ScenarioContext) {
 	var window sync.RWMutex
-	library := steps.CompileSteps()
+	library := steps.NewLibrary()
 	return func(sc *godog.ScenarioContext) {
-		steps.RegisterSteps(sc, library)
+		s := steps.NewScenarioState(t, hooks)
+		info := &runInfo{}
+		library.Bind(sc, s)
 		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
 			if ctx.Err() != nil {
 				rec.interrupted.Store(true)
 				return ctx, godog.ErrSkip
 			}
 			rec.started(p)
-			info := &runInfo{start: time.Now()}
+			info.started, info.start = true, time.Now()
 			for _, tg := range p.Tags {
 				info.exclusive = info.exclusive || tg.Name == plan.TagExhaustive
 			}
@@ -616,34 +618,24 @@ func scenarioInitializer(t *transport.Target, hooks *steps.Receiver, rec *record
 			} else {
 				window.RLock()
 			}
-			ctx = context.WithValue(ctx, runInfoKey{}, info)
-			st := steps.NewScenarioState(t, hooks)
-			st.Sink.Unbudgeted = info.exclusive
-			return steps.WithState(ctx, st), nil
+			s.Sink.Unbudgeted = info.exclusive
+			return ctx, nil
 		})
 		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			info, ok := ctx.Value(runInfoKey{}).(*runInfo)
-			if ok && info.failedStep == "" && status != godog.StepPassed && status != godog.StepSkipped {
+			if info.failedStep == "" && status != godog.StepPassed && status != godog.StepSkipped {
 				info.failedStep = st.Text
-				if s, _ := ctx.Value(steps.StateKey{}).(*steps.ScenarioState); s != nil {
-					info.fault, _ = s.Last()
-				}
+				info.fault, _ = s.Last()
 			}
 			return ctx, nil
 		})
 		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
-			info, _ := ctx.Value(runInfoKey{}).(*runInfo)
-			if info == nil {
+			if !info.started {
 				return ctx, nil
 			}
 			if info.exclusive {
 				window.Unlock()
 			} else {
 				window.RUnlock()
-			}
-			s, _ := ctx.Value(steps.StateKey{}).(*steps.ScenarioState)
-			if s == nil {
-				return ctx, nil
 			}
 			s.CloseHooks()
 			if ctx.Err() != nil {
@@ -652,12 +644,11 @@ func scenarioInitializer(t *transport.Target, hooks *steps.Receiver, rec *record
 				rec.interrupted.Store(true)
 				return ctx, nil
 			}
-			res := &report.ScenarioResult{Duration: time.Since(info.start)}
 			if s.Skip != "" {
-				res.Status, res.SkipReason = report.Skipped, s.Skip
-				rec.put(p.Id, res)
+				rec.put(p.Id, &report.ScenarioResult{Duration: time.Since(info.start), Status: report.Skipped, SkipReason: s.Skip})
 				return ctx, nil
 			}
+			res := &report.ScenarioResult{Duration: time.Since(info.start)}
 			// godog already holds the step's error; the hook adds one only
 			// when it finds a new one, so that no error is printed twice.
 			var added error

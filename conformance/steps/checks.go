@@ -16,21 +16,21 @@ import (
 
 // Steps that check the status, the envelope and the body of the last response.
 
-func lastExchange(ctx context.Context) (*wire.Exchange, error) {
-	return stateFrom(ctx).Last()
+func (s *ScenarioState) lastExchange(ctx context.Context) (*wire.Exchange, error) {
+	return s.Last()
 }
 
 // lastJSON is the body of the last response, decoded.
-func lastJSON(ctx context.Context) (any, error) {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) lastJSON(ctx context.Context) (any, error) {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return e.JSON()
 }
 
-func statusIs(ctx context.Context, want int) error {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) statusIs(ctx context.Context, want int) error {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,8 +40,8 @@ func statusIs(ctx context.Context, want int) error {
 	return nil
 }
 
-func statusOneOf(ctx context.Context, list string) error {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) statusOneOf(ctx context.Context, list string) error {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
 	}
@@ -56,8 +56,8 @@ func statusOneOf(ctx context.Context, list string) error {
 	return fmt.Errorf("want HTTP status one of %s, got %d", strings.Join(wants, ", "), e.Status)
 }
 
-func notSuccessful(ctx context.Context) error {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) notSuccessful(ctx context.Context) error {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
 	}
@@ -72,22 +72,28 @@ func notSuccessful(ctx context.Context) error {
 	return nil
 }
 
-func envelopeAny(ctx context.Context) error { return envelopeStep(ctx, rules.EnvelopeEither) }
+func (s *ScenarioState) envelopeAny(ctx context.Context) error {
+	return s.envelopeStep(ctx, rules.EnvelopeEither)
+}
 
-func envelopeSuccess(ctx context.Context) error { return envelopeStep(ctx, rules.EnvelopeOK) }
+func (s *ScenarioState) envelopeSuccess(ctx context.Context) error {
+	return s.envelopeStep(ctx, rules.EnvelopeOK)
+}
 
-func envelopeError(ctx context.Context) error { return envelopeStep(ctx, rules.EnvelopeFailed) }
+func (s *ScenarioState) envelopeError(ctx context.Context) error {
+	return s.envelopeStep(ctx, rules.EnvelopeFailed)
+}
 
-func envelopeStep(ctx context.Context, kind rules.EnvelopeKind) error {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) envelopeStep(ctx context.Context, kind rules.EnvelopeKind) error {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
 	}
 	return rules.CheckEnvelope(e, kind)
 }
 
-func errorCode(ctx context.Context, code string) error {
-	v, err := lastJSON(ctx)
+func (s *ScenarioState) errorCode(ctx context.Context, code string) error {
+	v, err := s.lastJSON(ctx)
 	if err != nil {
 		return err
 	}
@@ -101,16 +107,15 @@ func errorCode(ctx context.Context, code string) error {
 	return nil
 }
 
-func isJSONResponse(ctx context.Context) error {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) isJSONResponse(ctx context.Context) error {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
 	}
 	return rules.CheckJSONContentType(e)
 }
 
-func bodyLacks(ctx context.Context, text string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) bodyLacks(ctx context.Context, text string) error {
 	t, err := s.expand(text)
 	if err != nil {
 		return err
@@ -139,12 +144,11 @@ func valueAt(s *ScenarioState, path string) (any, error) {
 	return wire.Lookup(root, path)
 }
 
-func jsonAt(ctx context.Context, path string) (any, error) {
-	return valueAt(stateFrom(ctx), path)
+func (s *ScenarioState) jsonAt(ctx context.Context, path string) (any, error) {
+	return valueAt(s, path)
 }
 
-func jsonIsString(ctx context.Context, path, want string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) jsonIsString(ctx context.Context, path, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
@@ -159,30 +163,28 @@ func jsonIsString(ctx context.Context, path, want string) error {
 	return nil
 }
 
-func jsonEquals(ctx context.Context, path, literal string) error {
+func (s *ScenarioState) jsonEquals(ctx context.Context, path, literal string) error {
 	want, err := wire.ParseLiteral(literal)
 	if err != nil {
 		return err
 	}
-	return compareAt(ctx, path, want)
+	return s.compareAt(ctx, path, want)
 }
 
-func jsonEqualsSaved(ctx context.Context, path, name string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) jsonEqualsSaved(ctx context.Context, path, name string) error {
 	want, ok := s.saved[name]
 	if !ok {
 		return fmt.Errorf("nothing saved as %q (known: %s)", name, s.savedNames())
 	}
-	return compareAt(ctx, path, want)
+	return s.compareAt(ctx, path, want)
 }
 
-func jsonNotEqualsSaved(ctx context.Context, path, name string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) jsonNotEqualsSaved(ctx context.Context, path, name string) error {
 	other, ok := s.saved[name]
 	if !ok {
 		return fmt.Errorf("nothing saved as %q (known: %s)", name, s.savedNames())
 	}
-	got, err := jsonAt(ctx, path)
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -192,8 +194,8 @@ func jsonNotEqualsSaved(ctx context.Context, path, name string) error {
 	return nil
 }
 
-func compareAt(ctx context.Context, path string, want any) error {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) compareAt(ctx context.Context, path string, want any) error {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -203,8 +205,8 @@ func compareAt(ctx context.Context, path string, want any) error {
 	return nil
 }
 
-func jsonIsType(ctx context.Context, path, typ string) error {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) jsonIsType(ctx context.Context, path, typ string) error {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -221,8 +223,8 @@ func article(typ string) string {
 	return "a " + typ
 }
 
-func jsonOneOf(ctx context.Context, path, list string) error {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) jsonOneOf(ctx context.Context, path, list string) error {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -237,8 +239,8 @@ func jsonOneOf(ctx context.Context, path, list string) error {
 	return fmt.Errorf("the JSON at %q: want one of %s, got %s", path, strings.Join(wants, ", "), wire.Describe(got))
 }
 
-func jsonStartsWith(ctx context.Context, path, prefix string) error {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) jsonStartsWith(ctx context.Context, path, prefix string) error {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -248,13 +250,12 @@ func jsonStartsWith(ctx context.Context, path, prefix string) error {
 	return nil
 }
 
-func jsonExists(ctx context.Context, path string) error {
-	_, err := jsonAt(ctx, path)
+func (s *ScenarioState) jsonExists(ctx context.Context, path string) error {
+	_, err := s.jsonAt(ctx, path)
 	return err
 }
 
-func jsonNotExists(ctx context.Context, path string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) jsonNotExists(ctx context.Context, path string) error {
 	e, err := s.Last()
 	if err != nil {
 		return err
@@ -269,8 +270,8 @@ func jsonNotExists(ctx context.Context, path string) error {
 	return nil
 }
 
-func arrayAt(ctx context.Context, path string) ([]any, error) {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) arrayAt(ctx context.Context, path string) ([]any, error) {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -281,8 +282,8 @@ func arrayAt(ctx context.Context, path string) ([]any, error) {
 	return a, nil
 }
 
-func jsonLen(ctx context.Context, path string, n int) error {
-	a, err := arrayAt(ctx, path)
+func (s *ScenarioState) jsonLen(ctx context.Context, path string, n int) error {
+	a, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -292,8 +293,8 @@ func jsonLen(ctx context.Context, path string, n int) error {
 	return nil
 }
 
-func jsonMinLen(ctx context.Context, path string, n int) error {
-	a, err := arrayAt(ctx, path)
+func (s *ScenarioState) jsonMinLen(ctx context.Context, path string, n int) error {
+	a, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -303,8 +304,7 @@ func jsonMinLen(ctx context.Context, path string, n int) error {
 	return nil
 }
 
-func jsonMatches(ctx context.Context, path string, doc *godog.DocString) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) jsonMatches(ctx context.Context, path string, doc *godog.DocString) error {
 	text, err := s.expand(doc.Content)
 	if err != nil {
 		return err
@@ -313,16 +313,15 @@ func jsonMatches(ctx context.Context, path string, doc *godog.DocString) error {
 	if err != nil {
 		return fmt.Errorf("the expected document is not JSON: %w", err)
 	}
-	return compareAt(ctx, path, want)
+	return s.compareAt(ctx, path, want)
 }
 
-func everyItemHas(ctx context.Context, path, field, want string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) everyItemHas(ctx context.Context, path, field, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
 	}
-	items, err := arrayAt(ctx, path)
+	items, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -355,8 +354,8 @@ func valueIs(got any, want string) bool {
 	return false
 }
 
-func noItemHas(ctx context.Context, path, field, want string) error {
-	i, w, _, err := itemWith(ctx, path, field, want)
+func (s *ScenarioState) noItemHas(ctx context.Context, path, field, want string) error {
+	i, w, _, err := s.itemWith(ctx, path, field, want)
 	if err == nil && i >= 0 {
 		return fmt.Errorf("item %d at %q has %q = %q; want no such item", i, path, field, w)
 	}
@@ -366,12 +365,12 @@ func noItemHas(ctx context.Context, path, field, want string) error {
 // itemWith returns the index of the first item at path whose field equals
 // want, placeholders expanded (-1 if none), the expanded value and how many
 // items there are.
-func itemWith(ctx context.Context, path, field, want string) (int, string, int, error) {
-	w, err := stateFrom(ctx).expand(want)
+func (s *ScenarioState) itemWith(ctx context.Context, path, field, want string) (int, string, int, error) {
+	w, err := s.expand(want)
 	if err != nil {
 		return -1, "", 0, err
 	}
-	items, err := arrayAt(ctx, path)
+	items, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return -1, w, 0, err
 	}
@@ -383,8 +382,8 @@ func itemWith(ctx context.Context, path, field, want string) (int, string, int, 
 	return -1, w, len(items), nil
 }
 
-func jsonMaxLen(ctx context.Context, path string, n int) error {
-	a, err := arrayAt(ctx, path)
+func (s *ScenarioState) jsonMaxLen(ctx context.Context, path string, n int) error {
+	a, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -394,8 +393,7 @@ func jsonMaxLen(ctx context.Context, path string, n int) error {
 	return nil
 }
 
-func bodyContains(ctx context.Context, text string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) bodyContains(ctx context.Context, text string) error {
 	t, err := s.expand(text)
 	if err != nil {
 		return err
@@ -412,8 +410,8 @@ func bodyContains(ctx context.Context, text string) error {
 
 // jsonTimestampMillis is CONTRACT's form of every timestamp: RFC 3339 in UTC
 // with exactly three fractional digits.
-func jsonTimestampMillis(ctx context.Context, path string) error {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) jsonTimestampMillis(ctx context.Context, path string) error {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -422,8 +420,8 @@ func jsonTimestampMillis(ctx context.Context, path string) error {
 
 // everyTimestampMillis checks every field named createdAt, updatedAt or
 // otherwise ending in "At" anywhere in the body, and fails if there is none.
-func everyTimestampMillis(ctx context.Context) error {
-	v, err := lastJSON(ctx)
+func (s *ScenarioState) everyTimestampMillis(ctx context.Context) error {
+	v, err := s.lastJSON(ctx)
 	if err != nil {
 		return err
 	}
@@ -433,16 +431,16 @@ func everyTimestampMillis(ctx context.Context) error {
 	return rules.CheckTimestamps(v)
 }
 
-func itemsInclude(ctx context.Context, path, field, want string) error {
-	i, w, n, err := itemWith(ctx, path, field, want)
+func (s *ScenarioState) itemsInclude(ctx context.Context, path, field, want string) error {
+	i, w, n, err := s.itemWith(ctx, path, field, want)
 	if err == nil && i < 0 {
 		return fmt.Errorf("none of the %d item(s) at %q has %q = %q", n, path, field, w)
 	}
 	return err
 }
 
-func itemsOrdered(ctx context.Context, path, field, direction string) error {
-	items, err := arrayAt(ctx, path)
+func (s *ScenarioState) itemsOrdered(ctx context.Context, path, field, direction string) error {
+	items, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -511,8 +509,7 @@ func describeLookup(v any, err error) string {
 
 // jsonContains holds when the string at path contains the text, or the
 // array there has an item equal to it (text, number, boolean or null).
-func jsonContains(ctx context.Context, path, want string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) jsonContains(ctx context.Context, path, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
@@ -541,8 +538,7 @@ func jsonContains(ctx context.Context, path, want string) error {
 // jsonContainsDoc holds when some item of the array at path matches the
 // document as "should match:" matches: every listed key, placeholders
 // allowed.
-func jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) error {
 	text, err := s.expand(doc.Content)
 	if err != nil {
 		return err
@@ -551,7 +547,7 @@ func jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) err
 	if err != nil {
 		return fmt.Errorf("%w: the expected item is not JSON: %v", wire.ErrUsage, err)
 	}
-	items, err := arrayAt(ctx, path)
+	items, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -564,8 +560,8 @@ func jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) err
 }
 
 // jsonEmpty holds for an empty array, object or string.
-func jsonEmpty(ctx context.Context, path string) error {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) jsonEmpty(ctx context.Context, path string) error {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -575,8 +571,8 @@ func jsonEmpty(ctx context.Context, path string) error {
 	return nil
 }
 
-func jsonNotEmpty(ctx context.Context, path string) error {
-	got, err := jsonAt(ctx, path)
+func (s *ScenarioState) jsonNotEmpty(ctx context.Context, path string) error {
+	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -600,8 +596,7 @@ func sizeOf(v any) (int, bool) {
 
 // lastStatuses holds when each of the last n responses has the status,
 // after "I send N … requests".
-func lastStatuses(ctx context.Context, n, want int) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) lastStatuses(ctx context.Context, n, want int) error {
 	if n < 1 || len(s.history) < n {
 		return fmt.Errorf("%w: the step checks the last %d responses, but the scenario has %d", wire.ErrUsage, n, len(s.history))
 	}

@@ -147,8 +147,7 @@ var comparisons = map[string]func(int) bool{
 // compareValue compares a JSON value or header of the last response with an
 // operand: numbers by value ("1000" equals "1e3"), timestamps as instants
 // (an updatedAt at least its createdAt), booleans as equal or not.
-func compareValue(ctx context.Context, kind, name, op, rhs string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) compareValue(ctx context.Context, kind, name, op, rhs string) error {
 	var v any
 	if kind == "header" {
 		e, err := s.Last()
@@ -202,15 +201,15 @@ func (c scalar) String() string {
 	return c.raw
 }
 
-func compareStep(ctx context.Context, kind, name, op, rhs string) error {
+func (s *ScenarioState) compareStep(ctx context.Context, kind, name, op, rhs string) error {
 	if kind == "JSON at" {
 		kind = "JSON"
 	}
-	return compareValue(ctx, kind, name, op, rhs)
+	return s.compareValue(ctx, kind, name, op, rhs)
 }
 
-func headerAbsent(ctx context.Context, name string) error {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) headerAbsent(ctx context.Context, name string) error {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
 	}
@@ -220,8 +219,7 @@ func headerAbsent(ctx context.Context, name string) error {
 	return nil
 }
 
-func saveHeader(ctx context.Context, name, as string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) saveHeader(ctx context.Context, name, as string) error {
 	e, err := s.Last()
 	if err != nil {
 		return err
@@ -234,9 +232,9 @@ func saveHeader(ctx context.Context, name, as string) error {
 	return nil
 }
 
-func sendManyWithBody(ctx context.Context, n int, method, path, body string) error {
+func (s *ScenarioState) sendManyWithBody(ctx context.Context, n int, method, path, body string) error {
 	for i := 0; i < n; i++ {
-		if err := sendInline(ctx, method, path, body); err != nil {
+		if err := s.sendInline(ctx, method, path, body); err != nil {
 			return err
 		}
 	}
@@ -248,15 +246,14 @@ const pollEvery = 100 * time.Millisecond
 
 // eventually sends the request until the JSON at path equals the literal,
 // for effects the deployment may apply after answering.
-func eventually(ctx context.Context, secs int, method, target, path, literal string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) eventually(ctx context.Context, secs int, method, target, path, literal string) error {
 	want, err := wire.ParseLiteral(literal)
 	if err != nil {
 		return err
 	}
 	deadline := time.Now().Add(time.Duration(secs) * time.Second)
 	for {
-		if err := sendPlain(ctx, method, target); err != nil {
+		if err := s.sendPlain(ctx, method, target); err != nil {
 			return err
 		}
 		got, lerr := valueAt(s, path)
@@ -289,8 +286,7 @@ var bugPaths = map[string][]string{
 // bugWithStatus makes its own bug through the API and the sandbox controls,
 // so that lifecycle checks hold whatever the account was seeded with. It
 // saves bugId, campaignId and testerId.
-func bugWithStatus(ctx context.Context, status string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) bugWithStatus(ctx context.Context, status string) error {
 	moves, ok := bugPaths[status]
 	if !ok {
 		return fmt.Errorf("%w: no way to make a bug with status %q (known: new, confirmed, in_progress, resolved, closed)", wire.ErrUsage, status)

@@ -11,8 +11,8 @@ import (
 
 // Steps that check response headers; the rate-limit ones are in ratelimit.go.
 
-func headerOf(ctx context.Context, name string) (string, *wire.Exchange, error) {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) headerOf(ctx context.Context, name string) (string, *wire.Exchange, error) {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -23,13 +23,12 @@ func headerOf(ctx context.Context, name string) (string, *wire.Exchange, error) 
 	return strings.Join(vs, ", "), e, nil
 }
 
-func headerIs(ctx context.Context, name, want string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) headerIs(ctx context.Context, name, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
 	}
-	got, _, err := headerOf(ctx, name)
+	got, _, err := s.headerOf(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -39,13 +38,12 @@ func headerIs(ctx context.Context, name, want string) error {
 	return nil
 }
 
-func headerIsNot(ctx context.Context, name, other string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) headerIsNot(ctx context.Context, name, other string) error {
 	o, err := s.expand(other)
 	if err != nil {
 		return err
 	}
-	got, _, err := headerOf(ctx, name)
+	got, _, err := s.headerOf(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -55,8 +53,8 @@ func headerIsNot(ctx context.Context, name, other string) error {
 	return nil
 }
 
-func headerContains(ctx context.Context, name, want string) error {
-	got, _, err := headerOf(ctx, name)
+func (s *ScenarioState) headerContains(ctx context.Context, name, want string) error {
+	got, _, err := s.headerOf(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -66,13 +64,13 @@ func headerContains(ctx context.Context, name, want string) error {
 	return nil
 }
 
-func headerPresent(ctx context.Context, name string) error {
-	_, _, err := headerOf(ctx, name)
+func (s *ScenarioState) headerPresent(ctx context.Context, name string) error {
+	_, _, err := s.headerOf(ctx, name)
 	return err
 }
 
-func headerInteger(ctx context.Context, name string) error {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) headerInteger(ctx context.Context, name string) error {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
 	}

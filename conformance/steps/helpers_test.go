@@ -31,7 +31,7 @@ func TestResetPlausible(t *testing.T) {
 			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {"10"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset, 10)},
 		}}
 		s := &ScenarioState{history: []*wire.Exchange{e}}
-		err := resetPlausible(WithState(t.Context(), s))
+		err := s.resetPlausible(t.Context())
 		if (err == nil) != tt.want {
 			t.Errorf("reset %d: err %v, want plausible=%v", tt.reset, err, tt.want)
 		}
@@ -54,7 +54,7 @@ func TestResetJudgedByTheServersClock(t *testing.T) {
 			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {"10"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset, 10)},
 		}}
 		s := &ScenarioState{history: []*wire.Exchange{e}}
-		if err := resetPlausible(WithState(t.Context(), s)); (err == nil) != tt.want {
+		if err := s.resetPlausible(t.Context()); (err == nil) != tt.want {
 			t.Errorf("%s: err %v, want plausible=%v", tt.name, err, tt.want)
 		}
 	}
@@ -80,7 +80,7 @@ func TestRemainingDecreased(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := &ScenarioState{history: []*wire.Exchange{tt.prev, tt.last}}
-		if err := remainingDecreased(WithState(t.Context(), s)); (err == nil) != tt.want {
+		if err := s.remainingDecreased(t.Context()); (err == nil) != tt.want {
 			t.Errorf("%s: err %v, want pass=%v", tt.name, err, tt.want)
 		}
 	}
@@ -105,7 +105,7 @@ func TestLimitPublished(t *testing.T) {
 			"X-Ratelimit-Limit": {strconv.Itoa(tt.limit)}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset.Unix(), 10)},
 		}}
 		s := &ScenarioState{history: []*wire.Exchange{e}}
-		if err := limitPublished(WithState(t.Context(), s)); (err == nil) != tt.want {
+		if err := s.limitPublished(t.Context()); (err == nil) != tt.want {
 			t.Errorf("limit %d reset in %s: err %v, want pass=%v", tt.limit, time.Until(tt.reset).Round(time.Minute), err, tt.want)
 		}
 	}
@@ -137,7 +137,7 @@ func TestEveryItemFailsOnAnEmptyList(t *testing.T) {
 	e := &wire.Exchange{Body: []byte(`{"data":{"items":[]}}`)}
 	s := NewScenarioState(&transport.Target{Redact: wire.Redactor("")}, nil)
 	s.history = []*wire.Exchange{e}
-	if err := everyItemHas(WithState(t.Context(), s), "data.items", "status", "new"); err == nil {
+	if err := s.everyItemHas(t.Context(), "data.items", "status", "new"); err == nil {
 		t.Error("every item of an empty list passed; want a failure")
 	}
 }

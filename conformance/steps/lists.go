@@ -21,7 +21,7 @@ const maxPages = 200
 // walk follows nextCursor from the first page of target to the last,
 // checking on every page that hasMore and nextCursor agree and that no page
 // is larger than the limit asked for. It returns the items in order.
-func walk(ctx context.Context, s *ScenarioState, target string, limit int) ([]any, error) {
+func (s *ScenarioState) walk(ctx context.Context, target string, limit int) ([]any, error) {
 	sep := "?"
 	if strings.Contains(target, "?") {
 		sep = "&"
@@ -113,13 +113,12 @@ func idOf(item any) (string, error) {
 // walkComplete walks target page by page and checks the whole list: no item
 // twice, newest first, and nothing skipped compared with a single page of
 // 100 (when the list fits in one).
-func walkComplete(ctx context.Context, target string, limit int) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) walkComplete(ctx context.Context, target string, limit int) error {
 	t, err := s.expandTarget(target)
 	if err != nil {
 		return err
 	}
-	items, err := walk(ctx, s, t, limit)
+	items, err := s.walk(ctx, t, limit)
 	if err != nil {
 		return err
 	}
@@ -139,7 +138,7 @@ func walkComplete(ctx context.Context, target string, limit int) error {
 	if err := checkOrder(items, t, "createdAt", true); err != nil {
 		return err
 	}
-	whole, err := walk(ctx, s, t, 100)
+	whole, err := s.walk(ctx, t, 100)
 	if err != nil {
 		return err
 	}
@@ -159,11 +158,10 @@ func walkComplete(ctx context.Context, target string, limit int) error {
 // must be exactly the items of the unfiltered one whose field (the query
 // parameter's name unless given) has the value or, for an array field,
 // contains it, in the same order.
-func filterExact(ctx context.Context, param, value, target, field string) error {
+func (s *ScenarioState) filterExact(ctx context.Context, param, value, target, field string) error {
 	if field == "" {
 		field = param
 	}
-	s := stateFrom(ctx)
 	t, err := s.expandTarget(target)
 	if err != nil {
 		return err
@@ -172,7 +170,7 @@ func filterExact(ctx context.Context, param, value, target, field string) error 
 	if err != nil {
 		return err
 	}
-	all, err := walk(ctx, s, t, 100)
+	all, err := s.walk(ctx, t, 100)
 	if err != nil {
 		return err
 	}
@@ -191,7 +189,7 @@ func filterExact(ctx context.Context, param, value, target, field string) error 
 	if strings.Contains(t, "?") {
 		sep = "&"
 	}
-	filtered, err := walk(ctx, s, t+sep+url.QueryEscape(param)+"="+url.QueryEscape(v), 100)
+	filtered, err := s.walk(ctx, t+sep+url.QueryEscape(param)+"="+url.QueryEscape(v), 100)
 	if err != nil {
 		return err
 	}

@@ -9,15 +9,15 @@ import (
 	"github.com/testcampaign/kit/conformance/wire"
 )
 
-func lastRateHeaders(ctx context.Context) (rules.RateHeaders, error) {
-	_, h, err := lastExchangeRates(ctx)
+func (s *ScenarioState) lastRateHeaders(ctx context.Context) (rules.RateHeaders, error) {
+	_, h, err := s.lastExchangeRates(ctx)
 	return h, err
 }
 
 // lastExchangeRates is the last exchange with its rate-limit headers, for
 // checks that also need the server's clock.
-func lastExchangeRates(ctx context.Context) (*wire.Exchange, rules.RateHeaders, error) {
-	e, err := lastExchange(ctx)
+func (s *ScenarioState) lastExchangeRates(ctx context.Context) (*wire.Exchange, rules.RateHeaders, error) {
+	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return nil, rules.RateHeaders{}, err
 	}
@@ -25,13 +25,13 @@ func lastExchangeRates(ctx context.Context) (*wire.Exchange, rules.RateHeaders, 
 	return e, h, err
 }
 
-func rateHeadersIntegers(ctx context.Context) error {
-	_, err := lastRateHeaders(ctx)
+func (s *ScenarioState) rateHeadersIntegers(ctx context.Context) error {
+	_, err := s.lastRateHeaders(ctx)
 	return err
 }
 
-func remainingWithinLimit(ctx context.Context) error {
-	h, err := lastRateHeaders(ctx)
+func (s *ScenarioState) remainingWithinLimit(ctx context.Context) error {
+	h, err := s.lastRateHeaders(ctx)
 	if err != nil {
 		return err
 	}
@@ -45,8 +45,8 @@ func remainingWithinLimit(ctx context.Context) error {
 // section 8 lists maxima, so a deployment (or a sandbox started with
 // -rate-limit-minute 50) may enforce less, never more. The window the
 // headers describe is told by how far away the reset is.
-func limitPublished(ctx context.Context) error {
-	e, h, err := lastExchangeRates(ctx)
+func (s *ScenarioState) limitPublished(ctx context.Context) error {
+	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}
@@ -73,8 +73,8 @@ func limitPublished(ctx context.Context) error {
 // open (its unit is "not shown"): seconds until the reset, Unix seconds, or
 // Unix milliseconds, each at most a day (the longest window) after the
 // server's clock.
-func resetPlausible(ctx context.Context) error {
-	e, h, err := lastExchangeRates(ctx)
+func (s *ScenarioState) resetPlausible(ctx context.Context) error {
+	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}
@@ -87,8 +87,8 @@ func resetPlausible(ctx context.Context) error {
 
 // resetUnixWithin is the sandbox's reading: Unix seconds at the end of the
 // reported window, after the server's clock and at most secs later.
-func resetUnixWithin(ctx context.Context, secs int) error {
-	e, h, err := lastExchangeRates(ctx)
+func (s *ScenarioState) resetUnixWithin(ctx context.Context, secs int) error {
+	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}
@@ -103,8 +103,8 @@ func resetUnixWithin(ctx context.Context, secs int) error {
 // ratePair reads the headers of the last two responses and reports whether a
 // window visibly ended between them: the reset moved later and the remaining
 // count did not go down. Comparisons across such a boundary prove nothing.
-func ratePair(ctx context.Context) (prev, last rules.RateHeaders, rolled bool, err error) {
-	pe, le, err := stateFrom(ctx).previous()
+func (s *ScenarioState) ratePair(ctx context.Context) (prev, last rules.RateHeaders, rolled bool, err error) {
+	pe, le, err := s.previous()
 	if err != nil {
 		return prev, last, false, err
 	}
@@ -129,8 +129,8 @@ func ratePair(ctx context.Context) (prev, last rules.RateHeaders, rolled bool, e
 	return prev, last, rolled, nil
 }
 
-func remainingDecreased(ctx context.Context) error {
-	prev, last, rolled, err := ratePair(ctx)
+func (s *ScenarioState) remainingDecreased(ctx context.Context) error {
+	prev, last, rolled, err := s.ratePair(ctx)
 	if err != nil || rolled {
 		return err
 	}
@@ -140,8 +140,8 @@ func remainingDecreased(ctx context.Context) error {
 	return nil
 }
 
-func remainingUnchanged(ctx context.Context) error {
-	prev, last, rolled, err := ratePair(ctx)
+func (s *ScenarioState) remainingUnchanged(ctx context.Context) error {
+	prev, last, rolled, err := s.ratePair(ctx)
 	if err != nil || rolled {
 		return err
 	}
@@ -151,8 +151,8 @@ func remainingUnchanged(ctx context.Context) error {
 	return nil
 }
 
-func limitUnchanged(ctx context.Context) error {
-	prev, last, rolled, err := ratePair(ctx)
+func (s *ScenarioState) limitUnchanged(ctx context.Context) error {
+	prev, last, rolled, err := s.ratePair(ctx)
 	if err != nil || rolled {
 		return err
 	}
@@ -164,8 +164,8 @@ func limitUnchanged(ctx context.Context) error {
 
 // resetOnMinute is the sandbox's fixed windows aligned to the UTC minute:
 // the reset of a minute window is a multiple of 60 Unix seconds.
-func resetOnMinute(ctx context.Context) error {
-	h, err := lastRateHeaders(ctx)
+func (s *ScenarioState) resetOnMinute(ctx context.Context) error {
+	h, err := s.lastRateHeaders(ctx)
 	if err != nil {
 		return err
 	}
@@ -178,8 +178,8 @@ func resetOnMinute(ctx context.Context) error {
 // resetEndsWindow is the sandbox's reading of the reported window: fixed
 // windows aligned to UTC, so the reset is the end of the server's current
 // minute, hour or day, whichever has the fewest requests left.
-func resetEndsWindow(ctx context.Context) error {
-	e, h, err := lastExchangeRates(ctx)
+func (s *ScenarioState) resetEndsWindow(ctx context.Context) error {
+	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
 	}

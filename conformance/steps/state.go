@@ -28,8 +28,9 @@ const (
 	authRaw                        // a header value written in the scenario
 )
 
-// ScenarioState is everything one scenario accumulates. A fresh value is put
-// into the context before each scenario, so scenarios never share it.
+// ScenarioState is everything one scenario accumulates. The runner builds
+// one for each scenario when godog initialises it, and binds the steps to
+// it as its methods (see Library.Bind), so scenarios never share it.
 type ScenarioState struct {
 	t       *transport.Target
 	hooks   *Receiver // nil when no webhook receiver runs
@@ -55,22 +56,8 @@ type ScenarioState struct {
 	freshLeft, freshLimit int
 }
 
-type StateKey struct{}
-
-func WithState(ctx context.Context, s *ScenarioState) context.Context {
-	return context.WithValue(ctx, StateKey{}, s)
-}
-
-func stateFrom(ctx context.Context) *ScenarioState {
-	s, _ := ctx.Value(StateKey{}).(*ScenarioState)
-	if s == nil {
-		// Steps only run inside scenarios the runner prepared; reaching this
-		// means the step library was registered without its hooks.
-		panic("conformance: step run without scenario state; register steps with Register")
-	}
-	return s
-}
-
+// NewScenarioState is the state of a scenario about to start against t,
+// with hooks the webhook receiver (nil when none runs).
 func NewScenarioState(t *transport.Target, hooks *Receiver) *ScenarioState {
 	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }

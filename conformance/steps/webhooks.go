@@ -27,8 +27,7 @@ import (
 // webhookSecret from the last answer. A deployment may refuse loopback and
 // private destinations (the sandbox's -webhook-deny-private): that refusal
 // skips the scenario with the reason instead of failing it.
-func registerWebhook(ctx context.Context, n, events string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) registerWebhook(ctx context.Context, n, events string) error {
 	times := 1
 	if n != "" {
 		var err error
@@ -88,8 +87,8 @@ func refusesURL(e *wire.Exchange) bool {
 	return true
 }
 
-func receiverFails(ctx context.Context, status, n int) error {
-	e, _, err := stateFrom(ctx).endpoint()
+func (s *ScenarioState) receiverFails(ctx context.Context, status, n int) error {
+	e, _, err := s.endpoint()
 	if err != nil {
 		return err
 	}
@@ -115,8 +114,7 @@ func pushDelivery(s *ScenarioState, d delivery) {
 	s.history = append(s.history, &wire.Exchange{Method: "DELIVERY", URL: "(webhook receiver)", Status: d.answered, Header: d.header, Body: d.body})
 }
 
-func awaitEvent(ctx context.Context, secs int, typ string) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) error {
 	e, _, err := s.endpoint()
 	if err != nil {
 		return err
@@ -144,8 +142,7 @@ func awaitEvent(ctx context.Context, secs int, typ string) error {
 
 // awaitRetry waits for the next attempt at the last delivered event and
 // checks that it carries the same Webhook-Id and body.
-func awaitRetry(ctx context.Context, secs int) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
 	last, err := s.Last()
 	if err != nil || last.Method != "DELIVERY" {
 		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", wire.ErrUsage)
@@ -199,8 +196,8 @@ func awaitRetry(ctx context.Context, secs int) error {
 	return nil
 }
 
-func noEvent(ctx context.Context, typ string) error {
-	e, _, err := stateFrom(ctx).endpoint()
+func (s *ScenarioState) noEvent(ctx context.Context, typ string) error {
+	e, _, err := s.endpoint()
 	if err != nil {
 		return err
 	}
@@ -226,8 +223,8 @@ func deliveriesOf(e *hookEndpoint, typ string) int {
 
 // exactDeliveries holds when the receiver got exactly n deliveries of the
 // event type so far, each attempt counted (a retry is a delivery).
-func exactDeliveries(ctx context.Context, n int, typ string) error {
-	e, _, err := stateFrom(ctx).endpoint()
+func (s *ScenarioState) exactDeliveries(ctx context.Context, n int, typ string) error {
+	e, _, err := s.endpoint()
 	if err != nil {
 		return err
 	}
@@ -239,8 +236,8 @@ func exactDeliveries(ctx context.Context, n int, typ string) error {
 
 // noFurtherDelivery watches the receiver for secs seconds and fails at the
 // first delivery of the type beyond those already received.
-func noFurtherDelivery(ctx context.Context, typ string, secs int) error {
-	e, _, err := stateFrom(ctx).endpoint()
+func (s *ScenarioState) noFurtherDelivery(ctx context.Context, typ string, secs int) error {
+	e, _, err := s.endpoint()
 	if err != nil {
 		return err
 	}
@@ -263,8 +260,7 @@ const signatureSlack = 5 * time.Minute
 // Webhook-Id, a Webhook-Timestamp in Unix seconds near the server's clock
 // (the event's createdAt), and a Webhook-Signature that is v1=<hex
 // HMAC-SHA256 of "<timestamp>.<body>"> keyed with the registered secret.
-func deliverySigned(ctx context.Context) error {
-	s := stateFrom(ctx)
+func (s *ScenarioState) deliverySigned(ctx context.Context) error {
 	d, err := s.Last()
 	if err != nil || d.Method != "DELIVERY" {
 		return fmt.Errorf("%w: no delivery to check; wait for an event first", wire.ErrUsage)
