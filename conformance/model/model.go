@@ -165,12 +165,14 @@ func (m *Model) Begin(key string) *Flight {
 	return f
 }
 
-// Abandon ends a flight that got no answer; what it did is unknown.
-func (m *Model) Abandon(f *Flight) {
+// Abandon ends a flight of method and path that got no answer: a planned
+// fault dropped it, or what it did is unknown.
+func (m *Model) Abandon(f *Flight, method, path string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(f.acct.inflight, f)
-	f.acct.forget()
+	f.acct.abandoned(method, path, f.acct.owned && !f.overlapped)
+	f.acct.remember(method + " " + path + " → no answer")
 }
 
 // Observe checks one answer against the model and advances it.
@@ -223,14 +225,20 @@ func (c *check) run() {
 	o := c.o
 	inAPI := o.Path == "/v1" || strings.HasPrefix(o.Path, "/v1/")
 	inControls := strings.HasPrefix(o.Path, "/_sandbox/")
+	if o.Status == http.StatusTooManyRequests && o.Header.Get("X-RateLimit-Scope") == "client" {
+		// A shared sandbox's budget for the client's address refused it
+		// before any account saw it (RATE-15): nothing happened.
+		return
+	}
 	c.clock()
 	switch {
 	case inAPI:
-		if c.faulted() {
+		inPlace, faultID := c.faulted()
+		if inPlace {
 			return
 		}
 		c.apiRate()
-		c.a.logRequest(o, c.exact)
+		c.a.logRequest(o, c.exact, faultID)
 		if o.Status == http.StatusTooManyRequests {
 			return
 		}
@@ -247,7 +255,13 @@ func (c *check) run() {
 // api dispatches a /v1 exchange to the rule of its endpoint.
 func (c *check) api() {
 	o := c.o
-	parts := strings.Split(strings.Trim(o.Path, "/"), "/")
+	parts := strings.Split(strings.TrimPrefix(o.Path, "/"), "/")
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			c.unknownRoute()
+			return
+		}
+	}
 	method := o.Method
 	if method == http.MethodHead {
 		c.head()
@@ -270,6 +284,20 @@ func (c *check) api() {
 		c.analytics()
 	case len(parts) == 2 && parts[1] == "webhooks" && method == http.MethodPost:
 		c.createWebhook()
+	}
+}
+
+// unknownRoute holds a path no route has, such as one with a trailing
+// slash or an empty or dot segment, to 404 NOT_FOUND: never a success, a
+// redirect or another route's answer (ROUTE-3, ROUTE-4). A request the
+// server refused before routing (its query, its size) keeps its refusal.
+func (c *check) unknownRoute() {
+	o := c.o
+	if !c.sandbox {
+		return
+	}
+	if o.Status < 400 || o.Status == http.StatusMethodNotAllowed || (o.Status == http.StatusNotFound && o.Method != http.MethodHead && o.errorCode() != "NOT_FOUND") {
+		c.fail("a path with a trailing slash or an empty or dot segment is an unknown route (ROUTE-3, ROUTE-4)", "404 NOT_FOUND", fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 	}
 }
 
@@ -328,39 +356,6 @@ type rateState struct {
 	// untouched: nothing has been counted since the account was fresh or
 	// reset, so the next counted request must leave limit-1.
 	untouched bool
-}
-
-// faulted applies the faults injected with POST /_sandbox/faults: the
-// request fails as told, spends nothing and changes nothing.
-func (c *check) faulted() bool {
-	f := &c.a.faults
-	if !f.known || f.left == 0 {
-		return false
-	}
-	f.left--
-	if f.status == 0 {
-		// A delay alone: the request runs, but whether it is counted is
-		// left open.
-		c.a.v1.known = false
-		return false
-	}
-	o := c.o
-	c.a.logRequest(o, c.exact)
-	if c.exact {
-		want := map[int]string{500: "INTERNAL_ERROR", 429: "RATE_LIMIT_EXCEEDED"}[f.status]
-		if o.Method == http.MethodHead {
-			// The answer to HEAD has no body to carry a code.
-			want = ""
-		}
-		if o.Status != f.status || (want != "" && o.errorCode() != want) {
-			c.fail("an injected fault answers the next requests as set (README: /_sandbox/faults)", fmt.Sprintf("%d %s", f.status, want), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
-		}
-		if f.status == http.StatusTooManyRequests && o.Header.Get("Retry-After") == "" {
-			c.fail("a 429 carries Retry-After", "a Retry-After header", "none")
-		}
-	}
-	c.rate(&c.a.v1, false, "the /v1 limit (an injected fault spends none of it)")
-	return true
 }
 
 func (c *check) apiRate() {

@@ -61,7 +61,7 @@ type account struct {
 	reqlog   []logEntry
 	logKnown bool
 	v1, ctl  rateState
-	faults   faultState
+	plan     faultPlan
 	clock    clockState
 	walks    map[string]*pageWalk
 	history  []string
@@ -72,15 +72,12 @@ type modelEvent struct {
 	data map[string]any
 }
 
+// logEntry is a journal entry as the model holds it; status 0 is no
+// answer sent, fault the id of the fault that hit it, if one did.
 type logEntry struct {
 	method, path, query string
 	status              int
-}
-
-type faultState struct {
-	known  bool
-	left   int
-	status int
+	fault               string
 }
 
 // pageWalk is a list being read page by page: the cursor it handed out, where
@@ -88,9 +85,11 @@ type faultState struct {
 type pageWalk struct {
 	kind   recordKind
 	filter string
-	pos    int
-	seen   map[string]bool
-	exact  bool
+	// after is the last item of the page that handed out the cursor: the
+	// next page starts right after it, whatever was written since (LIST-9).
+	after map[string]any
+	seen  map[string]bool
+	exact bool
 }
 
 func newAccount(key string) *account {
@@ -138,7 +137,7 @@ func (a *account) reseed(seed *seedState) {
 	a.webhooks, a.webhooksKnown = map[string]map[string]any{}, true
 	a.events, a.eventsKnown = nil, true
 	a.reqlog, a.logKnown = nil, true
-	a.faults = faultState{known: true}
+	a.plan = faultPlan{known: true}
 	a.v1 = rateState{untouched: true}
 	a.walks = map[string]*pageWalk{}
 }
@@ -146,7 +145,7 @@ func (a *account) reseed(seed *seedState) {
 // forget drops what an unanswered request may have changed.
 func (a *account) forget() {
 	a.complete, a.eventsKnown, a.logKnown, a.webhooksKnown = false, false, false, false
-	a.faults.known, a.v1.known, a.ctl.known = false, false, false
+	a.plan.known, a.v1.known, a.ctl.known = false, false, false
 	for p := range a.next {
 		delete(a.next, p)
 	}
@@ -161,11 +160,11 @@ func (a *account) remember(line string) {
 
 // logRequest keeps the /v1 request log the account must show; order is
 // known only when no requests overlapped.
-func (a *account) logRequest(o *Observed, exact bool) {
+func (a *account) logRequest(o *Observed, exact bool, fault string) {
 	if !exact {
 		a.logKnown = false
 	}
-	a.reqlog = append(a.reqlog, logEntry{method: o.Method, path: o.Path, query: o.RawQuery, status: o.Status})
+	a.reqlog = append(a.reqlog, logEntry{method: o.Method, path: o.Path, query: o.RawQuery, status: o.Status, fault: fault})
 	if len(a.reqlog) > 200 {
 		a.reqlog = a.reqlog[len(a.reqlog)-100:]
 	}

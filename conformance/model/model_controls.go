@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -22,7 +23,11 @@ func (c *check) controls() {
 	case o.Path == "/_sandbox/bugs" && o.Method == http.MethodPost:
 		c.fileBug()
 	case o.Path == "/_sandbox/faults" && o.Method == http.MethodPost:
-		c.setFaults()
+		c.planFault()
+	case o.Path == "/_sandbox/faults" && o.Method == http.MethodDelete:
+		c.clearFaults()
+	case o.Path == "/_sandbox/faults" && o.Method == http.MethodGet:
+		c.listFaults()
 	case o.Path == "/_sandbox/clock" && o.Method == http.MethodPost:
 		c.moveClock()
 	case o.Path == "/_sandbox/events" && o.Method == http.MethodGet:
@@ -143,40 +148,6 @@ func (a *account) oldestTester(platform string) string {
 	return str(best["id"])
 }
 
-// setFaults records what the next /v1 requests must answer.
-func (c *check) setFaults() {
-	o := c.o
-	if o.Status != http.StatusOK {
-		return
-	}
-	b, _, err := decodeStrictObject(o.ReqBody)
-	f := &c.a.faults
-	if err != nil || f.left > 0 || len(b) == 0 {
-		f.known = false
-		return
-	}
-	status, count := 0, 1
-	for k, v := range b {
-		n, err := strconv.Atoi(fmt.Sprint(v))
-		switch {
-		case err != nil:
-			f.known = false
-			return
-		case k == "status":
-			status = n
-		case k == "count":
-			count = n
-		case k == "delayMs":
-		default:
-			// Targeting and other fault kinds are beyond what the model
-			// follows: it stops asserting about faults until a reset.
-			f.known = false
-			return
-		}
-	}
-	*f = faultState{known: f.known && c.exact, left: count, status: status}
-}
-
 // moveClock: POST /_sandbox/clock moves a frozen clock by exactly the
 // advance, and is 409 CONFLICT on a running clock (README).
 func (c *check) moveClock() {
@@ -285,18 +256,69 @@ func (c *check) requestLog() {
 		}
 		want := a.reqlog[k]
 		got := logEntry{method: str(e["method"]), path: str(e["path"]), query: str(e["query"])}
-		got.status, _ = strconv.Atoi(fmt.Sprint(e["status"]))
+		got.status, _ = intOf(e["status"])
+		if f, ok := e["fault"].(map[string]any); ok {
+			got.fault = str(f["id"])
+		}
+		for _, text := range []string{got.path, got.query} {
+			if rawKeyRe.MatchString(text) {
+				c.fail("the journal shows every API key only as its hint (JRNL-12)", "svc_test_…abcd", text)
+				return
+			}
+		}
+		if hiddenKey(want.query) {
+			// A key written with escapes: the journal shows the query
+			// unescaped, as it redacts it.
+			got.query, want.query = "", ""
+		}
+		want.path, want.query = hintKeys(want.path), hintKeys(want.query)
+		got.path, got.query = hintKeys(got.path), hintKeys(got.query)
 		if len(want.query) > 256 {
 			got.query, want.query = "", ""
 		}
 		if got != want {
-			c.fail("the request log shows each request as sent and answered", fmt.Sprintf("%d from the newest: %s %s?%s → %d", i+1, want.method, want.path, want.query, want.status), fmt.Sprintf("%s %s?%s → %d", got.method, got.path, got.query, got.status))
+			c.fail("the request log shows each request as sent and answered (JRNL-3, JRNL-7, JRNL-10)", fmt.Sprintf("%d from the newest: %s", i+1, want), got.String())
 			return
 		}
 	}
 	if d["hasMore"] == false && len(a.reqlog) <= 100 && len(items) != len(a.reqlog) {
 		c.fail("the request log holds every /v1 request since the account was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), strconv.Itoa(len(items)))
 	}
+}
+
+// rawKeyRe finds an API key shown whole: its prefix and then a secret
+// character, where a hint has "…".
+var rawKeyRe = regexp.MustCompile(`svc_(test|live)_[A-Za-z0-9_-]`)
+
+// keyOrHintRe finds a key or its hint.
+var keyOrHintRe = regexp.MustCompile(`svc_(test|live)_(…[A-Za-z0-9_-]{0,4}|[A-Za-z0-9_-]+)`)
+
+// hintKeys writes every key or key hint in s the same way, so that what a
+// client sent compares with what the journal shows of it (JRNL-12).
+func hintKeys(s string) string {
+	return keyOrHintRe.ReplaceAllString(s, "svc_${1}_…")
+}
+
+// hiddenKey says whether a raw query holds a key only once unescaped.
+func hiddenKey(raw string) bool {
+	u, err := url.QueryUnescape(raw)
+	return err == nil && u != raw && rawKeyRe.MatchString(u) && !rawKeyRe.MatchString(raw)
+}
+
+func (e logEntry) String() string {
+	s := e.method + " " + e.path
+	if e.query != "" {
+		s += "?" + e.query
+	}
+	status := "no answer"
+	if e.status != 0 {
+		status = strconv.Itoa(e.status)
+	}
+	s += " → " + status
+	if e.fault != "" {
+		s += " (fault " + e.fault + ")"
+	}
+	return s
 }
 
 // deliveries: every attempt is to a webhook of the account that wants the

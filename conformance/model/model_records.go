@@ -424,10 +424,6 @@ func (c *check) list(kind recordKind) {
 			c.seen(kind, rec)
 		}
 	}
-	pos := 0
-	if w != nil {
-		pos = w.pos
-	}
 	if kind != kindEvent && c.exact && c.sandbox && judged && c.a.complete {
 		want := c.a.ordered(kind, func(r map[string]any) bool {
 			for name, val := range filters {
@@ -437,19 +433,28 @@ func (c *check) list(kind recordKind) {
 			}
 			return true
 		})
+		start := 0
+		if w != nil && w.after != nil {
+			for start < len(want) && !newerFirstBroken(want[start], w.after) {
+				start++
+			}
+		}
 		var wantIDs []string
-		for i := pos; i < len(want) && i < pos+limit; i++ {
+		for i := start; i < len(want) && i < start+limit; i++ {
 			wantIDs = append(wantIDs, str(want[i]["id"]))
 		}
 		if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
-			c.fail("a list page is the account's records, filtered, newest first, from where the cursor left off", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
+			c.fail("a list page is the account's records, filtered, newest first, from right after the last item of the page before (LIST-2, LIST-9, LIST-10)", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
 		}
-		if wantMore := pos+limit < len(want); wantMore != hasMore {
-			c.fail("hasMore says whether more items follow", fmt.Sprintf("hasMore %v (%d items from position %d)", wantMore, len(want), pos), fmt.Sprintf("%v", hasMore))
+		if wantMore := start+limit < len(want); wantMore != hasMore {
+			c.fail("hasMore says whether more items follow (LIST-7)", fmt.Sprintf("hasMore %v (%d items after the cursor)", wantMore, len(want)-start), fmt.Sprintf("%v", hasMore))
 		}
 	}
 	if next != "" {
-		nw := &pageWalk{kind: kind, filter: filterKey, pos: pos + len(items), seen: map[string]bool{}}
+		nw := &pageWalk{kind: kind, filter: filterKey, seen: map[string]bool{}}
+		if n := len(items); n > 0 {
+			nw.after, _ = items[n-1].(map[string]any)
+		}
 		if w != nil {
 			for id := range w.seen {
 				nw.seen[id] = true

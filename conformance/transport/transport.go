@@ -73,7 +73,7 @@ func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	resp, err := t.Next.RoundTrip(req)
 	if err != nil || sink == nil {
 		if fl != nil {
-			t.Target.Model.Abandon(fl)
+			t.Target.Model.Abandon(fl, req.Method, req.URL.Path)
 		}
 		return resp, err
 	}
@@ -81,7 +81,7 @@ func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	resp.Body.Close()
 	if err != nil {
 		if fl != nil {
-			t.Target.Model.Abandon(fl)
+			t.Target.Model.Abandon(fl, req.Method, req.URL.Path)
 		}
 		return nil, err
 	}

@@ -1,0 +1,369 @@
+package model
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/testcampaign/kit/conformance/wire"
+)
+
+// faultHeader names, on an answer a planned fault changed, the fault.
+const faultHeader = "X-Sandbox-Fault"
+
+// The network failures a fault may plan.
+const (
+	netReset     = "reset"
+	netClose     = "close"
+	netTruncate  = "truncate"
+	netMalformed = "malformed"
+	netTrickle   = "trickle"
+)
+
+// plannedFault is one fault of an account's plan, as POST /_sandbox/faults
+// planned it.
+type plannedFault struct {
+	id      string
+	method  string // "" for any
+	path    string // "" for any; a final * matches every path it starts
+	left    int    // requests it will still hit; -1 until cleared
+	random  bool   // it has a rate below 1: whether it hits is drawn
+	status  int
+	network string
+	// retryAfter is what an injected 429 or 503 must carry: -1 when the
+	// plan did not say, so the default second applies.
+	retryAfter int
+}
+
+func (f *plannedFault) matches(method, path string) bool {
+	if f.method != "" && f.method != method {
+		return false
+	}
+	if prefix, ok := strings.CutSuffix(f.path, "*"); ok {
+		return strings.HasPrefix(path, prefix)
+	}
+	return f.path == "" || f.path == path
+}
+
+// answersInPlace says whether the fault answers instead of the API, so that
+// the request spends no budget and changes nothing (FAULT-26, FAULT-28).
+func (f *plannedFault) answersInPlace() bool {
+	return f.status != 0 || f.network == netReset || f.network == netClose || f.network == netMalformed
+}
+
+func (f *plannedFault) String() string {
+	what := strconv.Itoa(f.status)
+	if f.network != "" {
+		what = f.network
+	} else if f.status == 0 {
+		what = "delay"
+	}
+	target := strings.TrimSpace(f.method + " " + f.path)
+	if target == "" {
+		target = "every /v1 request"
+	}
+	return fmt.Sprintf("%s (%s, %s)", f.id, what, target)
+}
+
+// faultPlan is an account's planned faults, oldest first. known: the model
+// holds the plan exactly; otherwise it learns which fault hit a request from
+// X-Sandbox-Fault alone and asserts nothing about which one must.
+type faultPlan struct {
+	known   bool
+	planned []*plannedFault
+}
+
+func (p *faultPlan) byID(id string) (int, *plannedFault) {
+	for i, f := range p.planned {
+		if f.id == id {
+			return i, f
+		}
+	}
+	return -1, nil
+}
+
+// candidates are the faults that may hit a request: those that match it up
+// to and including the oldest one that hits every matching request (must,
+// nil when none does), whose rate draws decide the others.
+func (p *faultPlan) candidates(method, path string) (may []*plannedFault, must *plannedFault) {
+	for _, f := range p.planned {
+		if !f.matches(method, path) {
+			continue
+		}
+		may = append(may, f)
+		if !f.random {
+			return may, f
+		}
+	}
+	return may, nil
+}
+
+// fire counts one hit of f: it is gone once it has hit its count.
+func (p *faultPlan) fire(f *plannedFault) {
+	if f.left < 0 {
+		return
+	}
+	f.left--
+	if f.left == 0 {
+		i, _ := p.byID(f.id)
+		p.planned = append(p.planned[:i:i], p.planned[i+1:]...)
+	}
+}
+
+// faultFields are the fields of a fault the model follows.
+var faultFields = map[string]bool{
+	"method": true, "path": true, "count": true, "rate": true, "seed": true, "status": true,
+	"retryAfter": true, "delayMs": true, "network": true, "trickleMs": true,
+}
+
+// planFault follows POST /_sandbox/faults: the fault joins the end of the
+// plan (FAULT-1). A fault with fields the model does not follow leaves the
+// plan unknown until it is listed, cleared or reset.
+func (c *check) planFault() {
+	o := c.o
+	if o.Status != http.StatusOK {
+		return
+	}
+	p := &c.a.plan
+	b, _, err := decodeStrictObject(o.ReqBody)
+	id := str(o.data()["id"])
+	if err != nil || id == "" || !c.exact {
+		p.known = false
+		return
+	}
+	f := &plannedFault{id: id, left: 1, retryAfter: -1}
+	for k, v := range b {
+		if !faultFields[k] {
+			p.known = false
+			return
+		}
+		n, isInt := intOf(v)
+		switch k {
+		case "method":
+			f.method = str(v)
+		case "path":
+			f.path = str(v)
+		case "count":
+			f.left = n
+		case "rate":
+			r, ok := v.(json.Number)
+			if !ok {
+				p.known = false
+				return
+			}
+			x, err := strconv.ParseFloat(string(r), 64)
+			f.random = err != nil || x < 1
+		case "status":
+			f.status = n
+		case "retryAfter":
+			if !isInt {
+				// A date or null is planned; the model follows only seconds.
+				p.known = false
+				return
+			}
+			f.retryAfter = n
+		case "network":
+			f.network = str(v)
+		}
+	}
+	if _, ok := b["count"]; !ok && f.random {
+		f.left = -1 // a rate without a count stays until cleared (FAULT-12)
+	}
+	p.planned = append(p.planned, f)
+}
+
+// clearFaults follows DELETE /_sandbox/faults: nothing is planned after it.
+func (c *check) clearFaults() {
+	if c.o.Status != http.StatusOK {
+		return
+	}
+	if d := c.o.data(); d != nil && c.exact && c.a.plan.known {
+		if n, ok := intOf(d["cleared"]); ok && n != len(c.a.plan.planned) {
+			c.fail("DELETE /_sandbox/faults clears every planned fault and says how many (FAULT-32)", fmt.Sprintf("cleared %d", len(c.a.plan.planned)), strconv.Itoa(n))
+		}
+	}
+	c.a.plan = faultPlan{known: c.exact}
+}
+
+// listFaults holds GET /_sandbox/faults to the plan the model keeps: the
+// faults still planned, oldest first, each with the count it has left
+// (FAULT-30, FAULT-31). A plan the model lost track of is learned here.
+func (c *check) listFaults() {
+	o := c.o
+	d := o.data()
+	if o.Status != http.StatusOK || d == nil || !c.exact {
+		return
+	}
+	items, _ := d["items"].([]any)
+	p := &c.a.plan
+	if p.known {
+		var want, got []string
+		for _, f := range p.planned {
+			left := "null"
+			if f.left >= 0 {
+				left = strconv.Itoa(f.left)
+			}
+			want = append(want, f.id+" count "+left)
+		}
+		for _, it := range items {
+			e, _ := it.(map[string]any)
+			left := "null"
+			if n, ok := intOf(e["count"]); ok {
+				left = strconv.Itoa(n)
+			}
+			got = append(got, str(e["id"])+" count "+left)
+		}
+		if strings.Join(want, ", ") != strings.Join(got, ", ") {
+			c.fail("the plan lists the faults still planned, oldest first, with the count each has left (FAULT-30, FAULT-31)", "["+strings.Join(want, ", ")+"]", "["+strings.Join(got, ", ")+"]")
+		}
+	}
+	learned := faultPlan{known: true}
+	for _, it := range items {
+		e, _ := it.(map[string]any)
+		f := &plannedFault{id: str(e["id"]), method: str(e["method"]), path: str(e["path"]), network: str(e["network"]), left: -1, retryAfter: -1}
+		if n, ok := intOf(e["count"]); ok {
+			f.left = n
+		}
+		f.status, _ = intOf(e["status"])
+		if n, ok := intOf(e["retryAfter"]); ok && n > 0 {
+			f.retryAfter = n
+		}
+		if r, ok := e["rate"].(json.Number); ok {
+			x, err := strconv.ParseFloat(string(r), 64)
+			f.random = err != nil || x < 1
+		}
+		for k := range e {
+			if !faultFields[k] && k != "id" && k != "fired" {
+				learned.known = false
+			}
+		}
+		learned.planned = append(learned.planned, f)
+	}
+	*p = learned
+}
+
+// faulted applies the plan to a /v1 request that was answered: which fault
+// hit it, if any (the oldest that matches and draws it, FAULT-9), named by
+// X-Sandbox-Fault (FAULT-25). It reports whether a fault answered in the
+// API's place, so that the answer says nothing about the API.
+func (c *check) faulted() (inPlace bool, faultID string) {
+	o := c.o
+	p := &c.a.plan
+	id := o.Header.Get(faultHeader)
+	if !p.known {
+		if id == "" {
+			return false, ""
+		}
+		// Some fault hit it, of a kind the model does not hold: learn.
+		c.a.v1.known = false
+		c.a.logRequest(o, c.exact, id)
+		return true, id
+	}
+	may, must := p.candidates(o.Method, o.Path)
+	var hit *plannedFault
+	for _, f := range may {
+		if f.id == id {
+			hit = f
+		}
+	}
+	switch {
+	case id == "" && must == nil:
+		return false, ""
+	case id == "":
+		if c.exact {
+			c.fail("the oldest planned fault that matches a request hits it, and its answer names it in X-Sandbox-Fault (FAULT-9, FAULT-25)", "an answer from "+must.String(), fmt.Sprintf("%d without %s", o.Status, faultHeader))
+		}
+		p.known = false
+		return false, ""
+	case hit == nil:
+		if c.exact {
+			c.fail("a request is hit only by the oldest planned fault that matches it (FAULT-5..FAULT-9)", faultsNamed(may), faultHeader+": "+id)
+		}
+		p.known = false
+		c.a.v1.known = false
+		c.a.logRequest(o, c.exact, id)
+		return true, id
+	}
+	p.fire(hit)
+	if !hit.answersInPlace() {
+		// Delayed, trickled or truncated: the API answered, and the request
+		// counts like any other (FAULT-27).
+		return false, id
+	}
+	c.a.logRequest(o, c.exact, id)
+	if c.exact {
+		c.faultAnswer(hit)
+	}
+	c.rate(&c.a.v1, false, "the /v1 limit (a fault that answers in the API's place spends none of it, FAULT-26)")
+	return true, id
+}
+
+// faultAnswer holds the answer of a fault that answered in the API's place
+// to what was planned.
+func (c *check) faultAnswer(f *plannedFault) {
+	o := c.o
+	if f.network == netMalformed {
+		if o.Status != http.StatusOK || o.V != nil {
+			c.fail("a malformed answer is a 200 whose body is not JSON (FAULT-22)", "200 with a body that is not JSON", fmt.Sprintf("%d %s", o.Status, wire.Truncate(string(o.Body), 80)))
+		}
+		return
+	}
+	want := map[int]string{500: "INTERNAL_ERROR", 429: "RATE_LIMIT_EXCEEDED"}[f.status]
+	if o.Method == http.MethodHead {
+		// The answer to HEAD has no body to carry a code.
+		want = ""
+	}
+	if o.Status != f.status || (want != "" && o.errorCode() != want) {
+		c.fail("a planned status fault answers with that status and its code (FAULT-13)", fmt.Sprintf("%d %s", f.status, want), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+	}
+	if f.status == http.StatusTooManyRequests || f.status == http.StatusServiceUnavailable {
+		wantAfter := "1"
+		if f.retryAfter > 0 {
+			wantAfter = strconv.Itoa(f.retryAfter)
+		}
+		if f.retryAfter != 0 && o.Header.Get("Retry-After") != wantAfter {
+			c.fail("an injected 429 or 503 carries Retry-After, 1 second unless planned otherwise (FAULT-14)", "Retry-After: "+wantAfter, "Retry-After: "+o.Header.Get("Retry-After"))
+		}
+	}
+}
+
+func faultsNamed(fs []*plannedFault) string {
+	if len(fs) == 0 {
+		return "no fault (none planned matches " + "the request)"
+	}
+	var names []string
+	for _, f := range fs {
+		names = append(names, f.String())
+	}
+	return "one of " + strings.Join(names, ", ")
+}
+
+// abandoned follows a /v1 request that got no answer. When the plan says a
+// fault dropped it (reset or close), the account is untouched and the
+// journal holds it with no status (FAULT-28, JRNL-9); anything else may
+// have done anything, and the model forgets what it cannot know.
+func (a *account) abandoned(method, path string, exact bool) {
+	if !exact || !a.plan.known || !strings.HasPrefix(path, "/v1") {
+		a.forget()
+		return
+	}
+	may, must := a.plan.candidates(method, path)
+	if must == nil || len(may) > 1 || (must.network != netReset && must.network != netClose) {
+		a.forget()
+		return
+	}
+	a.plan.fire(must)
+	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, fault: must.id})
+}
+
+// intOf reads a JSON integer.
+func intOf(v any) (int, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := strconv.Atoi(string(n))
+	return i, err == nil
+}
