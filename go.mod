@@ -15,6 +15,7 @@ require (
 	github.com/pb33f/libopenapi v0.41.8
 	github.com/pb33f/libopenapi-validator v0.16.2
 	go.yaml.in/yaml/v3 v3.0.4
+	golang.org/x/net v0.62.0
 )
 
 require (
@@ -41,7 +42,6 @@ require (
 	github.com/spf13/pflag v1.0.7 // indirect
 	github.com/vmware-labs/yaml-jsonpath v0.3.2 // indirect
 	golang.org/x/mod v0.41.0 // indirect
-	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/http/httpguts"
 )
 
 // Bounds of the sandbox controls.
@@ -16,8 +19,13 @@ const (
 	MaxFaultDelay = 30 * time.Second
 	// MaxFaults is how many faults one account may have planned at once.
 	MaxFaults = 32
-	// MaxFaultRetryAfter bounds the Retry-After of an injected 429 or 503.
+	// MaxFaultRetryAfter bounds the Retry-After seconds of an injected answer.
 	MaxFaultRetryAfter = 3600
+	// MaxFaultHeaders and MaxFaultHeaderBytes bound the extra headers of an
+	// injected answer; MaxFaultBody bounds its raw body.
+	MaxFaultHeaders     = 16
+	MaxFaultHeaderBytes = 1 << 10
+	MaxFaultBody        = 16 << 10
 	// MaxFaultSeed is the largest seed a JavaScript number holds exactly.
 	MaxFaultSeed = 1<<53 - 1
 	// MaxPathPattern bounds a fault's or a journal filter's path pattern.
@@ -70,9 +78,18 @@ type FaultSpec struct {
 	Seed uint64  `json:"seed"`
 	// Status, if set, is answered instead of the API's answer.
 	Status int `json:"status,omitempty"`
-	// RetryAfter is the Retry-After, in seconds, of an injected 429 or 503.
-	RetryAfter int   `json:"retryAfter,omitempty"`
-	DelayMS    int64 `json:"delayMs"`
+	// RetryAfter is the Retry-After of an injected answer as planned: a
+	// number of seconds, an HTTP-date string, or null for none.
+	RetryAfter json.RawMessage `json:"retryAfter,omitempty"`
+	// RetryAfterHeader is the Retry-After header RetryAfter stands for;
+	// empty for none.
+	RetryAfterHeader string `json:"-"`
+	// Headers are extra headers of an injected answer; they replace any the
+	// sandbox would have set.
+	Headers map[string]string `json:"headers,omitempty"`
+	// Body, if set, is sent as it is instead of the error envelope.
+	Body    *string `json:"body,omitempty"`
+	DelayMS int64   `json:"delayMs"`
 	// Network, if set, is one of NetworkFaults.
 	Network string `json:"network,omitempty"`
 	// TrickleMS is how long a trickled body takes.
@@ -105,7 +122,7 @@ type Fault struct {
 
 // faultFields are the fields of a fault body; any other is refused, as a
 // misspelt field would otherwise plan a different fault than intended.
-var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "delayMs", "network", "trickleMs"}
+var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "headers", "body", "delayMs", "network", "trickleMs"}
 
 // ParseFaultSpec decodes and validates a fault. Every field is optional, but
 // a fault must do something: answer a status (400–599), wait (delayMs), or
@@ -150,10 +167,15 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 			obj.errs.add("status", "must be an error status, 400 to 599 (got %d)", spec.Status)
 		}
 	}
-	if n, ok := obj.optionalNumber("retryAfter"); ok {
-		spec.RetryAfter = obj.checkInteger("retryAfter", n, 1, MaxFaultRetryAfter)
-		if spec.Status != 429 && spec.Status != 503 {
-			obj.errs.add("retryAfter", "goes only with status 429 or 503")
+	spec.RetryAfter, spec.RetryAfterHeader = obj.retryAfter(spec.Status)
+	spec.Headers = obj.faultHeaders(spec.Status)
+	if body, ok := obj.optionalString("body"); ok {
+		spec.Body = &body
+		if len(body) > MaxFaultBody {
+			obj.errs.add("body", "must be at most %d bytes (got %d)", MaxFaultBody, len(body))
+		}
+		if spec.Status == 0 {
+			obj.errs.add("body", "goes only with a status")
 		}
 	}
 	if n, ok := obj.optionalNumber("delayMs"); ok {
@@ -173,14 +195,87 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	} else if spec.Network == NetworkTrickle {
 		spec.TrickleMS = DefaultTrickle.Milliseconds()
 	}
-	if (spec.Status == 429 || spec.Status == 503) && spec.RetryAfter == 0 {
-		spec.RetryAfter = 1
+	if (spec.Status == 429 || spec.Status == 503) && spec.RetryAfter == nil {
+		spec.RetryAfter, spec.RetryAfterHeader = json.RawMessage("1"), "1"
 	}
 	if len(obj.errs) == 0 && spec.Status == 0 && spec.DelayMS == 0 && spec.Network == "" {
 		obj.errs.add("status", "or delayMs or network is required: a fault must do something")
 	}
 	return spec, obj.errs.err()
 }
+
+// retryAfter reads the fault's retryAfter: seconds from 0, an HTTP-date,
+// or null for no Retry-After at all. It returns the value as planned and
+// the header it stands for.
+func (o *requestObject) retryAfter(status int) (json.RawMessage, string) {
+	if _, ok := o.raw("retryAfter"); !ok {
+		// raw reads null as absent; here null is an answer of its own.
+		if string(o.fields["retryAfter"]) == "null" {
+			if status == 0 {
+				o.errs.add("retryAfter", "goes only with a status")
+			}
+			return json.RawMessage("null"), ""
+		}
+		return nil, ""
+	}
+	if status == 0 {
+		o.errs.add("retryAfter", "goes only with a status")
+	}
+	if o.fields["retryAfter"][0] == '"' {
+		date, _ := o.optionalString("retryAfter")
+		if _, err := http.ParseTime(date); err != nil || len(date) > 64 {
+			o.errs.add("retryAfter", "must be seconds, an HTTP-date such as \"Wed, 21 Oct 2026 07:28:00 GMT\", or null (got %q)", Echo(date))
+			return nil, ""
+		}
+		quoted, _ := json.Marshal(date)
+		return quoted, date
+	}
+	n, ok := o.optionalNumber("retryAfter")
+	if !ok {
+		return nil, ""
+	}
+	seconds := o.checkInteger("retryAfter", n, 0, MaxFaultRetryAfter)
+	text := strconv.Itoa(seconds)
+	return json.RawMessage(text), text
+}
+
+// faultHeaders reads the extra headers of an injected answer: names HTTP
+// allows, other than those that frame the message, and values without
+// line breaks.
+func (o *requestObject) faultHeaders(status int) map[string]string {
+	raw, ok := o.raw("headers")
+	if !ok {
+		return nil
+	}
+	var headers map[string]string
+	if err := json.Unmarshal(raw, &headers); err != nil {
+		o.errs.add("headers", "must be an object of header names and string values")
+		return nil
+	}
+	if status == 0 {
+		o.errs.add("headers", "go only with a status")
+	}
+	if len(headers) > MaxFaultHeaders {
+		o.errs.add("headers", "may hold at most %d headers (got %d)", MaxFaultHeaders, len(headers))
+		return nil
+	}
+	for _, name := range slices.Sorted(maps.Keys(headers)) {
+		value := headers[name]
+		switch {
+		case !httpguts.ValidHeaderFieldName(name):
+			o.errs.add("headers", "%q is not a header name", Echo(name))
+		case slices.Contains(framingHeaders, http.CanonicalHeaderKey(name)):
+			o.errs.add("headers", "%s cannot be set: it frames the answer", http.CanonicalHeaderKey(name))
+		case !httpguts.ValidHeaderFieldValue(value) || len(value) > MaxFaultHeaderBytes:
+			o.errs.add("headers", "the value of %s must be at most %d bytes with no line break", Echo(name), MaxFaultHeaderBytes)
+		}
+	}
+	return headers
+}
+
+// framingHeaders say where an answer ends; a fault that set them would make
+// a broken message rather than an answer, which network faults are for.
+var framingHeaders = []string{"Content-Length", "Transfer-Encoding", "Connection", "Trailer"}
 
 // ParseJournalFilter checks the method and path filters of the request
 // journal, which take the values a fault's method and path do.

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/net/http/httpguts"
 )
 
 // FuzzParseFaultSpec judges the fault decoder against the rules docs/controls.md
@@ -24,6 +26,9 @@ func FuzzParseFaultSpec(f *testing.F) {
 		`{"status":500,"rate":0.25,"seed":42}`, `{"status":500,"seed":42}`, `{"status":500,"rate":0}`, `{"status":500,"rate":1.5}`,
 		`{"status":302}`, `{"status":400,"retryAfter":5}`, `{"path":"/_sandbox/reset","status":500}`, `{"path":"/v1/*/x","status":500}`,
 		`{"method":"get","status":500}`, `{"stauts":500}`, `{"network":"close","delayMs":100,"count":5}`,
+		`{"status":503,"retryAfter":0}`, `{"status":503,"retryAfter":null}`, `{"status":500,"retryAfter":"Wed, 21 Oct 2026 07:28:00 GMT"}`,
+		`{"delayMs":5,"retryAfter":null}`, `{"status":503,"retryAfter":"soon"}`, `{"status":500,"headers":{"X-A":"1"},"body":"<h1>"}`,
+		`{"status":500,"headers":{"Content-Length":"1"}}`, `{"status":500,"headers":{"X A":"1"}}`, `{"network":"close","body":""}`,
 	} {
 		f.Add([]byte(body))
 	}
@@ -37,7 +42,7 @@ func FuzzParseFaultSpec(f *testing.F) {
 		fuzzCheckDecoder(t, body, ParseFaultSpec, fields, fuzzFaultRefusals, func(spec FaultSpec, obj map[string]any) {
 			want := FaultSpec{
 				Method: fuzzString(obj, "method"), Path: fuzzString(obj, "path"), Count: 1, Rate: 1,
-				Status: int(fuzzNumber(obj, "status")), RetryAfter: int(fuzzNumber(obj, "retryAfter")), DelayMS: fuzzNumber(obj, "delayMs"),
+				Status: int(fuzzNumber(obj, "status")), DelayMS: fuzzNumber(obj, "delayMs"),
 				Network: fuzzString(obj, "network"), TrickleMS: fuzzNumber(obj, "trickleMs"), Seed: uint64(fuzzNumber(obj, "seed")),
 			}
 			if fuzzPresent(obj, "rate") {
@@ -47,8 +52,18 @@ func FuzzParseFaultSpec(f *testing.F) {
 			if fuzzPresent(obj, "count") {
 				want.Count = int(fuzzNumber(obj, "count"))
 			}
-			if (want.Status == 429 || want.Status == 503) && want.RetryAfter == 0 {
-				want.RetryAfter = 1
+			want.RetryAfter, want.RetryAfterHeader = fuzzRetryAfter(obj)
+			if (want.Status == 429 || want.Status == 503) && want.RetryAfter == nil {
+				want.RetryAfter, want.RetryAfterHeader = json.RawMessage("1"), "1"
+			}
+			if headers, ok := obj["headers"].(map[string]any); ok {
+				want.Headers = map[string]string{}
+				for name, value := range headers {
+					want.Headers[name] = value.(string)
+				}
+			}
+			if body, ok := obj["body"].(string); ok {
+				want.Body = &body
 			}
 			if want.Network == NetworkTrickle && want.TrickleMS == 0 {
 				want.TrickleMS = 1000
@@ -86,12 +101,17 @@ func fuzzFaultRefusals(obj map[string]any) []string {
 		{"count", fuzzInteger(obj["count"], 1, 1000)},
 		{"seed", fuzzInteger(obj["seed"], 0, 1<<53-1) && fuzzPresent(obj, "rate")},
 		{"status", fuzzInteger(obj["status"], 0, 0) || fuzzInteger(obj["status"], 400, 599)},
-		{"retryAfter", fuzzInteger(obj["retryAfter"], 1, 3600) && (status == 429 || status == 503)},
+		{"retryAfter", status != 0 && fuzzRetryAfterValue(obj["retryAfter"])},
+		{"headers", status != 0 && fuzzHeaders(obj["headers"])},
+		{"body", status != 0 && fuzzBody(obj["body"])},
 		{"delayMs", fuzzInteger(obj["delayMs"], 0, 30000)},
 		{"network", network != "" && status == 0},
 		{"trickleMs", fuzzInteger(obj["trickleMs"], 1, 30000) && network == "trickle"},
 	} {
-		if fuzzPresent(obj, rule.field) && !rule.ok {
+		_, named := obj[rule.field]
+		// A null retryAfter asks for no Retry-After: it is there.
+		present := fuzzPresent(obj, rule.field) || rule.field == "retryAfter" && named
+		if present && !rule.ok {
 			bad = append(bad, rule.field)
 		}
 	}
@@ -99,6 +119,54 @@ func fuzzFaultRefusals(obj map[string]any) []string {
 		bad = append(bad, "status")
 	}
 	return bad
+}
+
+// fuzzRetryAfterValue accepts seconds from 0 to 3600, an HTTP-date of at
+// most 64 bytes, or null.
+func fuzzRetryAfterValue(v any) bool {
+	if date, ok := v.(string); ok {
+		_, err := http.ParseTime(date)
+		return err == nil && len(date) <= 64
+	}
+	return v == nil || fuzzInteger(v, 0, 3600)
+}
+
+// fuzzRetryAfter is the retryAfter a valid body plans, and its header.
+func fuzzRetryAfter(obj map[string]any) (json.RawMessage, string) {
+	v, named := obj["retryAfter"]
+	switch v := v.(type) {
+	case string:
+		quoted, _ := json.Marshal(v)
+		return quoted, v
+	case json.Number:
+		return json.RawMessage(v), string(v)
+	}
+	if named {
+		return json.RawMessage("null"), ""
+	}
+	return nil, ""
+}
+
+// fuzzHeaders accepts at most 16 headers with names HTTP allows, none that
+// frames the message, and string values of at most 1 KiB with no line break.
+func fuzzHeaders(v any) bool {
+	headers, ok := v.(map[string]any)
+	if !ok || len(headers) > 16 {
+		return false
+	}
+	for name, value := range headers {
+		s, ok := value.(string)
+		framing := slices.Contains([]string{"Content-Length", "Transfer-Encoding", "Connection", "Trailer"}, http.CanonicalHeaderKey(name))
+		if !ok || !httpguts.ValidHeaderFieldName(name) || framing || !httpguts.ValidHeaderFieldValue(s) || len(s) > 1024 {
+			return false
+		}
+	}
+	return true
+}
+
+func fuzzBody(v any) bool {
+	s, ok := v.(string)
+	return ok && len(s) <= 16<<10
 }
 
 // fuzzPathPattern accepts an API path of at most 256 bytes, or the start of

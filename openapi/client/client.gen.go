@@ -1010,14 +1010,17 @@ type EventType string
 
 // Fault defines model for Fault.
 type Fault struct {
+	Body *string `json:"body,omitempty"`
+
 	// Count How many more requests it will hit; null until cleared.
 	Count   *int `json:"count"`
 	DelayMs int  `json:"delayMs"`
 
 	// Fired How many requests it has hit.
-	Fired  int          `json:"fired"`
-	Id     string       `json:"id"`
-	Method *FaultMethod `json:"method,omitempty"`
+	Fired   int                     `json:"fired"`
+	Headers *map[string]interface{} `json:"headers,omitempty"`
+	Id      string                  `json:"id"`
+	Method  *FaultMethod            `json:"method,omitempty"`
 
 	// Network `reset`: the connection is reset (TCP RST), no answer. `close`: the
 	// connection is closed, no answer. `reset`, `close` and `malformed`
@@ -1032,12 +1035,23 @@ type Fault struct {
 	// Path An API path (`/v1/campaigns`), or the start of one followed by `*` (`/v1/bugs*`).
 	//
 	// Examples: /v1/bugs*
-	Path       *PathPattern `json:"path,omitempty"`
-	Rate       float32      `json:"rate"`
-	RetryAfter *int         `json:"retryAfter,omitempty"`
-	Seed       int          `json:"seed"`
-	Status     *int         `json:"status,omitempty"`
-	TrickleMs  *int         `json:"trickleMs,omitempty"`
+	Path       *PathPattern      `json:"path,omitempty"`
+	Rate       float32           `json:"rate"`
+	RetryAfter *Fault_RetryAfter `json:"retryAfter,omitempty"`
+	Seed       int               `json:"seed"`
+	Status     *int              `json:"status,omitempty"`
+	TrickleMs  *int              `json:"trickleMs,omitempty"`
+}
+
+// FaultRetryAfter0 defines model for Fault.RetryAfter.0.
+type FaultRetryAfter0 = int
+
+// FaultRetryAfter1 defines model for Fault.RetryAfter.1.
+type FaultRetryAfter1 = string
+
+// Fault_RetryAfter defines model for Fault.RetryAfter.
+type Fault_RetryAfter struct {
+	union json.RawMessage
 }
 
 // FaultEnvelope defines model for FaultEnvelope.
@@ -1074,12 +1088,23 @@ type FaultPageEnvelopeSuccess bool
 // Every field is optional, but a fault must do something: `status`,
 // `delayMs` or `network`.
 type FaultPlanCreate struct {
+	// Body With `status` only, the answer's body, sent as it is instead of the
+	// error envelope: `Content-Type: application/json` when it is JSON,
+	// `text/plain; charset=utf-8` otherwise, unless `headers` says.
+	Body *string `json:"body,omitempty"`
+
 	// Count How many matching requests it hits; 1 when absent, or with `rate`, until cleared.
 	Count *int `json:"count,omitempty"`
 
 	// DelayMs How long to wait before the rest of the fault, or before letting the request through.
-	DelayMs *int         `json:"delayMs,omitempty"`
-	Method  *FaultMethod `json:"method,omitempty"`
+	DelayMs *int `json:"delayMs,omitempty"`
+
+	// Headers With `status` only, extra headers of the answer, which replace the
+	// sandbox's own (`Content-Type`, `X-RateLimit-*`, `Retry-After`).
+	// `Content-Length`, `Transfer-Encoding`, `Connection` and `Trailer`
+	// cannot be set.
+	Headers *map[string]interface{} `json:"headers,omitempty"`
+	Method  *FaultMethod            `json:"method,omitempty"`
 
 	// Network `reset`: the connection is reset (TCP RST), no answer. `close`: the
 	// connection is closed, no answer. `reset`, `close` and `malformed`
@@ -1099,8 +1124,10 @@ type FaultPlanCreate struct {
 	// Rate The share of matching requests it hits, drawn from `seed`, so the same seed hits the same requests of the same sequence.
 	Rate *float32 `json:"rate,omitempty"`
 
-	// RetryAfter The `Retry-After` of an injected 429 or 503, in seconds; 1 when absent.
-	RetryAfter *int `json:"retryAfter,omitempty"`
+	// RetryAfter With `status` only, the answer's `Retry-After`: seconds (0 to 3600,
+	// sent as a number), an HTTP-date (sent as it is written), or null for
+	// no `Retry-After` at all. A 429 or 503 without it says 1 second.
+	RetryAfter *FaultPlanCreate_RetryAfter `json:"retryAfter,omitempty"`
 
 	// Seed With `rate` only; 0 when absent.
 	Seed *int `json:"seed,omitempty"`
@@ -1110,6 +1137,19 @@ type FaultPlanCreate struct {
 
 	// TrickleMs With `network` `trickle` only, how long the body takes; 1000 when absent.
 	TrickleMs *int `json:"trickleMs,omitempty"`
+}
+
+// FaultPlanCreateRetryAfter0 defines model for FaultPlanCreate.RetryAfter.0.
+type FaultPlanCreateRetryAfter0 = int
+
+// FaultPlanCreateRetryAfter1 Examples: Wed, 21 Oct 2026 07:28:00 GMT
+type FaultPlanCreateRetryAfter1 = string
+
+// FaultPlanCreate_RetryAfter With `status` only, the answer's `Retry-After`: seconds (0 to 3600,
+// sent as a number), an HTTP-date (sent as it is written), or null for
+// no `Retry-After` at all. A 429 or 503 without it says 1 second.
+type FaultPlanCreate_RetryAfter struct {
+	union json.RawMessage
 }
 
 // FieldError defines model for FieldError.
@@ -1643,6 +1683,130 @@ func (t Event) MarshalJSON() ([]byte, error) {
 }
 
 func (t *Event) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsFaultRetryAfter0 returns the union data inside the Fault_RetryAfter as a FaultRetryAfter0
+func (t Fault_RetryAfter) AsFaultRetryAfter0() (FaultRetryAfter0, error) {
+	var body FaultRetryAfter0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFaultRetryAfter0 overwrites any union data inside the Fault_RetryAfter as the provided FaultRetryAfter0
+func (t *Fault_RetryAfter) FromFaultRetryAfter0(v FaultRetryAfter0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFaultRetryAfter0 performs a merge with any union data inside the Fault_RetryAfter, using the provided FaultRetryAfter0
+func (t *Fault_RetryAfter) MergeFaultRetryAfter0(v FaultRetryAfter0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFaultRetryAfter1 returns the union data inside the Fault_RetryAfter as a FaultRetryAfter1
+func (t Fault_RetryAfter) AsFaultRetryAfter1() (FaultRetryAfter1, error) {
+	var body FaultRetryAfter1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFaultRetryAfter1 overwrites any union data inside the Fault_RetryAfter as the provided FaultRetryAfter1
+func (t *Fault_RetryAfter) FromFaultRetryAfter1(v FaultRetryAfter1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFaultRetryAfter1 performs a merge with any union data inside the Fault_RetryAfter, using the provided FaultRetryAfter1
+func (t *Fault_RetryAfter) MergeFaultRetryAfter1(v FaultRetryAfter1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Fault_RetryAfter) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Fault_RetryAfter) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsFaultPlanCreateRetryAfter0 returns the union data inside the FaultPlanCreate_RetryAfter as a FaultPlanCreateRetryAfter0
+func (t FaultPlanCreate_RetryAfter) AsFaultPlanCreateRetryAfter0() (FaultPlanCreateRetryAfter0, error) {
+	var body FaultPlanCreateRetryAfter0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFaultPlanCreateRetryAfter0 overwrites any union data inside the FaultPlanCreate_RetryAfter as the provided FaultPlanCreateRetryAfter0
+func (t *FaultPlanCreate_RetryAfter) FromFaultPlanCreateRetryAfter0(v FaultPlanCreateRetryAfter0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFaultPlanCreateRetryAfter0 performs a merge with any union data inside the FaultPlanCreate_RetryAfter, using the provided FaultPlanCreateRetryAfter0
+func (t *FaultPlanCreate_RetryAfter) MergeFaultPlanCreateRetryAfter0(v FaultPlanCreateRetryAfter0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFaultPlanCreateRetryAfter1 returns the union data inside the FaultPlanCreate_RetryAfter as a FaultPlanCreateRetryAfter1
+func (t FaultPlanCreate_RetryAfter) AsFaultPlanCreateRetryAfter1() (FaultPlanCreateRetryAfter1, error) {
+	var body FaultPlanCreateRetryAfter1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFaultPlanCreateRetryAfter1 overwrites any union data inside the FaultPlanCreate_RetryAfter as the provided FaultPlanCreateRetryAfter1
+func (t *FaultPlanCreate_RetryAfter) FromFaultPlanCreateRetryAfter1(v FaultPlanCreateRetryAfter1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFaultPlanCreateRetryAfter1 performs a merge with any union data inside the FaultPlanCreate_RetryAfter, using the provided FaultPlanCreateRetryAfter1
+func (t *FaultPlanCreate_RetryAfter) MergeFaultPlanCreateRetryAfter1(v FaultPlanCreateRetryAfter1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t FaultPlanCreate_RetryAfter) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *FaultPlanCreate_RetryAfter) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

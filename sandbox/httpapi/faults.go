@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -52,10 +53,10 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 		case fault.Status != 0:
 			// The budget as it stands: the injected failure spent none of it.
 			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
-			if fault.RetryAfter > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(fault.RetryAfter))
+			if fault.RetryAfterHeader != "" {
+				w.Header().Set("Retry-After", fault.RetryAfterHeader)
 			}
-			s.writeFault(w, r, fault.Status)
+			s.writeFault(w, r, fault.FaultSpec)
 		case fault.Network == sandbox.NetworkReset, fault.Network == sandbox.NetworkClose:
 			readForJournal(r)
 			s.dropConnection(w, r, fault.Network == sandbox.NetworkReset)
@@ -77,17 +78,37 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 	})
 }
 
-// writeFault answers an injected status in the envelope, with the code the
-// sandbox gives that status, or INJECTED_FAILURE where it has none of its
-// own.
-func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, status int) {
-	code := sandbox.ErrInjectedFailure
-	if own, ok := codeOf(status); ok {
-		code = own
+// writeFault answers an injected status with the fault's raw body, or in
+// the envelope, with the code the sandbox gives that status, or
+// INJECTED_FAILURE where it has none of its own. The fault's headers go last,
+// so that they replace the sandbox's own.
+func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, fault sandbox.FaultSpec) {
+	readForJournal(r)
+	var body []byte
+	contentType := "application/json"
+	if fault.Body != nil {
+		body = []byte(*fault.Body)
+		if !json.Valid(body) {
+			contentType = "text/plain; charset=utf-8"
+		}
+	} else {
+		code := sandbox.ErrInjectedFailure
+		if own, ok := codeOf(fault.Status); ok {
+			code = own
+		}
+		body, _ = json.Marshal(errorEnvelope{Error: errorBody{
+			Code: code, Message: fmt.Sprintf("failure injected by POST /_sandbox/faults (%s)", w.Header().Get(faultHeader)), Status: fault.Status,
+		}})
+		body = append(body, '\n')
 	}
-	_ = writeJSON(w, status, errorEnvelope{Error: errorBody{
-		Code: code, Message: fmt.Sprintf("failure injected by POST /_sandbox/faults (%s)", w.Header().Get(faultHeader)), Status: status,
-	}})
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	for name, value := range fault.Headers {
+		h.Set(name, value)
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(fault.Status)
+	_, _ = w.Write(body)
 }
 
 // codeOf is the one error code answered with status, if exactly one is.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -168,18 +169,28 @@ func TestAFaultHitsOnlyItsRouteWithAnyStatus(t *testing.T) {
 func TestFaultBodiesAreCheckedStrictly(t *testing.T) {
 	c := newClient(t, sandboxtest.Options{})
 	for body, fields := range map[string]string{
-		`{"stauts":500}`:                          "stauts",
-		`{"status":200}`:                          "status",
-		`{"network":"reset","status":500}`:        "network",
-		`{"network":"teleport"}`:                  "network",
-		`{"path":"v1/campaigns","status":500}`:    "path",
-		`{"path":"/v1/*/bugs","status":500}`:      "path",
-		`{"status":500,"seed":3}`:                 "seed",
-		`{"status":500,"rate":0}`:                 "rate",
-		`{"status":500,"retryAfter":5}`:           "retryAfter",
-		`{"method":"post","status":500}`:          "method",
-		`{"network":"truncate","trickleMs":1000}`: "trickleMs",
-		`{"count":3}`:                             "status",
+		`{"stauts":500}`:                                  "stauts",
+		`{"status":200}`:                                  "status",
+		`{"network":"reset","status":500}`:                "network",
+		`{"network":"teleport"}`:                          "network",
+		`{"path":"v1/campaigns","status":500}`:            "path",
+		`{"path":"/v1/*/bugs","status":500}`:              "path",
+		`{"status":500,"seed":3}`:                         "seed",
+		`{"status":500,"rate":0}`:                         "rate",
+		`{"delayMs":5,"retryAfter":5}`:                    "retryAfter",
+		`{"status":503,"retryAfter":-1}`:                  "retryAfter",
+		`{"status":503,"retryAfter":"soon"}`:              "retryAfter",
+		`{"status":503,"retryAfter":1.5}`:                 "retryAfter",
+		`{"status":503,"retryAfer":0}`:                    "retryAfer",
+		`{"status":500,"headers":["X-A"]}`:                "headers",
+		`{"status":500,"headers":{"X A":"1"}}`:            "headers",
+		`{"status":500,"headers":{"X-A":"1\r\nB: 2"}}`:    "headers",
+		`{"status":500,"headers":{"Content-Length":"1"}}`: "headers",
+		`{"network":"close","body":"x"}`:                  "body",
+		`{"status":500,"body":7}`:                         "body",
+		`{"method":"post","status":500}`:                  "method",
+		`{"network":"truncate","trickleMs":1000}`:         "trickleMs",
+		`{"count":3}`:                                     "status",
 	} {
 		res := c.fails("POST", "/_sandbox/faults", body, http.StatusBadRequest, "VALIDATION_ERROR")
 		if len(res.env.Error.Details) != 1 || res.env.Error.Details[0].Field != fields {
@@ -190,6 +201,52 @@ func TestFaultBodiesAreCheckedStrictly(t *testing.T) {
 	c.ok("GET", "/_sandbox/faults", "", &none)
 	if len(none.Items) != 0 {
 		t.Errorf("refused faults were planned: %s", none.Items)
+	}
+}
+
+// Every answer a client's error path must handle: Retry-After as seconds
+// (0 included), as an HTTP-date, or absent; extra headers; a body that is
+// not the envelope. The journal keeps the body of each faulted request.
+func TestStatusFaultsAnswerWhatTheyPlan(t *testing.T) {
+	l := newLive(t)
+	const date = "Wed, 21 Oct 2026 07:28:00 GMT"
+	for _, tt := range []struct {
+		fault      string
+		status     int
+		retryAfter []string
+		header     [2]string
+		body       string
+	}{
+		{fault: `{"status":429}`, status: 429, retryAfter: []string{"1"}},
+		{fault: `{"status":429,"retryAfter":0}`, status: 429, retryAfter: []string{"0"}},
+		{fault: `{"status":503,"retryAfter":"` + date + `"}`, status: 503, retryAfter: []string{date}},
+		{fault: `{"status":503,"retryAfter":null}`, status: 503},
+		{fault: `{"status":502,"retryAfter":120}`, status: 502, retryAfter: []string{"120"}},
+		{fault: `{"status":500,"headers":{"x-request-id":"req_42","Content-Type":"text/html"},"body":"<h1>down</h1>"}`,
+			status: 500, header: [2]string{"X-Request-Id", "req_42"}, body: "<h1>down</h1>"},
+		{fault: `{"status":400,"body":"{\"message\":\"not ours\"}"}`, status: 400, body: `{"message":"not ours"}`},
+	} {
+		l.data("POST", "/_sandbox/faults", tt.fault, nil)
+		const sent = `{"name":"Faulted","platform":"web","testersRequired":1,"rewardPerBug":1}`
+		res, raw, err := l.send(context.Background(), "POST", "/v1/campaigns", sent)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.fault, err)
+		}
+		if res.StatusCode != tt.status || !slices.Equal(res.Header.Values("Retry-After"), tt.retryAfter) {
+			t.Errorf("%s: %d, Retry-After %q; want %d, %q", tt.fault, res.StatusCode, res.Header.Values("Retry-After"), tt.status, tt.retryAfter)
+		}
+		if tt.header[0] != "" && res.Header.Get(tt.header[0]) != tt.header[1] {
+			t.Errorf("%s: %s = %q, want %q", tt.fault, tt.header[0], res.Header.Get(tt.header[0]), tt.header[1])
+		}
+		if tt.body != "" && string(raw) != tt.body {
+			t.Errorf("%s: body %q, want %q", tt.fault, raw, tt.body)
+		}
+		if tt.body == "" && !strings.Contains(string(raw), `"success":false`) {
+			t.Errorf("%s: body %q, want the error envelope", tt.fault, raw)
+		}
+		if got := l.journal(""); len(got) == 0 || got[0].Body != sent || got[0].BodyBytes != len(sent) {
+			t.Errorf("%s: the journal kept %+v, want the body sent", tt.fault, got)
+		}
 	}
 }
 
