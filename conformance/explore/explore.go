@@ -6,6 +6,7 @@ package explore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -66,6 +67,10 @@ type explorer struct {
 	seed uint64
 	// sandbox: each sequence runs on fresh accounts of its own.
 	sandbox bool
+	// pace keeps the explorer under its client address's budget.
+	pace *pacer
+	// deadline is when the exploration ends; no wait goes past it.
+	deadline time.Time
 }
 
 // outcome is what one sequence did: the violation it found, if any, the
@@ -194,9 +199,25 @@ func (s *session) send(ctx context.Context, key, method, path, body, contentType
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := s.x.t.Client.Do(req)
-	if err != nil {
-		return nil, err
+	var resp *http.Response
+	for waits := 0; ; waits++ {
+		if err := s.x.pace.wait(ctx); err != nil {
+			return nil, err
+		}
+		if resp, err = s.x.t.Client.Do(req); err != nil {
+			return nil, err
+		}
+		wait, throttled := s.x.pace.throttled(resp)
+		if !throttled {
+			break
+		}
+		resp.Body.Close()
+		if waits == maxClientWaits || time.Now().Add(wait).After(s.x.deadline) {
+			return nil, errThrottled
+		}
+		if req, err = rebuild(req); err != nil {
+			return nil, err
+		}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
@@ -204,6 +225,23 @@ func (s *session) send(ctx context.Context, key, method, path, body, contentType
 		return nil, err
 	}
 	return &wire.Exchange{Method: method, URL: path, Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
+}
+
+// errThrottled ends a request the client's budget kept refusing: the
+// exploration gives that sequence up rather than judge it.
+var errThrottled = errors.New("the deployment's budget for this client address stayed spent")
+
+// rebuild makes req anew, its body unread, to send it again.
+func rebuild(req *http.Request) (*http.Request, error) {
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		again.Body = body
+	}
+	return again, nil
 }
 
 // sequence runs steps in order, stopping at the first violation.
@@ -332,11 +370,11 @@ func StartExploring(ctx context.Context, opts ExploreOptions, t *transport.Targe
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
-	x := &explorer{t: t, seed: seed, sandbox: true}
 	steps, deadline := defaultExploreSteps, time.Now().Add(exploreCap)
 	if opts.Duration > 0 {
 		steps, deadline = 1<<30, time.Now().Add(opts.Duration)
 	}
+	x := &explorer{t: t, seed: seed, sandbox: true, pace: newPacer(defaultPace), deadline: deadline}
 	go func() {
 		defer close(e.done)
 		start := time.Now()

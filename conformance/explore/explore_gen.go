@@ -370,17 +370,60 @@ func (g *generator) reset() {
 	g.readList()
 }
 
+// faultTargets are the method and path a fault may be limited to, the
+// empty ones matching every /v1 request (FAULT-5..FAULT-7).
+var faultTargets = []struct{ method, path string }{
+	{"", ""}, {"POST", "/v1/campaigns"}, {"GET", "/v1/campaigns"}, {"GET", "/v1/bugs*"}, {"", "/v1/campaigns*"}, {"PATCH", ""},
+}
+
+// fault plans one or two faults, of a status, a delay or a dropped
+// connection, for some or every request, by count or by rate, then sends
+// what they may hit, and sometimes lists or clears the plan.
 func (g *generator) fault() {
-	status := g.pick([]string{"500", "429"})
-	count := 1 + g.rng.IntN(2)
-	g.add(xstep{method: "POST", path: "/_sandbox/faults", body: fmt.Sprintf(`{"status":%s,"count":%d}`, status, count), contentType: "application/json"})
-	for i := 0; i < count; i++ {
-		if g.chance(0.5) {
+	planned := 1 + g.rng.IntN(2)
+	for range planned {
+		f := map[string]any{}
+		target := faultTargets[g.rng.IntN(len(faultTargets))]
+		if target.method != "" {
+			f["method"] = target.method
+		}
+		if target.path != "" {
+			f["path"] = target.path
+		}
+		switch r := g.rng.Float64(); {
+		case r < 0.7:
+			f["status"] = []int{500, 503, 429}[g.rng.IntN(3)]
+			if g.chance(0.3) {
+				f["retryAfter"] = 1 + g.rng.IntN(30)
+			}
+		case r < 0.85:
+			f["delayMs"] = 1 + g.rng.IntN(5)
+		default:
+			f["network"] = g.pick([]string{"reset", "close"})
+		}
+		if g.chance(0.3) {
+			f["rate"], f["seed"] = 0.5, g.rng.IntN(1000)
+		}
+		if _, rated := f["rate"]; !rated || g.chance(0.5) {
+			f["count"] = 1 + g.rng.IntN(2)
+		}
+		g.add(xstep{method: "POST", path: "/_sandbox/faults", body: jsonText(f), contentType: "application/json"})
+	}
+	for range 1 + g.rng.IntN(3) {
+		switch r := g.rng.Float64(); {
+		case r < 0.4:
 			g.createCampaign()
-		} else {
+		case r < 0.7:
 			g.readList()
+		default:
+			g.patchBug()
 		}
 	}
+	if g.chance(0.5) {
+		g.add(xstep{method: "GET", path: "/_sandbox/faults"})
+	}
+	// A fault left planned would hit the rest of the sequence.
+	g.add(xstep{method: "DELETE", path: "/_sandbox/faults"})
 	g.reread()
 }
 

@@ -269,8 +269,28 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		}
 	}
 	switch {
-	case id == "" && must == nil:
+	case id == "" && must == nil && !mayDrop(o.Method, may):
 		return false, ""
+	case mayDrop(o.Method, may):
+		// The client's HTTP stack sends a GET again, by itself, when a
+		// fault dropped it: this answer may follow drops the model did not
+		// see, each spending a fault's count and leaving a journal entry.
+		p.known, c.a.logKnown = false, false
+		if id == "" {
+			return false, ""
+		}
+		// A later attempt may meet any fault of the plan.
+		if _, hit = p.byID(id); hit == nil {
+			c.a.v1.known = false
+			return true, id
+		}
+		p.fire(hit)
+		if !hit.answersInPlace() {
+			return false, id
+		}
+		c.a.logRequest(o, c.exact, id)
+		c.rate(&c.a.v1, false, "the /v1 limit (a fault that answers in the API's place spends none of it, FAULT-26)")
+		return true, id
 	case id == "":
 		if c.exact {
 			c.fail("the oldest planned fault that matches a request hits it, and its answer names it in X-Sandbox-Fault (FAULT-9, FAULT-25)", "an answer from "+must.String(), fmt.Sprintf("%d without %s", o.Status, faultHeader))
@@ -354,8 +374,35 @@ func (a *account) abandoned(method, path string, exact bool) {
 		a.forget()
 		return
 	}
+	if replayable(method) {
+		// The client's HTTP stack may have sent it again, to be dropped
+		// again by this fault or the next: how many times is unknown, but
+		// no attempt changed anything or spent any budget.
+		a.plan.known, a.logKnown = false, false
+		return
+	}
 	a.plan.fire(must)
 	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, fault: must.id})
+}
+
+// mayDrop says whether a request of method, which the faults may match,
+// could have been dropped and sent again unseen.
+func mayDrop(method string, may []*plannedFault) bool {
+	if !replayable(method) {
+		return false
+	}
+	for _, f := range may {
+		if f.network == netReset || f.network == netClose {
+			return true
+		}
+	}
+	return false
+}
+
+// replayable says whether an HTTP client may send a request again by itself
+// when its connection is lost before the answer.
+func replayable(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead
 }
 
 // intOf reads a JSON integer.

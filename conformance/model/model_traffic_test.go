@@ -245,6 +245,37 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			want: "POST /v1/campaigns → no answer (fault flt_000001)",
 		},
 		{
+			name: "FAULT-20, FAULT-26: a GET a close dropped, sent again by the client's HTTP stack, spends only its answer's unit",
+			keeps: []ex{
+				fault(1, `{"method":"GET","path":"/v1/testers","network":"close","count":2}`),
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 998", answer: emptyList},
+			},
+			breaks: []ex{
+				fault(1, `{"method":"GET","path":"/v1/testers","network":"close","count":2}`),
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 997", answer: emptyList},
+			},
+			want: "want X-RateLimit-Remaining 998",
+		},
+		{
+			name: "FAULT-9, FAULT-26: a GET a close dropped and the client sent again may meet the next fault",
+			keeps: []ex{
+				fault(1, `{"method":"GET","path":"/v1/campaigns","network":"close"}`),
+				fault(2, `{"status":429,"count":2}`),
+				{req: "GET /v1/campaigns", status: 429, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000002; Retry-After: 1", answer: injected(429, "RATE_LIMIT_EXCEEDED")},
+				{req: "GET /v1/campaigns", status: 429, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000002; Retry-After: 1", answer: injected(429, "RATE_LIMIT_EXCEEDED")},
+				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 999", answer: emptyList},
+			},
+			breaks: []ex{
+				fault(1, `{"method":"GET","path":"/v1/campaigns","network":"close"}`),
+				fault(2, `{"status":429,"count":2}`),
+				{req: "GET /v1/campaigns", status: 429, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000002; Retry-After: 1", answer: injected(429, "RATE_LIMIT_EXCEEDED")},
+				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 998", answer: emptyList},
+			},
+			want: "want X-RateLimit-Remaining 999",
+		},
+		{
 			name: "FAULT-30, FAULT-31, FAULT-32: the plan lists what is left, and clearing says how many it cleared",
 			keeps: []ex{
 				fault(1, `{"status":500,"count":2}`),
