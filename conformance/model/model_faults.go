@@ -32,9 +32,13 @@ type plannedFault struct {
 	random  bool   // it has a rate below 1: whether it hits is drawn
 	status  int
 	network string
-	// retryAfter is what an injected 429 or 503 must carry: -1 when the
-	// plan did not say, so the default second applies.
-	retryAfter int
+	// retryAfter is the Retry-After its answer carries, "" for none
+	// (FAULT-14, FAULT-15); headers are extra headers of the answer
+	// (FAULT-16), which replace the sandbox's own; body, when set, is
+	// answered instead of the envelope (FAULT-17).
+	retryAfter string
+	headers    map[string]string
+	body       *string
 }
 
 func (f *plannedFault) matches(method, path string) bool {
@@ -115,7 +119,48 @@ func (p *faultPlan) fire(f *plannedFault) {
 // faultFields are the fields of a fault the model follows.
 var faultFields = map[string]bool{
 	"method": true, "path": true, "count": true, "rate": true, "seed": true, "status": true,
-	"retryAfter": true, "delayMs": true, "network": true, "trickleMs": true,
+	"retryAfter": true, "delayMs": true, "network": true, "trickleMs": true, "headers": true, "body": true,
+}
+
+// faultOf reads a fault as planned (planned: a POST body, whose count
+// defaults to 1) or as listed (whose count is what is left, null until
+// cleared). ok is false when it has a field the model does not follow.
+func faultOf(m map[string]any, planned bool) (*plannedFault, bool) {
+	f := &plannedFault{id: str(m["id"]), method: str(m["method"]), path: str(m["path"]), network: str(m["network"]), left: -1}
+	f.status, _ = intOf(m["status"])
+	if r, ok := m["rate"].(json.Number); ok {
+		x, err := strconv.ParseFloat(string(r), 64)
+		f.random = err != nil || x < 1
+	}
+	count, hasCount := m["count"]
+	switch n, isInt := intOf(count); {
+	case isInt:
+		f.left = n
+	case planned && !hasCount && !f.random:
+		f.left = 1
+	}
+	switch ra, has := m["retryAfter"]; {
+	case !has && (f.status == http.StatusTooManyRequests || f.status == http.StatusServiceUnavailable):
+		f.retryAfter = "1"
+	case ra == nil:
+	default:
+		f.retryAfter = strings.Trim(fmt.Sprint(ra), `"`)
+	}
+	if h, ok := m["headers"].(map[string]any); ok {
+		f.headers = map[string]string{}
+		for name, v := range h {
+			f.headers[name] = str(v)
+		}
+	}
+	if b, ok := m["body"].(string); ok {
+		f.body = &b
+	}
+	for k := range m {
+		if !faultFields[k] && (planned || (k != "id" && k != "fired")) {
+			return f, false
+		}
+	}
+	return f, true
 }
 
 // planFault follows POST /_sandbox/faults: the fault joins the end of the
@@ -133,44 +178,9 @@ func (c *check) planFault() {
 		p.known = false
 		return
 	}
-	f := &plannedFault{id: id, left: 1, retryAfter: -1}
-	for k, v := range b {
-		if !faultFields[k] {
-			p.known = false
-			return
-		}
-		n, isInt := intOf(v)
-		switch k {
-		case "method":
-			f.method = str(v)
-		case "path":
-			f.path = str(v)
-		case "count":
-			f.left = n
-		case "rate":
-			r, ok := v.(json.Number)
-			if !ok {
-				p.known = false
-				return
-			}
-			x, err := strconv.ParseFloat(string(r), 64)
-			f.random = err != nil || x < 1
-		case "status":
-			f.status = n
-		case "retryAfter":
-			if !isInt {
-				// A date or null is planned; the model follows only seconds.
-				p.known = false
-				return
-			}
-			f.retryAfter = n
-		case "network":
-			f.network = str(v)
-		}
-	}
-	if _, ok := b["count"]; !ok && f.random {
-		f.left = -1 // a rate without a count stays until cleared (FAULT-12)
-	}
+	f, ok := faultOf(b, true)
+	f.id = id
+	p.known = p.known && ok
 	p.planned = append(p.planned, f)
 }
 
@@ -222,23 +232,8 @@ func (c *check) listFaults() {
 	learned := faultPlan{known: true}
 	for _, it := range items {
 		e, _ := it.(map[string]any)
-		f := &plannedFault{id: str(e["id"]), method: str(e["method"]), path: str(e["path"]), network: str(e["network"]), left: -1, retryAfter: -1}
-		if n, ok := intOf(e["count"]); ok {
-			f.left = n
-		}
-		f.status, _ = intOf(e["status"])
-		if n, ok := intOf(e["retryAfter"]); ok && n > 0 {
-			f.retryAfter = n
-		}
-		if r, ok := e["rate"].(json.Number); ok {
-			x, err := strconv.ParseFloat(string(r), 64)
-			f.random = err != nil || x < 1
-		}
-		for k := range e {
-			if !faultFields[k] && k != "id" && k != "fired" {
-				learned.known = false
-			}
-		}
+		f, ok := faultOf(e, false)
+		learned.known = learned.known && ok
 		learned.planned = append(learned.planned, f)
 	}
 	*p = learned
@@ -289,7 +284,7 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 			return false, id
 		}
 		c.a.logRequest(o, c.exact, id)
-		c.rate(&c.a.v1, false, "the /v1 limit (a fault that answers in the API's place spends none of it, FAULT-26)")
+		c.unspent(hit)
 		return true, id
 	case id == "":
 		if c.exact {
@@ -316,8 +311,20 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 	if c.exact {
 		c.faultAnswer(hit)
 	}
-	c.rate(&c.a.v1, false, "the /v1 limit (a fault that answers in the API's place spends none of it, FAULT-26)")
+	c.unspent(hit)
 	return true, id
+}
+
+// unspent checks that a fault that answered in the API's place spent none
+// of the budget, unless its planned headers say otherwise.
+func (c *check) unspent(f *plannedFault) {
+	for name := range f.headers {
+		if strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Ratelimit-") {
+			c.a.v1.known = false
+			return
+		}
+	}
+	c.rate(&c.a.v1, false, "the /v1 limit (a fault that answers in the API's place spends none of it, FAULT-26)")
 }
 
 // faultAnswer holds the answer of a fault that answered in the API's place
@@ -331,21 +338,28 @@ func (c *check) faultAnswer(f *plannedFault) {
 		return
 	}
 	want := map[int]string{500: "INTERNAL_ERROR", 429: "RATE_LIMIT_EXCEEDED"}[f.status]
-	if o.Method == http.MethodHead {
-		// The answer to HEAD has no body to carry a code.
+	if o.Method == http.MethodHead || f.body != nil {
+		// The answer to HEAD has no body to carry a code, and a planned
+		// body replaces the envelope.
 		want = ""
 	}
 	if o.Status != f.status || (want != "" && o.errorCode() != want) {
 		c.fail("a planned status fault answers with that status and its code (FAULT-13)", fmt.Sprintf("%d %s", f.status, want), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 	}
-	if f.status == http.StatusTooManyRequests || f.status == http.StatusServiceUnavailable {
-		wantAfter := "1"
-		if f.retryAfter > 0 {
-			wantAfter = strconv.Itoa(f.retryAfter)
+	if f.body != nil && o.Method != http.MethodHead && string(o.Body) != *f.body {
+		c.fail("a status fault with a body answers that body instead of the envelope (FAULT-17)", wire.Truncate(*f.body, 80), wire.Truncate(string(o.Body), 80))
+	}
+	wantAfter := f.retryAfter
+	for name, v := range f.headers {
+		if got := o.Header.Get(name); got != v {
+			c.fail("a status fault's answer carries the headers planned with it (FAULT-16)", name+": "+v, name+": "+got)
 		}
-		if f.retryAfter != 0 && o.Header.Get("Retry-After") != wantAfter {
-			c.fail("an injected 429 or 503 carries Retry-After, 1 second unless planned otherwise (FAULT-14)", "Retry-After: "+wantAfter, "Retry-After: "+o.Header.Get("Retry-After"))
+		if http.CanonicalHeaderKey(name) == "Retry-After" {
+			wantAfter = v
 		}
+	}
+	if got := o.Header.Get("Retry-After"); got != wantAfter {
+		c.fail("an injected answer carries Retry-After as planned: 1 second for a 429 or 503 unless retryAfter says otherwise, none for null (FAULT-14, FAULT-15)", "Retry-After: "+wantAfter, "Retry-After: "+got)
 	}
 }
 

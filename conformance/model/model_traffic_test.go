@@ -199,6 +199,30 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			want: "Retry-After: 7",
 		},
 		{
+			name: "FAULT-15: retryAfter null plans an answer without Retry-After",
+			keeps: []ex{
+				fault(1, `{"status":503,"retryAfter":null}`),
+				{req: "GET /v1/testers", status: 503, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001", answer: injected(503, "SERVICE_UNAVAILABLE")},
+			},
+			breaks: []ex{
+				fault(1, `{"status":503,"retryAfter":null}`),
+				{req: "GET /v1/testers", status: 503, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001; Retry-After: 1", answer: injected(503, "SERVICE_UNAVAILABLE")},
+			},
+			want: "none for null",
+		},
+		{
+			name: "FAULT-16, FAULT-17: a status fault answers its planned headers and body",
+			keeps: []ex{
+				fault(1, `{"status":502,"headers":{"X-Upstream":"edge-7"},"body":"upstream timed out"}`),
+				{req: "GET /v1/testers", status: 502, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001; X-Upstream: edge-7", answer: "upstream timed out"},
+			},
+			breaks: []ex{
+				fault(1, `{"status":502,"headers":{"X-Upstream":"edge-7"},"body":"upstream timed out"}`),
+				{req: "GET /v1/testers", status: 502, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001", answer: injected(502, "INJECTED_FAILURE")},
+			},
+			want: "FAULT-16",
+		},
+		{
 			name: "FAULT-26: a fault on an account's first request leaves it its whole window",
 			keeps: []ex{
 				fault(1, `{"path":"/v1/testers","status":500,"count":3}`),
