@@ -19,16 +19,17 @@ const module = "github.com/testcampaign/kit/"
 // out of bounds: the kit knows the API only from the spec.
 var allowedImports = map[string][]string{
 	"wire":            {},
-	"report":          {},
-	"rules":           {"wire", "report"},
-	"model":           {"wire", "rules"},
-	"transport":       {"wire", "report", "rules", "model"},
-	"steps":           {"wire", "rules", "transport"},
-	"plan":            {"wire", "report", "steps", "features"},
-	"explore":         {"wire", "report", "rules", "model", "transport"},
-	"runner":          {"wire", "report", "rules", "model", "transport", "steps", "plan", "explore"},
+	"coverage":        {"docs"},
+	"report":          {"coverage"},
+	"rules":           {"wire", "report", "coverage"},
+	"model":           {"wire", "rules", "coverage"},
+	"transport":       {"wire", "report", "rules", "model", "coverage"},
+	"steps":           {"wire", "rules", "transport", "coverage"},
+	"plan":            {"wire", "report", "steps", "features", "coverage"},
+	"explore":         {"wire", "report", "rules", "model", "transport", "coverage"},
+	"runner":          {"wire", "report", "rules", "model", "transport", "steps", "plan", "explore", "coverage", "docs"},
 	"conformancetest": {"wire", "plan", "runner"},
-	".":               {"wire", "report", "rules", "model", "steps", "runner"},
+	".":               {"wire", "report", "rules", "model", "steps", "runner", "coverage", "docs"},
 	"openapicheck":    {"rules", "openapi"},
 }
 

@@ -93,7 +93,7 @@ type session struct {
 }
 
 func (x *explorer) newSession() *session {
-	sink := rules.NewRuleSink()
+	sink := rules.NewRuleSink(x.t.Coverage)
 	// The explorer's fresh accounts are its own: their windows are not the
 	// operator's key's share to budget.
 	sink.Unbudgeted = x.sandbox

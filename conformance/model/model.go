@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/testcampaign/kit/conformance/coverage"
 	"github.com/testcampaign/kit/conformance/rules"
 	"github.com/testcampaign/kit/conformance/wire"
 )
@@ -36,15 +37,16 @@ const RuleModel = "model"
 // historyShown is how many earlier requests of the key a disagreement shows.
 const historyShown = 8
 
-// disagreement is one answer the model did not expect.
-type disagreement struct {
-	Rule string // the contract's rule, as a report names it
+// Disagreement is one answer the model did not expect.
+type Disagreement struct {
+	ID   string // the rule's ID in docs/contract.md
+	Rule string // what the rule says, as a report names it
 	Want string // what the model expected
 	Got  string // what came back
 }
 
-func (d disagreement) String() string {
-	return fmt.Sprintf("%s: want %s, got %s", d.Rule, d.Want, d.Got)
+func (d Disagreement) String() string {
+	return fmt.Sprintf("%s %s: want %s, got %s", d.ID, d.Rule, d.Want, d.Got)
 }
 
 // Observed is one exchange as the model reads it.
@@ -100,6 +102,8 @@ type Model struct {
 	// firstIDs are the first IDs fresh accounts gave, per prefix: every
 	// fresh account must give the same (CONTRACT: deterministic IDs).
 	firstIDs map[string]string
+	// Coverage counts the rules judged on each exchange; nil keeps no count.
+	Coverage *coverage.Recorder
 	// frozen is learned from POST /_sandbox/clock: 1 frozen, -1 running.
 	frozen      int
 	frozenStart time.Time
@@ -176,7 +180,7 @@ func (m *Model) Abandon(f *Flight, method, path string) {
 }
 
 // Observe checks one answer against the model and advances it.
-func (m *Model) Observe(f *Flight, o *Observed) []disagreement {
+func (m *Model) Observe(f *Flight, o *Observed) []Disagreement {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a := f.acct
@@ -187,6 +191,7 @@ func (m *Model) Observe(f *Flight, o *Observed) []disagreement {
 	}
 	c := &check{m: m, a: a, o: o, exact: a.owned && !f.overlapped, sandbox: m.profile == wire.ProfileSandbox}
 	c.run()
+	c.record()
 	a.fresh = false
 	a.remember(o.line())
 	if len(c.found) == 0 {
@@ -214,11 +219,37 @@ type check struct {
 	o       *Observed
 	exact   bool // the run owns the key and no other request overlapped
 	sandbox bool // the sandbox profile's documented choices apply
-	found   []disagreement
+	found   []Disagreement
+	// judged are the rules judged on this exchange, each once.
+	judged map[string]bool
 }
 
-func (c *check) fail(rule, want, got string) {
-	c.found = append(c.found, disagreement{Rule: rule, Want: want, Got: got})
+// judge records that the exchange was judged against the rules, whether it
+// held or not.
+func (c *check) judge(ids ...string) {
+	if c.judged == nil {
+		c.judged = map[string]bool{}
+	}
+	for _, id := range ids {
+		c.judged[id] = true
+	}
+}
+
+// fail records a break of rule id; each break is a judgement too.
+func (c *check) fail(id, rule, want, got string) {
+	c.judge(id)
+	c.found = append(c.found, Disagreement{ID: id, Rule: rule, Want: want, Got: got})
+}
+
+// record hands the rules judged on the exchange, and the breaks, to the
+// run's coverage.
+func (c *check) record() {
+	for id := range c.judged {
+		c.m.Coverage.Judged(id)
+	}
+	for _, d := range c.found {
+		c.m.Coverage.Broke(d.ID)
+	}
 }
 
 func (c *check) run() {
@@ -244,7 +275,7 @@ func (c *check) run() {
 		}
 		c.api()
 	case inControls && c.sandbox:
-		c.rate(&c.a.ctl, o.Status != http.StatusTooManyRequests, "the controls' budget")
+		c.rate(&c.a.ctl, o.Status != http.StatusTooManyRequests, "CTL-3", "the controls' budget")
 		if o.Status == http.StatusTooManyRequests {
 			return
 		}
@@ -297,7 +328,7 @@ func (c *check) unknownRoute() {
 		return
 	}
 	if o.Status < 400 || o.Status == http.StatusMethodNotAllowed || (o.Status == http.StatusNotFound && o.Method != http.MethodHead && o.errorCode() != "NOT_FOUND") {
-		c.fail("a path with a trailing slash or an empty or dot segment is an unknown route (ROUTE-3, ROUTE-4)", "404 NOT_FOUND", fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+		c.fail("ROUTE-3", "a path with a trailing slash or an empty or dot segment is an unknown route", "404 NOT_FOUND", fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 	}
 }
 
@@ -305,17 +336,18 @@ func (c *check) unknownRoute() {
 // GET is): no body, and nothing changes.
 func (c *check) head() {
 	if c.sandbox && c.o.Status == http.StatusOK && len(c.o.Body) > 0 {
-		c.fail("HEAD is answered like GET, without a body", "an empty body", fmt.Sprintf("%d bytes", len(c.o.Body)))
+		c.fail("ROUTE-5", "HEAD is answered like GET, without a body", "an empty body", fmt.Sprintf("%d bytes", len(c.o.Body)))
 	}
 }
 
 // refusal says whether the answer refuses the request, and checks that it
 // refuses it the way the contract says. codes lists the acceptable codes
 // (any refusal when empty).
-func (c *check) expectRefusal(why string, status int, codes ...string) {
+func (c *check) expectRefusal(id, why string, status int, codes ...string) {
 	o := c.o
+	c.judge(id)
 	if o.Status < 400 {
-		c.fail("a request the contract refuses is refused ("+why+")", fmt.Sprintf("%d %s", status, strings.Join(codes, " or ")), fmt.Sprintf("%d", o.Status))
+		c.fail(id, "a request the contract refuses is refused ("+why+")", fmt.Sprintf("%d %s", status, strings.Join(codes, " or ")), fmt.Sprintf("%d", o.Status))
 		return
 	}
 	if !c.sandbox {
@@ -331,17 +363,18 @@ func (c *check) expectRefusal(why string, status int, codes ...string) {
 		ok = ok && match
 	}
 	if !ok {
-		c.fail("a refusal carries the status and code of the contract ("+why+")", fmt.Sprintf("%d %s", status, strings.Join(codes, " or ")), fmt.Sprintf("%d %s", o.Status, code))
+		c.fail(id, "a refusal carries the status and code of the contract ("+why+")", fmt.Sprintf("%d %s", status, strings.Join(codes, " or ")), fmt.Sprintf("%d %s", o.Status, code))
 	}
 }
 
-func (c *check) expectSuccess(why string) bool {
+func (c *check) expectSuccess(id, why string) bool {
+	c.judge(id, "ENV-2")
 	if c.o.Status != http.StatusOK {
-		c.fail("a valid request succeeds ("+why+")", "200", fmt.Sprintf("%d %s", c.o.Status, c.o.errorCode()))
+		c.fail(id, "a valid request succeeds ("+why+")", "200", fmt.Sprintf("%d %s", c.o.Status, c.o.errorCode()))
 		return false
 	}
 	if c.o.data() == nil {
-		c.fail("a success carries its data object", "an object at data", wire.Truncate(string(c.o.Body), 200))
+		c.fail("ENV-2", "a success carries its data object", "an object at data", wire.Truncate(string(c.o.Body), 200))
 		return false
 	}
 	return true
@@ -362,12 +395,12 @@ func (c *check) apiRate() {
 	o := c.o
 	counted := o.Status != http.StatusTooManyRequests
 	if !counted && c.exact && c.a.v1.known && c.a.v1.remaining > 0 && c.windowOpen(c.a.v1) {
-		c.fail("a request within the limit is not refused (spec §8)", fmt.Sprintf("an answer, with %d requests left", c.a.v1.remaining), "429")
+		c.fail("RATE-6", "a request within the limit is not refused (spec §8)", fmt.Sprintf("an answer, with %d requests left", c.a.v1.remaining), "429")
 	}
 	if counted && o.Status != http.StatusTooManyRequests && c.exact && c.a.v1.known && c.a.v1.remaining == 0 && c.windowOpen(c.a.v1) {
-		c.fail("a request over the limit is refused with 429 (CONTRACT)", "429 RATE_LIMIT_EXCEEDED", fmt.Sprintf("%d", o.Status))
+		c.fail("RATE-5", "a request over the limit is refused with 429", "429 RATE_LIMIT_EXCEEDED", fmt.Sprintf("%d", o.Status))
 	}
-	c.rate(&c.a.v1, counted, "the /v1 limit")
+	c.rate(&c.a.v1, counted, "RATE-7", "the /v1 limit")
 }
 
 // windowOpen says whether the window st describes has not ended by the
@@ -380,7 +413,7 @@ func (c *check) windowOpen(st rateState) bool {
 // within one window, every counted request takes exactly one unit and an
 // uncounted one none. A window that ended, or a reported window that
 // changed, is learned anew.
-func (c *check) rate(st *rateState, counted bool, budgetName string) {
+func (c *check) rate(st *rateState, counted bool, id, budgetName string) {
 	o := c.o
 	h, ok := rules.LooseRateHeaders(o.Header)
 	if !ok {
@@ -388,14 +421,14 @@ func (c *check) rate(st *rateState, counted bool, budgetName string) {
 		return
 	}
 	if h.Remaining < 0 {
-		c.fail("X-RateLimit-Remaining is never negative", "0 or more requests left", strconv.Itoa(h.Remaining))
+		c.fail("RATE-1", "X-RateLimit-Remaining is never negative", "0 or more requests left", strconv.Itoa(h.Remaining))
 	}
 	if h.Remaining > h.Limit {
-		c.fail("X-RateLimit-Remaining never exceeds X-RateLimit-Limit", fmt.Sprintf("at most %d", h.Limit), strconv.Itoa(h.Remaining))
+		c.fail("RATE-3", "X-RateLimit-Remaining never exceeds X-RateLimit-Limit", fmt.Sprintf("at most %d", h.Limit), strconv.Itoa(h.Remaining))
 	}
 	if c.sandbox && !o.Date.IsZero() {
 		if !rules.IsWindowEnd(h.Reset, o.Date) {
-			c.fail("X-RateLimit-Reset is the end of the reported UTC window (CONTRACT)", fmt.Sprintf("the end of the minute, hour or day of %s", o.Date.UTC().Format(time.RFC3339)), strconv.Itoa(h.Reset))
+			c.fail("RATE-10", "X-RateLimit-Reset is the end of the reported UTC window", fmt.Sprintf("the end of the minute, hour or day of %s", o.Date.UTC().Format(time.RFC3339)), strconv.Itoa(h.Reset))
 		}
 	}
 	if c.exact {
@@ -407,11 +440,11 @@ func (c *check) rate(st *rateState, counted bool, budgetName string) {
 		case st.known && h.Limit == st.limit && h.Reset == st.reset && c.windowOpen(*st):
 			want := max(st.remaining-step, 0)
 			if h.Remaining != want {
-				c.fail("the remaining count moves by exactly the requests counted ("+budgetName+")", fmt.Sprintf("X-RateLimit-Remaining %d (was %d, this request counts %d)", want, st.remaining, step), strconv.Itoa(h.Remaining))
+				c.fail(id, "the remaining count moves by exactly the requests counted ("+budgetName+")", fmt.Sprintf("X-RateLimit-Remaining %d (was %d, this request counts %d)", want, st.remaining, step), strconv.Itoa(h.Remaining))
 			}
 		case st.untouched && counted:
 			if h.Remaining != h.Limit-1 {
-				c.fail("a fresh or reset account has its whole window ("+budgetName+")", fmt.Sprintf("X-RateLimit-Remaining %d after its first request", h.Limit-1), strconv.Itoa(h.Remaining))
+				c.fail(id, "a fresh or reset account has its whole window ("+budgetName+")", fmt.Sprintf("X-RateLimit-Remaining %d after its first request", h.Limit-1), strconv.Itoa(h.Remaining))
 			}
 		}
 	}
@@ -433,10 +466,10 @@ func (c *check) clock() {
 		cl.start = o.Date
 	}
 	if c.exact && !cl.last.IsZero() && o.Date.Before(cl.last.Add(-time.Second)) && !cl.mayRewind {
-		c.fail("the account's clock never runs backwards", "a Date at or after "+cl.last.UTC().Format(http.TimeFormat), o.Header.Get("Date"))
+		c.fail("CLK-6", "the account's clock never runs backwards", "a Date at or after "+cl.last.UTC().Format(http.TimeFormat), o.Header.Get("Date"))
 	}
 	if c.exact && c.m.frozen == 1 && !cl.now.IsZero() && !o.Date.Equal(cl.now.Truncate(time.Second)) {
-		c.fail("a frozen clock stands still until moved (CONTRACT: each account has its own clock)", "Date "+cl.now.UTC().Format(http.TimeFormat), o.Header.Get("Date"))
+		c.fail("CLK-1", "a frozen clock stands still until moved", "Date "+cl.now.UTC().Format(http.TimeFormat), o.Header.Get("Date"))
 	}
 	if c.m.frozen == 1 && cl.now.IsZero() {
 		cl.now = o.Date
@@ -461,7 +494,7 @@ func (c *check) stamped(field, value string) {
 		return
 	}
 	if d := t.Sub(c.o.Date); d < -2*time.Second || d > 2*time.Second {
-		c.fail("a record is stamped with the account's clock", fmt.Sprintf("%s near the answer's Date %s", field, c.o.Header.Get("Date")), value)
+		c.fail("CLK-7", "a record is stamped with the account's clock", fmt.Sprintf("%s near the answer's Date %s", field, c.o.Header.Get("Date")), value)
 	}
 	if c.m.frozen == 1 && c.exact {
 		c.a.clock.now, c.a.clock.nowExact = t, true

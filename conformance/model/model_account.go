@@ -189,7 +189,7 @@ func (c *check) newID(prefix, id string) {
 	p, n, width, ok := parseID(id)
 	if !strings.HasPrefix(id, prefix+"_") {
 		if c.sandbox {
-			c.fail("IDs carry their prefix (CONTRACT)", prefix+"_…", id)
+			c.fail("ACCT-4", "IDs carry their prefix", prefix+"_…", id)
 		}
 		return
 	}
@@ -202,10 +202,10 @@ func (c *check) newID(prefix, id string) {
 	case !c.exact || !known || !c.sandbox:
 	case want == 0:
 		if first, seen := c.m.firstIDs[prefix]; seen && first != id {
-			c.fail("every fresh account gives the same IDs (CONTRACT)", first+", the first "+prefix+" ID other fresh accounts gave", id)
+			c.fail("ACCT-5", "every fresh account gives the same IDs", first+", the first "+prefix+" ID other fresh accounts gave", id)
 		}
 	case n != want:
-		c.fail("IDs follow the account's own sequence, and a refused request uses none (CONTRACT)", fmt.Sprintf("%s_%0*d", prefix, width, want), id)
+		c.fail("ACCT-6", "IDs follow the account's own sequence, and a refused request uses none", fmt.Sprintf("%s_%0*d", prefix, width, want), id)
 	}
 	if c.exact && known && want == 0 {
 		if _, seen := c.m.firstIDs[prefix]; !seen {

@@ -78,18 +78,18 @@ func (c *check) fileBug() {
 	desc, hasDesc := b["description"]
 	switch {
 	case !titleOK || title == "" || !OneOf(sev, BugSeverities):
-		c.expectRefusal("a bug without a title or with an unknown severity", 0)
+		c.expectRefusal("CTL-7", "a bug without a title or with an unknown severity", 0)
 		return
 	case campaign == nil && a.complete && c.exact:
-		c.expectRefusal("a bug on a campaign the account does not hold", 0)
+		c.expectRefusal("CTL-6", "a bug on a campaign the account does not hold", 0)
 		return
 	case named && a.complete && c.exact && a.records[KindTester][str(tester)] == nil:
-		c.expectRefusal("a bug filed by a tester the account does not hold", 0)
+		c.expectRefusal("CTL-6", "a bug filed by a tester the account does not hold", 0)
 		return
 	}
 	if o.Status != http.StatusOK || o.data() == nil {
 		if c.exact && a.complete && campaign != nil && (!named || a.records[KindTester][str(tester)] != nil) {
-			c.expectSuccess("a tester filing a bug on a campaign of the account")
+			c.expectSuccess("CTL-4", "a tester filing a bug on a campaign of the account")
 		}
 		return
 	}
@@ -107,11 +107,11 @@ func (c *check) fileBug() {
 	}
 	for k, w := range want {
 		if diff := c.sameJSON(w, d[k]); diff != "" {
-			c.fail("a filed bug holds what was sent, new and unresolved (README)", k+" "+compactJSON(w), compactJSON(d[k]))
+			c.fail("CTL-4", "a filed bug holds what was sent, new and unresolved", k+" "+compactJSON(w), compactJSON(d[k]))
 		}
 	}
 	if d["createdAt"] != d["updatedAt"] {
-		c.fail("a new bug was updated when it was created", "updatedAt "+compactJSON(d["createdAt"]), compactJSON(d["updatedAt"]))
+		c.fail("CTL-4", "a new bug was updated when it was created", "updatedAt "+compactJSON(d["createdAt"]), compactJSON(d["updatedAt"]))
 	}
 	id := str(d["id"])
 	c.newID("bug", id)
@@ -156,7 +156,7 @@ func (c *check) moveClock() {
 	switch o.Status {
 	case http.StatusConflict:
 		if m.frozen == 1 {
-			c.fail("a frozen clock stays frozen", "200 from POST /_sandbox/clock", "409")
+			c.fail("CLK-2", "a frozen clock stays frozen", "200 from POST /_sandbox/clock", "409")
 		}
 		m.frozen = -1
 		return
@@ -165,7 +165,7 @@ func (c *check) moveClock() {
 		return
 	}
 	if m.frozen == -1 {
-		c.fail("a running clock cannot be moved", "409 CONFLICT", "200")
+		c.fail("CLK-4", "a running clock cannot be moved", "409 CONFLICT", "200")
 	}
 	m.frozen = 1
 	var b struct{ Advance string }
@@ -177,7 +177,7 @@ func (c *check) moveClock() {
 	d, derr := time.ParseDuration(b.Advance)
 	cl := &c.a.clock
 	if derr == nil && c.exact && !cl.now.IsZero() && cl.nowExact && !now.Equal(cl.now.Add(d)) {
-		c.fail("POST /_sandbox/clock moves the account's clock by exactly the advance", cl.now.Add(d).UTC().Format(timestampLayout), str(o.data()["now"]))
+		c.fail("CLK-2", "POST /_sandbox/clock moves the account's clock by exactly the advance", cl.now.Add(d).UTC().Format(timestampLayout), str(o.data()["now"]))
 	}
 	cl.now, cl.nowExact = now, true
 }
@@ -200,29 +200,29 @@ func (c *check) events() {
 		e, _ := it.(map[string]any)
 		k := len(a.events) - 1 - i
 		if k < 0 {
-			c.fail("every event is owed by a write of the account", fmt.Sprintf("%d events", len(a.events)), fmt.Sprintf("at least %d", len(items)))
+			c.fail("EVT-1", "every event is owed by a write of the account", fmt.Sprintf("%d events", len(a.events)), fmt.Sprintf("at least %d", len(items)))
 			return
 		}
 		want := a.events[k]
 		if str(e["type"]) != want.typ {
-			c.fail("each write records its event, newest first (README)", fmt.Sprintf("event %d from the newest: %s", i+1, want.typ), compactJSON(e["type"]))
+			c.fail("EVT-4", "each write records its event, newest first", fmt.Sprintf("event %d from the newest: %s", i+1, want.typ), compactJSON(e["type"]))
 			return
 		}
 		data, _ := e["data"].(map[string]any)
 		if w, g := fieldDiff(want.data, data, c); w != "" {
-			c.fail("an event carries the record as its write answered it", want.typ+" "+w, g)
+			c.fail("EVT-2", "an event carries the record as its write answered it", want.typ+" "+w, g)
 			return
 		}
 		if i > 0 {
 			_, prev, _, ok1 := parseID(str(items[i-1].(map[string]any)["id"]))
 			_, n, _, ok2 := parseID(str(e["id"]))
 			if ok1 && ok2 && n != prev-1 {
-				c.fail("event IDs follow the account's sequence", fmt.Sprintf("evt %d", prev-1), str(e["id"]))
+				c.fail("ACCT-5", "event IDs follow the account's sequence", fmt.Sprintf("evt %d", prev-1), str(e["id"]))
 			}
 		}
 	}
 	if d["hasMore"] == false && len(items) != len(a.events) {
-		c.fail("each write records exactly one event (README)", fmt.Sprintf("%d events", len(a.events)), strconv.Itoa(len(items)))
+		c.fail("EVT-1", "each write records exactly one event", fmt.Sprintf("%d events", len(a.events)), strconv.Itoa(len(items)))
 	}
 }
 
@@ -251,7 +251,7 @@ func (c *check) requestLog() {
 		e, _ := it.(map[string]any)
 		k := len(a.reqlog) - 1 - i
 		if k < 0 {
-			c.fail("the request log holds the account's own /v1 requests since it was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), fmt.Sprintf("at least %d", len(items)))
+			c.fail("JRNL-1", "the request log holds the account's own /v1 requests since it was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), fmt.Sprintf("at least %d", len(items)))
 			return
 		}
 		want := a.reqlog[k]
@@ -262,7 +262,7 @@ func (c *check) requestLog() {
 		}
 		for _, text := range []string{got.path, got.query} {
 			if rawKeyRe.MatchString(text) {
-				c.fail("the journal shows every API key only as its hint (JRNL-12)", "svc_test_…abcd", text)
+				c.fail("JRNL-12", "the journal shows every API key only as its hint", "svc_test_…abcd", text)
 				return
 			}
 		}
@@ -277,12 +277,12 @@ func (c *check) requestLog() {
 			got.query, want.query = "", ""
 		}
 		if got != want {
-			c.fail("the request log shows each request as sent and answered (JRNL-3, JRNL-7, JRNL-10)", fmt.Sprintf("%d from the newest: %s", i+1, want), got.String())
+			c.fail("JRNL-3", "the request log shows each request as sent and answered", fmt.Sprintf("%d from the newest: %s", i+1, want), got.String())
 			return
 		}
 	}
 	if d["hasMore"] == false && len(a.reqlog) <= 100 && len(items) != len(a.reqlog) {
-		c.fail("the request log holds every /v1 request since the account was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), strconv.Itoa(len(items)))
+		c.fail("JRNL-1", "the request log holds every /v1 request since the account was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), strconv.Itoa(len(items)))
 	}
 }
 
@@ -335,7 +335,7 @@ func (c *check) deliveries() {
 		e, _ := it.(map[string]any)
 		w := a.webhooks[str(e["webhookId"])]
 		if w == nil {
-			c.fail("deliveries go only to the account's own webhooks", "a webhook the account registered", compactJSON(e))
+			c.fail("ACCT-2", "deliveries go only to the account's own webhooks", "a webhook the account registered", compactJSON(e))
 			return
 		}
 		subscribed := false
@@ -344,7 +344,7 @@ func (c *check) deliveries() {
 			subscribed = subscribed || ev == "*" || ev == e["eventType"]
 		}
 		if !subscribed || w["url"] != e["url"] {
-			c.fail("a webhook is sent only the event types it registered, at its URL", fmt.Sprintf("%s at %s", compactJSON(w["events"]), str(w["url"])), compactJSON(e))
+			c.fail("DLV-1", "a webhook is sent only the event types it registered, at its URL", fmt.Sprintf("%s at %s", compactJSON(w["events"]), str(w["url"])), compactJSON(e))
 			return
 		}
 	}

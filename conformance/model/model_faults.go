@@ -191,7 +191,7 @@ func (c *check) clearFaults() {
 	}
 	if d := c.o.data(); d != nil && c.exact && c.a.plan.known {
 		if n, ok := intOf(d["cleared"]); ok && n != len(c.a.plan.planned) {
-			c.fail("DELETE /_sandbox/faults clears every planned fault and says how many (FAULT-32)", fmt.Sprintf("cleared %d", len(c.a.plan.planned)), strconv.Itoa(n))
+			c.fail("FAULT-32", "DELETE /_sandbox/faults clears every planned fault and says how many", fmt.Sprintf("cleared %d", len(c.a.plan.planned)), strconv.Itoa(n))
 		}
 	}
 	c.a.plan = faultPlan{known: c.exact}
@@ -226,7 +226,7 @@ func (c *check) listFaults() {
 			got = append(got, str(e["id"])+" count "+left)
 		}
 		if strings.Join(want, ", ") != strings.Join(got, ", ") {
-			c.fail("the plan lists the faults still planned, oldest first, with the count each has left (FAULT-30, FAULT-31)", "["+strings.Join(want, ", ")+"]", "["+strings.Join(got, ", ")+"]")
+			c.fail("FAULT-30", "the plan lists the faults still planned, oldest first, with the count each has left", "["+strings.Join(want, ", ")+"]", "["+strings.Join(got, ", ")+"]")
 		}
 	}
 	learned := faultPlan{known: true}
@@ -288,13 +288,13 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		return true, id
 	case id == "":
 		if c.exact {
-			c.fail("the oldest planned fault that matches a request hits it, and its answer names it in X-Sandbox-Fault (FAULT-9, FAULT-25)", "an answer from "+must.String(), fmt.Sprintf("%d without %s", o.Status, faultHeader))
+			c.fail("FAULT-9", "the oldest planned fault that matches a request hits it, and its answer names it in X-Sandbox-Fault", "an answer from "+must.String(), fmt.Sprintf("%d without %s", o.Status, faultHeader))
 		}
 		p.known = false
 		return false, ""
 	case hit == nil:
 		if c.exact {
-			c.fail("a request is hit only by the oldest planned fault that matches it (FAULT-5..FAULT-9)", faultsNamed(may), faultHeader+": "+id)
+			c.fail("FAULT-9", "a request is hit only by the oldest planned fault that matches it", faultsNamed(may), faultHeader+": "+id)
 		}
 		p.known = false
 		c.a.v1.known = false
@@ -324,7 +324,7 @@ func (c *check) unspent(f *plannedFault) {
 			return
 		}
 	}
-	c.rate(&c.a.v1, false, "the /v1 limit (a fault that answers in the API's place spends none of it, FAULT-26)")
+	c.rate(&c.a.v1, false, "FAULT-26", "the /v1 limit (a fault that answers in the API's place spends none of it)")
 }
 
 // faultAnswer holds the answer of a fault that answered in the API's place
@@ -333,7 +333,7 @@ func (c *check) faultAnswer(f *plannedFault) {
 	o := c.o
 	if f.network == netMalformed {
 		if o.Status != http.StatusOK || o.V != nil {
-			c.fail("a malformed answer is a 200 whose body is not JSON (FAULT-22)", "200 with a body that is not JSON", fmt.Sprintf("%d %s", o.Status, wire.Truncate(string(o.Body), 80)))
+			c.fail("FAULT-22", "a malformed answer is a 200 whose body is not JSON", "200 with a body that is not JSON", fmt.Sprintf("%d %s", o.Status, wire.Truncate(string(o.Body), 80)))
 		}
 		return
 	}
@@ -344,22 +344,22 @@ func (c *check) faultAnswer(f *plannedFault) {
 		want = ""
 	}
 	if o.Status != f.status || (want != "" && o.errorCode() != want) {
-		c.fail("a planned status fault answers with that status and its code (FAULT-13)", fmt.Sprintf("%d %s", f.status, want), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+		c.fail("FAULT-13", "a planned status fault answers with that status and its code", fmt.Sprintf("%d %s", f.status, want), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 	}
 	if f.body != nil && o.Method != http.MethodHead && string(o.Body) != *f.body {
-		c.fail("a status fault with a body answers that body instead of the envelope (FAULT-17)", wire.Truncate(*f.body, 80), wire.Truncate(string(o.Body), 80))
+		c.fail("FAULT-17", "a status fault with a body answers that body instead of the envelope", wire.Truncate(*f.body, 80), wire.Truncate(string(o.Body), 80))
 	}
 	wantAfter := f.retryAfter
 	for name, v := range f.headers {
 		if got := o.Header.Get(name); got != v {
-			c.fail("a status fault's answer carries the headers planned with it (FAULT-16)", name+": "+v, name+": "+got)
+			c.fail("FAULT-16", "a status fault's answer carries the headers planned with it", name+": "+v, name+": "+got)
 		}
 		if http.CanonicalHeaderKey(name) == "Retry-After" {
 			wantAfter = v
 		}
 	}
 	if got := o.Header.Get("Retry-After"); got != wantAfter {
-		c.fail("an injected answer carries Retry-After as planned: 1 second for a 429 or 503 unless retryAfter says otherwise, none for null (FAULT-14, FAULT-15)", "Retry-After: "+wantAfter, "Retry-After: "+got)
+		c.fail("FAULT-14", "an injected answer carries Retry-After as planned: 1 second for a 429 or 503 unless retryAfter says otherwise, none for null", "Retry-After: "+wantAfter, "Retry-After: "+got)
 	}
 }
 

@@ -44,27 +44,27 @@ func OneOf(s string, set []string) bool {
 func (c *check) body() (map[string]any, bool) {
 	o := c.o
 	if len(o.ReqBody) > maxRequestBody {
-		c.expectRefusal("a body over 1 MiB", http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
+		c.expectRefusal("ERR-19", "a body over 1 MiB", http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
 		return nil, false
 	}
 	ct := o.ReqHeader.Get("Content-Type")
 	if !mediaTypeIsJSON(ct) {
 		if c.sandbox {
 			if len(o.ReqBody) == 0 {
-				c.expectRefusal("a request without a JSON body", 0)
+				c.expectRefusal("ERR-8", "a request without a JSON body", 0)
 			} else {
-				c.expectRefusal("a body without Content-Type application/json", http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE")
+				c.expectRefusal("ERR-18", "a body without Content-Type application/json", http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE")
 			}
 		}
 		return nil, false
 	}
 	obj, dup, err := decodeStrictObject(o.ReqBody)
 	if err != nil {
-		c.expectRefusal("a body that is not one JSON object", http.StatusBadRequest, "INVALID_JSON")
+		c.expectRefusal("ERR-9", "a body that is not one JSON object", http.StatusBadRequest, "INVALID_JSON")
 		return nil, false
 	}
 	if dup && c.m.Switches.DuplicateFields && c.sandbox {
-		c.expectRefusal("a JSON object with a duplicated field", http.StatusBadRequest, "INVALID_JSON")
+		c.expectRefusal("ERR-11", "a JSON object with a duplicated field", http.StatusBadRequest, "INVALID_JSON")
 		return nil, false
 	}
 	return obj, true
@@ -149,14 +149,14 @@ func (c *check) expectValidation(v verdict) {
 		return
 	}
 	if o.Status < 400 {
-		c.fail("a request the contract refuses is refused", fmt.Sprintf("400 VALIDATION_ERROR naming %s", strings.Join(v.invalid, ", ")), fmt.Sprintf("%d", o.Status))
+		c.fail("ERR-6", "a request the contract refuses is refused", fmt.Sprintf("400 VALIDATION_ERROR naming %s", strings.Join(v.invalid, ", ")), fmt.Sprintf("%d", o.Status))
 		return
 	}
 	if !c.sandbox {
 		return
 	}
 	if o.Status != http.StatusBadRequest || o.errorCode() != "VALIDATION_ERROR" {
-		c.fail("an invalid field is 400 VALIDATION_ERROR (CONTRACT)", "400 VALIDATION_ERROR naming "+strings.Join(append(v.invalid, v.maybe...), " or "), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+		c.fail("ERR-6", "an invalid field is 400 VALIDATION_ERROR", "400 VALIDATION_ERROR naming "+strings.Join(append(v.invalid, v.maybe...), " or "), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 		return
 	}
 	named := map[string]bool{}
@@ -170,12 +170,12 @@ func (c *check) expectValidation(v verdict) {
 	}
 	for _, f := range v.invalid {
 		if !named[f] {
-			c.fail("error.details names every invalid field (CONTRACT)", "a detail for "+f, compactJSON(details))
+			c.fail("ERR-6", "error.details names every invalid field", "a detail for "+f, compactJSON(details))
 		}
 	}
 	for f := range named {
 		if !OneOf(f, v.invalid) && !OneOf(f, v.maybe) {
-			c.fail("error.details names only invalid fields (CONTRACT)", "details for "+strings.Join(v.invalid, ", ")+" only", compactJSON(details))
+			c.fail("ERR-6", "error.details names only invalid fields", "details for "+strings.Join(v.invalid, ", ")+" only", compactJSON(details))
 		}
 	}
 }
@@ -198,23 +198,23 @@ func (c *check) createCampaign() {
 		c.a.complete = c.a.complete && c.exact
 		return
 	}
-	if !c.expectSuccess("a campaign within the contract's bounds") {
+	if !c.expectSuccess("CMP-1", "a campaign within the contract's bounds") {
 		return
 	}
 	d := o.data()
 	for _, f := range []string{"name", "platform", "testersRequired", "rewardPerBug"} {
 		if diff := c.sameJSON(b[f], d[f]); diff != "" {
-			c.fail("a write's answer holds exactly the values sent", f+" "+compactJSON(b[f]), compactJSON(d[f]))
+			c.fail("CMP-13", "a write's answer holds exactly the values sent", f+" "+compactJSON(b[f]), compactJSON(d[f]))
 		}
 	}
 	if c.sandbox {
 		for k := range b {
 			if _, echoed := d[k]; echoed && !OneOf(k, campaignFields) {
-				c.fail("unknown fields are ignored (CONTRACT)", "no field "+k+" in the campaign", compactJSON(d))
+				c.fail("CMP-14", "unknown fields are ignored", "no field "+k+" in the campaign", compactJSON(d))
 			}
 		}
 		if d["status"] != "draft" {
-			c.fail("a new campaign is a draft (spec §3)", `"draft"`, compactJSON(d["status"]))
+			c.fail("CMP-3", "a new campaign is a draft (spec §3)", `"draft"`, compactJSON(d["status"]))
 		}
 	}
 	id := str(d["id"])
@@ -239,7 +239,7 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 	r := a.records[kind][id]
 	if r == nil {
 		if a.complete && c.exact {
-			c.fail("an account shows only its own records (CONTRACT: each key is its own account)", "no "+kindInfo[kind].name+" "+id+" (the account holds none by that id)", compactJSON(got))
+			c.fail("ACCT-1", "an account shows only its own records", "no "+kindInfo[kind].name+" "+id+" (the account holds none by that id)", compactJSON(got))
 			return
 		}
 		if !a.complete {
@@ -253,7 +253,7 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 		return
 	}
 	if want, gotv := fieldDiff(r.v, got, c); want != "" {
-		c.fail("a read returns what was written", want, gotv)
+		c.fail("CMP-7", "a read returns what was written", want, gotv)
 	}
 }
 
@@ -294,11 +294,11 @@ func (c *check) getCampaign(id string) {
 	o := c.o
 	if r := c.a.records[KindCampaign][id]; r != nil {
 		if o.Status == http.StatusNotFound && c.exact {
-			c.fail("a record the account holds can be read", "200 with campaign "+id, "404")
+			c.fail("CMP-6", "a record the account holds can be read", "200 with campaign "+id, "404")
 			return
 		}
 	} else if c.a.complete && c.exact {
-		c.expectRefusal("an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
+		c.expectRefusal("ERR-15", "an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
 		return
 	}
 	if o.Status == http.StatusOK && o.data() != nil {
@@ -347,7 +347,7 @@ func (c *check) list(kind recordKind) {
 			n, err := strconv.Atoi(val)
 			if err != nil || !wire.IsIntegerLiteral(val) || n < 1 || n > 100 {
 				if c.sandbox {
-					c.expectRefusal("limit must be an integer from 1 to 100", http.StatusBadRequest, "INVALID_PARAMETER")
+					c.expectRefusal("LIST-5", "limit must be an integer from 1 to 100", http.StatusBadRequest, "INVALID_PARAMETER")
 				}
 				return
 			}
@@ -357,7 +357,7 @@ func (c *check) list(kind recordKind) {
 		case isFilter:
 			if allowed != nil && !OneOf(val, allowed) {
 				if c.sandbox {
-					c.expectRefusal("a filter value outside its set", http.StatusBadRequest, "INVALID_PARAMETER")
+					c.expectRefusal("LIST-11", "a filter value outside its set", http.StatusBadRequest, "INVALID_PARAMETER")
 				}
 				return
 			}
@@ -369,7 +369,7 @@ func (c *check) list(kind recordKind) {
 	if o.Status != http.StatusOK {
 		w := c.a.walks[cursor]
 		if c.exact && judged && (cursor == "" || w != nil) {
-			c.expectSuccess("a list read with valid parameters")
+			c.expectSuccess("LIST-1", "a list read with valid parameters")
 		}
 		return
 	}
@@ -380,17 +380,17 @@ func (c *check) list(kind recordKind) {
 	items, ok := d["items"].([]any)
 	if !ok {
 		if c.sandbox {
-			c.fail("a list is {items, hasMore, nextCursor} (CONTRACT)", "an array at data.items", compactJSON(d["items"]))
+			c.fail("LIST-1", "a list is {items, hasMore, nextCursor}", "an array at data.items", compactJSON(d["items"]))
 		}
 		return
 	}
 	hasMore, _ := d["hasMore"].(bool)
 	next, _ := d["nextCursor"].(string)
 	if c.sandbox && (hasMore != (next != "")) {
-		c.fail("hasMore is true exactly when nextCursor is set (CONTRACT)", "hasMore and nextCursor that agree", fmt.Sprintf("hasMore %v, nextCursor %s", d["hasMore"], compactJSON(d["nextCursor"])))
+		c.fail("LIST-7", "hasMore is true exactly when nextCursor is set", "hasMore and nextCursor that agree", fmt.Sprintf("hasMore %v, nextCursor %s", d["hasMore"], compactJSON(d["nextCursor"])))
 	}
 	if len(items) > limit {
-		c.fail("a page holds at most limit items", fmt.Sprintf("at most %d items", limit), strconv.Itoa(len(items)))
+		c.fail("LIST-4", "a page holds at most limit items", fmt.Sprintf("at most %d items", limit), strconv.Itoa(len(items)))
 	}
 	filterKey := filterKey(filters)
 	w := c.a.walks[cursor]
@@ -407,16 +407,16 @@ func (c *check) list(kind recordKind) {
 		}
 		ids = append(ids, str(rec["id"]))
 		if w != nil && w.seen[str(rec["id"])] {
-			c.fail("a list's pages never repeat an item", "each item once across the pages", str(rec["id"])+" again")
+			c.fail("LIST-8", "a list's pages never repeat an item", "each item once across the pages", str(rec["id"])+" again")
 		}
 		if c.sandbox {
 			for name, val := range filters {
 				if !matchesFilter(kind, rec, name, val) {
-					c.fail("a filtered list holds only matching items", name+" "+val, compactJSON(rec))
+					c.fail("LIST-10", "a filtered list holds only matching items", name+" "+val, compactJSON(rec))
 				}
 			}
 			if prev != nil && newerFirstBroken(prev, rec) {
-				c.fail("lists are newest first (CONTRACT)", str(prev["id"])+" after "+str(rec["id"]), str(rec["id"])+" after "+str(prev["id"]))
+				c.fail("LIST-2", "lists are newest first", str(prev["id"])+" after "+str(rec["id"]), str(rec["id"])+" after "+str(prev["id"]))
 			}
 		}
 		prev = rec
@@ -444,10 +444,10 @@ func (c *check) list(kind recordKind) {
 			wantIDs = append(wantIDs, str(want[i]["id"]))
 		}
 		if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
-			c.fail("a list page is the account's records, filtered, newest first, from right after the last item of the page before (LIST-2, LIST-9, LIST-10)", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
+			c.fail("LIST-2", "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
 		}
 		if wantMore := start+limit < len(want); wantMore != hasMore {
-			c.fail("hasMore says whether more items follow (LIST-7)", fmt.Sprintf("hasMore %v (%d items after the cursor)", wantMore, len(want)-start), fmt.Sprintf("%v", hasMore))
+			c.fail("LIST-7", "hasMore says whether more items follow", fmt.Sprintf("hasMore %v (%d items after the cursor)", wantMore, len(want)-start), fmt.Sprintf("%v", hasMore))
 		}
 	}
 	if next != "" {
@@ -491,7 +491,23 @@ func newerFirstBroken(a, b map[string]any) bool {
 	return ok1 && ok2 && nb > na
 }
 
-// patchBug holds a bug change to the lifecycle table of CONTRACT.md.
+// lifecycleRule is the rule of the lifecycle table that says where a bug
+// may move from status.
+func lifecycleRule(status string) string {
+	switch status {
+	case "new":
+		return "BUG-8"
+	case "confirmed":
+		return "BUG-9"
+	case "in_progress":
+		return "BUG-10"
+	case "resolved":
+		return "BUG-11"
+	}
+	return "BUG-12"
+}
+
+// patchBug holds a bug change to the lifecycle table (BUG-8 to BUG-18).
 func (c *check) patchBug(id string) {
 	o := c.o
 	b, ok := c.body()
@@ -509,9 +525,9 @@ func (c *check) patchBug(id string) {
 			}
 		case len(v.invalid) > 0:
 			// Which of the two faults is reported first is left open.
-			c.expectRefusal("an invalid change to an id the account does not hold", 0)
+			c.expectRefusal("ERR-15", "an invalid change to an id the account does not hold", 0)
 		default:
-			c.expectRefusal("an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
+			c.expectRefusal("ERR-15", "an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
 		}
 		return
 	}
@@ -539,9 +555,9 @@ func (c *check) patchBug(id string) {
 	newRes := curRes
 	switch {
 	case hasSt && to == cur && !hasRes:
-		if c.expectSuccess("sending the status a bug already has") {
+		if c.expectSuccess("BUG-20", "sending the status a bug already has") {
 			if w, g := fieldDiff(r.v, o.data(), c); w != "" {
-				c.fail("sending the status a bug already has changes nothing (README)", w, g)
+				c.fail("BUG-20", "sending the status a bug already has changes nothing", w, g)
 			}
 		}
 		return
@@ -555,29 +571,34 @@ func (c *check) patchBug(id string) {
 		return
 	case !hasSt:
 		if cur != "resolved" && cur != "closed" {
-			c.expectRefusal("a resolution on a bug that stays open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			c.expectRefusal("BUG-16", "a resolution on a bug that stays open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
 			return
 		}
 		newRes, to = res, cur
 	case !OneOf(to, bugTransitions[cur]):
-		c.expectRefusal("the move "+cur+" → "+to+" is not in the lifecycle table", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+		c.judge("BUG-18")
+		c.expectRefusal(lifecycleRule(cur), "the move "+cur+" → "+to+" is not in the lifecycle table", http.StatusConflict, "INVALID_STATUS_TRANSITION")
 		return
 	case to == "resolved" || to == "closed":
 		if hasRes {
 			newRes = res
 		}
 		if newRes == nil {
-			c.expectRefusal("a move to "+to+" needs a resolution", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			c.expectRefusal("BUG-14", "a move to "+to+" needs a resolution", http.StatusConflict, "INVALID_STATUS_TRANSITION")
 			return
 		}
 	default:
 		if hasRes {
-			c.expectRefusal("a resolution sent with a move that leaves the bug open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			c.expectRefusal("BUG-15", "a resolution sent with a move that leaves the bug open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
 			return
 		}
 		newRes = nil // reopening clears it
 	}
-	if !c.expectSuccess("the move " + cur + " → " + to) {
+	moved := lifecycleRule(cur)
+	if !hasSt {
+		moved = "BUG-17"
+	}
+	if !c.expectSuccess(moved, "the move "+cur+" → "+to) {
 		return
 	}
 	want := copyMap(r.v)
@@ -585,7 +606,7 @@ func (c *check) patchBug(id string) {
 	got := o.data()
 	want["updatedAt"] = got["updatedAt"]
 	if w, g := fieldDiff(want, got, c); w != "" {
-		c.fail("a bug change answers the bug as changed, and only that", w, g)
+		c.fail("BUG-3", "a bug change answers the bug as changed, and only that", w, g)
 	}
 	c.stamped("updatedAt", str(got["updatedAt"]))
 	r.v = copyMap(got)
@@ -626,10 +647,10 @@ func (c *check) analytics() {
 		campaign = vals[0]
 	}
 	if campaign != "" && a.records[KindCampaign][campaign] == nil {
-		c.expectRefusal("analytics of a campaign the account does not hold", http.StatusNotFound, "NOT_FOUND")
+		c.expectRefusal("ANL-4", "analytics of a campaign the account does not hold", http.StatusNotFound, "NOT_FOUND")
 		return
 	}
-	if !c.expectSuccess("analytics") {
+	if !c.expectSuccess("ANL-1", "analytics") {
 		return
 	}
 	byStatus, bySeverity := map[string]any{}, map[string]any{}
@@ -658,7 +679,7 @@ func (c *check) analytics() {
 	}
 	got := map[string]any{"campaigns": o.data()["campaigns"], "bugs": o.data()["bugs"]}
 	if w, g := fieldDiff(want, got, c); w != "" {
-		c.fail("analytics are counted from the account's records (README)", "analytics"+strings.TrimPrefix(w, " "), g)
+		c.fail("ANL-3", "analytics are counted from the account's records", "analytics"+strings.TrimPrefix(w, " "), g)
 	}
 }
 
@@ -705,15 +726,15 @@ func (c *check) createWebhook() {
 	}
 	a := c.a
 	if c.exact && a.webhooksKnown && len(a.webhooks) >= maxWebhooks {
-		c.expectRefusal("the 17th webhook of an account", http.StatusConflict, "LIMIT_REACHED")
+		c.expectRefusal("WH-6", "the 17th webhook of an account", http.StatusConflict, "LIMIT_REACHED")
 		return
 	}
-	if !c.expectSuccess("a webhook with a valid url and events") {
+	if !c.expectSuccess("WH-1", "a webhook with a valid url and events") {
 		return
 	}
 	d := o.data()
 	if d["url"] != raw {
-		c.fail("a write's answer holds exactly the values sent", "url "+compactJSON(raw), compactJSON(d["url"]))
+		c.fail("WH-5", "a write's answer holds exactly the values sent", "url "+compactJSON(raw), compactJSON(d["url"]))
 	}
 	var got []string
 	gotArr, _ := d["events"].([]any)
@@ -724,10 +745,10 @@ func (c *check) createWebhook() {
 	sort.Strings(sortedWant)
 	sort.Strings(sortedGot)
 	if strings.Join(sortedWant, ",") != strings.Join(sortedGot, ",") {
-		c.fail("a webhook keeps the events sent, each once (README)", compactJSON(want), compactJSON(d["events"]))
+		c.fail("WH-4", "a webhook keeps the events sent, each once", compactJSON(want), compactJSON(d["events"]))
 	}
 	if !strings.HasPrefix(str(d["secret"]), "whsec_") || d["status"] != "active" {
-		c.fail("a webhook answers a whsec_ secret and status active (CONTRACT)", `secret "whsec_…", status "active"`, compactJSON(map[string]any{"secret": wire.Truncate(str(d["secret"]), 10), "status": d["status"]}))
+		c.fail("WH-5", "a webhook answers a whsec_ secret and status active", `secret "whsec_…", status "active"`, compactJSON(map[string]any{"secret": wire.Truncate(str(d["secret"]), 10), "status": d["status"]}))
 	}
 	id := str(d["id"])
 	c.newID("whk", id)

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/testcampaign/kit/conformance/coverage"
 )
 
 // Status is the outcome of one scenario. Statuses are ranked, worst last, so
@@ -163,6 +165,9 @@ type Report struct {
 	// Files are the report files written besides the summary, so that the
 	// summary can say where the whole list is.
 	Files []string
+	// Coverage is every rule of docs/contract.md with how the run ended
+	// for it: checked, not exercised, or not applicable.
+	Coverage []coverage.Outcome
 }
 
 // Result is the worst status of the run; a run with nothing to judge is

@@ -7,6 +7,7 @@ package rules
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -15,6 +16,32 @@ import (
 
 	"github.com/testcampaign/kit/conformance/wire"
 )
+
+// RuleError is a break of one rule of docs/contract.md: the error says
+// what broke, ID which rule.
+type RuleError struct {
+	ID  string
+	Err error
+}
+
+func (e *RuleError) Error() string { return e.Err.Error() }
+func (e *RuleError) Unwrap() error { return e.Err }
+
+func broken(id, format string, args ...any) error {
+	return &RuleError{ID: id, Err: fmt.Errorf(format, args...)}
+}
+
+// RuleOf is the ID of the rule err broke, or "" if it names none.
+func RuleOf(err error) string {
+	var re *RuleError
+	if errors.As(err, &re) {
+		return re.ID
+	}
+	return ""
+}
+
+// EnvelopeRules are the rules CheckEnvelope judges on every answer it reads.
+var EnvelopeRules = []string{"ENV-1", "ENV-2", "ENV-3", "ENV-4", "ENV-5", "ENV-6", "ENV-7"}
 
 type EnvelopeKind int
 
@@ -36,53 +63,53 @@ func CheckEnvelope(e *wire.Exchange, kind EnvelopeKind) error {
 	}
 	v, err := e.JSON()
 	if err != nil {
-		return fmt.Errorf("envelope rule (spec §4): every response is a JSON object; %w", err)
+		return broken("ENV-1", "envelope rule (spec §4): every response is a JSON object; %w", err)
 	}
 	m, isObj := v.(map[string]any)
 	if !isObj {
-		return fmt.Errorf("envelope rule (spec §4): the body must be a JSON object, got %s", wire.Describe(v))
+		return broken("ENV-1", "envelope rule (spec §4): the body must be a JSON object, got %s", wire.Describe(v))
 	}
 	sv, has := m["success"]
 	if !has {
-		return fmt.Errorf("envelope rule (spec §4): \"success\" is missing (keys: %s)", wire.KeysOf(m))
+		return broken("ENV-1", "envelope rule (spec §4): \"success\" is missing (keys: %s)", wire.KeysOf(m))
 	}
 	success, isBool := sv.(bool)
 	if !isBool {
-		return fmt.Errorf("envelope rule (spec §4): \"success\" must be a boolean, got %s", wire.Describe(sv))
+		return broken("ENV-1", "envelope rule (spec §4): \"success\" must be a boolean, got %s", wire.Describe(sv))
 	}
 	if success != ok2xx {
-		return fmt.Errorf("envelope rule (spec §4, §7): \"success\" is %t on HTTP %d; it must be true exactly on success", success, e.Status)
+		return broken("ENV-7", "envelope rule (spec §4, §7): \"success\" is %t on HTTP %d; it must be true exactly on success", success, e.Status)
 	}
 	if success {
 		data, has := m["data"]
 		if !has {
-			return fmt.Errorf("envelope rule (spec §4): a success must carry \"data\" (keys: %s)", wire.KeysOf(m))
+			return broken("ENV-2", "envelope rule (spec §4): a success must carry \"data\" (keys: %s)", wire.KeysOf(m))
 		}
 		if _, isObj := data.(map[string]any); !isObj {
-			return fmt.Errorf("envelope rule (spec §4): \"data\" must be an object holding the result, got %s", wire.Describe(data))
+			return broken("ENV-2", "envelope rule (spec §4): \"data\" must be an object holding the result, got %s", wire.Describe(data))
 		}
 		return nil
 	}
 	ev, has := m["error"]
 	if !has {
-		return fmt.Errorf("error rule (spec §7): a failure must carry \"error\" (keys: %s)", wire.KeysOf(m))
+		return broken("ENV-3", "error rule (spec §7): a failure must carry \"error\" (keys: %s)", wire.KeysOf(m))
 	}
 	eo, isObj := ev.(map[string]any)
 	if !isObj {
-		return fmt.Errorf("error rule (spec §7): \"error\" must be an object, got %s", wire.Describe(ev))
+		return broken("ENV-3", "error rule (spec §7): \"error\" must be an object, got %s", wire.Describe(ev))
 	}
 	if c, ok := eo["code"].(string); !ok || c == "" {
-		return fmt.Errorf("error rule (spec §7): \"error.code\" must be a non-empty string, got %s", describeField(eo, "code"))
+		return broken("ENV-4", "error rule (spec §7): \"error.code\" must be a non-empty string, got %s", describeField(eo, "code"))
 	}
 	if _, ok := eo["message"].(string); !ok {
-		return fmt.Errorf("error rule (spec §7): \"error.message\" must be a string, got %s", describeField(eo, "message"))
+		return broken("ENV-5", "error rule (spec §7): \"error.message\" must be a string, got %s", describeField(eo, "message"))
 	}
 	st := eo["status"]
 	if !wire.IsType(st, "integer") {
-		return fmt.Errorf("error rule (spec §7): \"error.status\" must be an integer, got %s", describeField(eo, "status"))
+		return broken("ENV-6", "error rule (spec §7): \"error.status\" must be an integer, got %s", describeField(eo, "status"))
 	}
 	if string(st.(json.Number)) != strconv.Itoa(e.Status) {
-		return fmt.Errorf("error rule (spec §7): \"error.status\" must repeat the HTTP status %d, got %s", e.Status, st)
+		return broken("ENV-6", "error rule (spec §7): \"error.status\" must repeat the HTTP status %d, got %s", e.Status, st)
 	}
 	return nil
 }
@@ -112,10 +139,10 @@ var millisRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$
 func CheckMillisTimestamp(path string, v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("timestamp rule: %q must be a string, got %s", path, wire.Describe(v))
+		return broken("ENV-11", "timestamp rule: %q must be a string, got %s", path, wire.Describe(v))
 	}
 	if _, err := time.Parse(time.RFC3339Nano, s); err != nil || !millisRe.MatchString(s) {
-		return fmt.Errorf("timestamp rule: %q must be RFC 3339 in UTC with exactly three fractional digits (2026-01-01T00:00:30.000Z), got %q", path, s)
+		return broken("ENV-11", "timestamp rule: %q must be RFC 3339 in UTC with exactly three fractional digits (2026-01-01T00:00:30.000Z), got %q", path, s)
 	}
 	return nil
 }
@@ -144,7 +171,8 @@ func CountTimestamps(v any) int {
 	return n
 }
 
-// CheckTimestamps returns the first timestamp field not in CONTRACT's form.
+// CheckTimestamps returns the first timestamp field not in the form of
+// ENV-11.
 func CheckTimestamps(v any) error {
 	var first error
 	timestampFields("", v, func(p string, x any) {

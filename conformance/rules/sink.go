@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/testcampaign/kit/conformance/coverage"
 	"github.com/testcampaign/kit/conformance/report"
 	"github.com/testcampaign/kit/conformance/wire"
 )
@@ -14,6 +15,7 @@ import (
 // RuleViolation is the first break of a rule that holds for every response,
 // seen on some exchange of a scenario.
 type RuleViolation struct {
+	ID      string // the rule's ID in docs/contract.md
 	Rule    string // what the rule says, as a report shows it
 	Level   string // LevelMust, LevelShould or LevelSandbox
 	Area    string // the report's area for the break; the scenario's own if empty
@@ -32,9 +34,27 @@ type RuleSink struct {
 	keys map[string]bool
 	// Unbudgeted scenarios (@exhaustive ones) spend the window on purpose.
 	Unbudgeted bool
+	// Coverage counts the rules judged on the run's exchanges; nil keeps
+	// no count.
+	Coverage *coverage.Recorder
 }
 
-func NewRuleSink() *RuleSink { return &RuleSink{keys: map[string]bool{}} }
+// NewRuleSink starts the sink of one scenario; cov is the run's coverage,
+// or nil.
+func NewRuleSink(cov *coverage.Recorder) *RuleSink {
+	return &RuleSink{keys: map[string]bool{}, Coverage: cov}
+}
+
+// Judged records that the rules were judged on one exchange of the
+// scenario, whether they held or not.
+func (s *RuleSink) Judged(ids ...string) { s.Coverage.Judged(ids...) }
+
+// Broke records a break of a rule, and keeps it when it is the rule's
+// first break in the scenario.
+func (s *RuleSink) Broke(v RuleViolation) {
+	s.Coverage.Broke(v.ID)
+	s.Add(v)
+}
 
 func (s *RuleSink) Add(v RuleViolation) {
 	s.mu.Lock()
@@ -96,10 +116,11 @@ func leaks(text []byte, key string) bool {
 	return len(secret) >= 10 && bytes.Contains(text, []byte(secret[:len(secret)-4]))
 }
 
-// check applies the rules of every response: the envelope with error.status
-// equal to the HTTP status (spec §4, §7), a JSON content type, and no
-// credential sent in the scenario echoed whole. Outside /v1 the spec says
-// nothing, so there only the sandbox profile holds answers to the envelope.
+// CheckResponse applies the rules of every response: the envelope (ENV-1 to
+// ENV-7), a JSON content type (ENV-8, ENV-9), the sandbox's timestamps
+// (ENV-11), and no credential sent in the scenario echoed whole (AUTH-6).
+// Outside /v1 the spec says nothing, so there only the sandbox profile
+// holds answers to the envelope.
 func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Exchange) {
 	body := e.Body
 	where := req.Method + " " + req.URL.Path
@@ -109,17 +130,24 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 	inAPI := req.URL.Path == "/v1" || strings.HasPrefix(req.URL.Path, "/v1/")
 	// An answer to HEAD has no body to hold to the envelope (RFC 9110).
 	if (inAPI || profile == wire.ProfileSandbox) && req.Method != http.MethodHead {
+		contentType := "ENV-8"
+		if !inAPI {
+			contentType = "ENV-9"
+		}
+		sink.Judged(EnvelopeRules...)
+		sink.Judged(contentType)
 		if err := CheckEnvelope(e, EnvelopeEither); err != nil {
-			sink.Add(RuleViolation{Rule: "every response is the envelope (spec §4, §7)", Level: report.LevelMust, Message: err.Error(), Request: where, Exchange: e})
+			sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: report.LevelMust, Message: err.Error(), Request: where, Exchange: e})
 		}
 		if err := CheckJSONContentType(e); err != nil {
-			sink.Add(RuleViolation{Rule: "every response is JSON with a JSON content type", Level: report.LevelShould, Message: err.Error(), Request: where, Exchange: e})
+			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: report.LevelShould, Message: err.Error(), Request: where, Exchange: e})
 		}
 	}
 	if profile == wire.ProfileSandbox {
-		if v, err := wire.DecodeJSON(body); err == nil {
+		if v, err := wire.DecodeJSON(body); err == nil && CountTimestamps(v) > 0 {
+			sink.Judged("ENV-11")
 			if err := CheckTimestamps(v); err != nil {
-				sink.Add(RuleViolation{Rule: "every timestamp is RFC 3339 UTC with three fractional digits (CONTRACT)", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: "ENV-11", Rule: "every timestamp is RFC 3339 UTC with three fractional digits", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 	}
@@ -127,7 +155,11 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 	if profile == wire.ProfileSandbox {
 		level = report.LevelSandbox
 	}
-	for _, k := range sink.SentKeys() {
+	keys := sink.SentKeys()
+	if len(keys) > 0 {
+		sink.Judged("AUTH-6")
+	}
+	for _, k := range keys {
 		found := leaks(body, k)
 		for _, vs := range e.Header {
 			for _, v := range vs {
@@ -135,7 +167,7 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 			}
 		}
 		if found {
-			sink.Add(RuleViolation{Rule: "a key is never echoed whole", Level: level,
+			sink.Broke(RuleViolation{ID: "AUTH-6", Rule: "a key is never echoed whole", Level: level,
 				Message: fmt.Sprintf("the response echoes the key %s sent with the request", wire.RedactKey(k)), Request: where, Exchange: e})
 		}
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"github.com/testcampaign/kit/conformance/coverage"
 	"strings"
 	"time"
 
@@ -23,16 +24,18 @@ func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 	if cfg.Profile != wire.ProfileSandbox {
 		return nil, fmt.Errorf("%w: the explorer needs fresh accounts: run it with --profile sandbox", wire.ErrUsage)
 	}
-	tgt := &transport.Target{BaseURL: strings.TrimRight(cfg.BaseURL, "/"), Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey)}
+	tgt := &transport.Target{BaseURL: strings.TrimRight(cfg.BaseURL, "/"), Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey), Coverage: coverage.NewRecorder(true)}
 	tgt.Client = newClient(cfg, tgt)
 	if err := preflight(ctx, tgt); err != nil {
 		return nil, err
 	}
 	tgt.Model = startModel(ctx, cfg, tgt)
+	tgt.Model.Coverage = tgt.Coverage
 	start := time.Now()
 	res := explore.StartExploring(ctx, cfg.exploreOptions(), tgt).Wait()
 	rep := newReport(cfg, start, time.Since(start))
 	rep.Scenarios = res
+	rep.Coverage = tgt.Coverage.Outcomes()
 	if cfg.Summary != nil {
 		w := wire.NewRedactingWriter(cfg.Summary, cfg.APIKey)
 		rep.WriteSummary(w)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/testcampaign/kit/conformance/coverage"
 	"io"
 	"net"
 	"net/http"
@@ -240,10 +241,11 @@ func Prepare(ctx context.Context, cfg Config) (*prepared, error) {
 		return nil, fmt.Errorf("%w: the features have authoring errors:\n  %s", wire.ErrUsage, strings.Join(problems, "\n  "))
 	}
 	tgt := &transport.Target{
-		BaseURL: strings.TrimRight(cfg.BaseURL, "/"),
-		Key:     cfg.APIKey,
-		Profile: cfg.Profile,
-		Redact:  wire.Redactor(cfg.APIKey),
+		BaseURL:  strings.TrimRight(cfg.BaseURL, "/"),
+		Key:      cfg.APIKey,
+		Profile:  cfg.Profile,
+		Redact:   wire.Redactor(cfg.APIKey),
+		Coverage: coverage.NewRecorder(cfg.Profile == wire.ProfileSandbox),
 	}
 	tgt.Client = newClient(cfg, tgt)
 	if err := preflight(ctx, tgt); err != nil {
@@ -263,6 +265,7 @@ func Prepare(ctx context.Context, cfg Config) (*prepared, error) {
 		env.Seeded = holdsBuiltinSeed(ctx, tgt)
 	}
 	tgt.Model = startModel(ctx, cfg, tgt)
+	tgt.Model.Coverage = tgt.Coverage
 	var hooks *steps.Receiver
 	if env.NoReceiver == "" {
 		rcv, err := steps.StartReceiver(ctx, cfg.WebhookListen, cfg.WebhookURL)
@@ -377,6 +380,7 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 	cfg := r.Cfg
 	rep := newReport(cfg, start, d)
 	defer unregisterIndex(r.rec)
+	rep.Coverage = r.tgt.Coverage.Outcomes()
 	for _, p := range r.Planned {
 		if !p.Selected {
 			continue

@@ -59,7 +59,7 @@ type ScenarioState struct {
 // NewScenarioState is the state of a scenario about to start against t,
 // with hooks the webhook receiver (nil when none runs).
 func NewScenarioState(t *transport.Target, hooks *Receiver) *ScenarioState {
-	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(), usedDeliveries: map[int]bool{}, freshLeft: -1}
+	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
 func (s *ScenarioState) Last() (*wire.Exchange, error) {

@@ -38,6 +38,6 @@ func (t *Target) feedModel(fl *model.Flight, sink *rules.RuleSink, token string,
 		if len(history) > 0 {
 			msg += "\nrequests of this key, oldest first, up to this one:\n  " + strings.Join(history, "\n  ")
 		}
-		sink.Add(rules.RuleViolation{Rule: model.RuleModel + ": " + d.Rule, Level: level, Area: model.RuleModel, Message: msg, Request: where})
+		sink.Add(rules.RuleViolation{ID: d.ID, Rule: model.RuleModel + ": " + d.ID + " " + d.Rule, Level: level, Area: model.RuleModel, Message: msg, Request: where})
 	}
 }

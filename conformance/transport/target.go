@@ -3,6 +3,7 @@ package transport
 import (
 	"net/http"
 
+	"github.com/testcampaign/kit/conformance/coverage"
 	"github.com/testcampaign/kit/conformance/model"
 	"github.com/testcampaign/kit/conformance/rules"
 )
@@ -20,4 +21,7 @@ type Target struct {
 	Schema rules.Schema
 	// Model checks every exchange of a scenario against the contract.
 	Model *model.Model
+	// Coverage counts, per rule of docs/contract.md, the exchanges of the
+	// run judged against it.
+	Coverage *coverage.Recorder
 }

@@ -1,0 +1,130 @@
+// Package coverage ties the kit's checks to the rules of docs/contract.md.
+// Every part of the kit that judges a rule declares the check once, by the
+// rule's ID, so that `conform rules` can say how each rule is checked; a
+// run's Recorder counts the exchanges judged against each rule, so that
+// every report can say which rules a run checked, which it never reached,
+// and which do not apply to it and why.
+package coverage
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/testcampaign/kit/docs"
+)
+
+// Parts of the kit that judge rules, as `conform rules` names them.
+const (
+	// ByResponse: the rules every response is held to, checked on every
+	// exchange of the run.
+	ByResponse = "every response"
+	// ByModel: the model of the contract, fed every exchange of the run.
+	ByModel = "model"
+	// ByStep: a step of the step catalogue, in the scenarios that use it.
+	ByStep = "step"
+	// ByFeature: a scenario of a feature, which cites the rule by a tag
+	// such as @AUTH-3.
+	ByFeature = "feature"
+	// ByExplorer: the seeded explorer's generated requests.
+	ByExplorer = "explorer"
+)
+
+// Check is one way the kit judges a rule.
+type Check struct {
+	Rule string // the rule's ID, as docs/contract.md gives it
+	By   string // the part of the kit: ByResponse, ByModel, ...
+	How  string // what it does, in a sentence
+}
+
+// Unjudged is a rule the kit cannot judge from a run, with the reason.
+type Unjudged struct {
+	Rule   string
+	Reason string
+}
+
+var (
+	mu       sync.Mutex
+	declared []Check
+	beyond   = map[string]string{}
+)
+
+// Declare records that the kit checks the rule with the given ID, and
+// returns the ID, so that a check can name its rule once:
+//
+//	var ruleCursor = coverage.Declare("LIST-9", coverage.ByModel, "a page continues from where the cursor left off")
+//
+// It panics on an ID the catalogue does not have, so that a typo fails
+// every test of the package that made it.
+func Declare(id, by, how string) string {
+	mustExist(id)
+	mu.Lock()
+	defer mu.Unlock()
+	declared = append(declared, Check{Rule: id, By: by, How: how})
+	return id
+}
+
+// Beyond records that no exchange over the wire can show whether the rule
+// holds (a start-up flag, a log line, a memory bound), and why. Such a rule
+// is not applicable to every run.
+func Beyond(id, reason string) string {
+	mustExist(id)
+	mu.Lock()
+	defer mu.Unlock()
+	beyond[id] = reason
+	return id
+}
+
+func mustExist(id string) {
+	if _, ok := docs.Lookup(id); !ok {
+		panic(fmt.Sprintf("coverage: rule %s is not in docs/contract.md", id))
+	}
+}
+
+// Checks returns the declared checks of the rule, or of every rule when id
+// is empty, in the order of the catalogue.
+func Checks(id string) []Check {
+	mu.Lock()
+	defer mu.Unlock()
+	var out []Check
+	for _, c := range declared {
+		if id == "" || c.Rule == id {
+			out = append(out, c)
+		}
+	}
+	order := catalogueOrder()
+	sort.SliceStable(out, func(i, j int) bool { return order[out[i].Rule] < order[out[j].Rule] })
+	return out
+}
+
+// BeyondTheWire returns the reason no run can judge the rule, if it has
+// one.
+func BeyondTheWire(id string) (string, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	r, ok := beyond[id]
+	return r, ok
+}
+
+func catalogueOrder() map[string]int {
+	order := map[string]int{}
+	for i, r := range docs.Rules() {
+		order[r.ID] = i
+	}
+	return order
+}
+
+// Citations returns the rule IDs among tags, such as "@AUTH-3" or
+// "AUTH-3", in order and without repeats; other tags are left out.
+func Citations(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		id := strings.TrimPrefix(t, "@")
+		if _, ok := docs.Lookup(id); ok && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

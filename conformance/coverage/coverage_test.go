@@ -1,0 +1,84 @@
+package coverage
+
+import (
+	"slices"
+	"testing"
+)
+
+func outcomeOf(t *testing.T, outs []Outcome, id string) Outcome {
+	t.Helper()
+	i := slices.IndexFunc(outs, func(o Outcome) bool { return o.Rule.ID == id })
+	if i < 0 {
+		t.Fatalf("no outcome for %s", id)
+	}
+	return outs[i]
+}
+
+func TestRecorderEndsEveryRuleInOneState(t *testing.T) {
+	r := NewRecorder(true)
+	r.Judged("ENV-1", "ENV-2")
+	r.Judged("ENV-1")
+	r.Broke("ENV-3")
+	r.NotApplicable("DLV-8", "the receiver is off (--webhook-listen off)")
+	r.Unreached("CLK-8", "the deployment does not offer GET /_sandbox/clock")
+	outs := r.Outcomes()
+	for _, tc := range []struct {
+		id        string
+		state     State
+		exchanges int
+		reason    string
+	}{
+		{"ENV-1", Checked, 2, ""},
+		{"ENV-2", Checked, 1, ""},
+		{"ENV-3", Checked, 1, ""},
+		{"DLV-8", NotApplicable, 0, "the receiver is off (--webhook-listen off)"},
+		{"CLK-8", NotExercised, 0, "the deployment does not offer GET /_sandbox/clock"},
+		{"ENV-4", NotExercised, 0, ""},
+	} {
+		o := outcomeOf(t, outs, tc.id)
+		if o.State != tc.state || o.Exchanges != tc.exchanges || o.Reason != tc.reason {
+			t.Errorf("%s: got %v, %d exchanges, reason %q; want %v, %d, %q", tc.id, o.State, o.Exchanges, o.Reason, tc.state, tc.exchanges, tc.reason)
+		}
+	}
+	if o := outcomeOf(t, outs, "ENV-3"); o.Broken != 1 {
+		t.Errorf("ENV-3 broken %d times, want 1", o.Broken)
+	}
+}
+
+func TestSandboxRulesDoNotApplyOutsideTheSandboxProfile(t *testing.T) {
+	r := NewRecorder(false)
+	r.Judged("ENV-1")
+	outs := r.Outcomes()
+	if o := outcomeOf(t, outs, "ENV-10"); o.State != NotApplicable || o.Reason == "" {
+		t.Errorf("ENV-10 (a sandbox rule) under --profile spec: %v %q, want not applicable with the profile as reason", o.State, o.Reason)
+	}
+	if o := outcomeOf(t, outs, "ENV-4"); o.State != NotExercised {
+		t.Errorf("ENV-4 (a must rule) under --profile spec: %v, want not exercised", o.State)
+	}
+}
+
+func TestANilRecorderRecordsNothing(t *testing.T) {
+	var r *Recorder
+	r.Judged("ENV-1")
+	r.Broke("ENV-1")
+	r.NotApplicable("ENV-1", "x")
+	if r.Count("ENV-1") != 0 {
+		t.Error("a nil recorder counted")
+	}
+}
+
+func TestDeclareRefusesAnIDTheCatalogueDoesNotHave(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Declare accepted ENV-999")
+		}
+	}()
+	Declare("ENV-999", ByModel, "nothing")
+}
+
+func TestCitationsAreTheTagsThatNameRules(t *testing.T) {
+	got := Citations([]string{"@sandbox", "@AUTH-3", "@writes", "AUTH-3", "@LIST-9", "@NOPE-1"})
+	if want := []string{"AUTH-3", "LIST-9"}; !slices.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
