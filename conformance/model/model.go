@@ -327,6 +327,7 @@ func (c *check) unknownRoute() {
 	if !c.sandbox {
 		return
 	}
+	c.judge("ROUTE-3")
 	if o.Status < 400 || o.Status == http.StatusMethodNotAllowed || (o.Status == http.StatusNotFound && o.Method != http.MethodHead && o.errorCode() != "NOT_FOUND") {
 		c.fail("ROUTE-3", "a path with a trailing slash or an empty or dot segment is an unknown route", "404 NOT_FOUND", fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 	}
@@ -335,6 +336,7 @@ func (c *check) unknownRoute() {
 // head holds HEAD to what GET would answer (README: HEAD is answered wherever
 // GET is): no body, and nothing changes.
 func (c *check) head() {
+	c.judge("ROUTE-5")
 	if c.sandbox && c.o.Status == http.StatusOK && len(c.o.Body) > 0 {
 		c.fail("ROUTE-5", "HEAD is answered like GET, without a body", "an empty body", fmt.Sprintf("%d bytes", len(c.o.Body)))
 	}
@@ -373,6 +375,7 @@ func (c *check) expectSuccess(id, why string) bool {
 		c.fail(id, "a valid request succeeds ("+why+")", "200", fmt.Sprintf("%d %s", c.o.Status, c.o.errorCode()))
 		return false
 	}
+	c.judge("ENV-2")
 	if c.o.data() == nil {
 		c.fail("ENV-2", "a success carries its data object", "an object at data", wire.Truncate(string(c.o.Body), 200))
 		return false
@@ -394,11 +397,19 @@ type rateState struct {
 func (c *check) apiRate() {
 	o := c.o
 	counted := o.Status != http.StatusTooManyRequests
-	if !counted && c.exact && c.a.v1.known && c.a.v1.remaining > 0 && c.windowOpen(c.a.v1) {
-		c.fail("RATE-6", "a request within the limit is not refused (spec §8)", fmt.Sprintf("an answer, with %d requests left", c.a.v1.remaining), "429")
-	}
-	if counted && o.Status != http.StatusTooManyRequests && c.exact && c.a.v1.known && c.a.v1.remaining == 0 && c.windowOpen(c.a.v1) {
-		c.fail("RATE-5", "a request over the limit is refused with 429", "429 RATE_LIMIT_EXCEEDED", fmt.Sprintf("%d", o.Status))
+	if c.exact && c.a.v1.known && c.windowOpen(c.a.v1) {
+		switch {
+		case c.a.v1.remaining > 0:
+			c.judge("RATE-6")
+			if !counted {
+				c.fail("RATE-6", "a request within the limit is not refused (spec §8)", fmt.Sprintf("an answer, with %d requests left", c.a.v1.remaining), "429")
+			}
+		default:
+			c.judge("RATE-5")
+			if counted {
+				c.fail("RATE-5", "a request over the limit is refused with 429", "429 RATE_LIMIT_EXCEEDED", fmt.Sprintf("%d", o.Status))
+			}
+		}
 	}
 	c.rate(&c.a.v1, counted, "RATE-7", "the /v1 limit")
 }
@@ -420,13 +431,16 @@ func (c *check) rate(st *rateState, counted bool, id, budgetName string) {
 		st.known = false
 		return
 	}
+	c.judge("RATE-1")
 	if h.Remaining < 0 {
 		c.fail("RATE-1", "X-RateLimit-Remaining is never negative", "0 or more requests left", strconv.Itoa(h.Remaining))
 	}
+	c.judge("RATE-3")
 	if h.Remaining > h.Limit {
 		c.fail("RATE-3", "X-RateLimit-Remaining never exceeds X-RateLimit-Limit", fmt.Sprintf("at most %d", h.Limit), strconv.Itoa(h.Remaining))
 	}
 	if c.sandbox && !o.Date.IsZero() {
+		c.judge("RATE-10")
 		if !rules.IsWindowEnd(h.Reset, o.Date) {
 			c.fail("RATE-10", "X-RateLimit-Reset is the end of the reported UTC window", fmt.Sprintf("the end of the minute, hour or day of %s", o.Date.UTC().Format(time.RFC3339)), strconv.Itoa(h.Reset))
 		}
@@ -465,8 +479,14 @@ func (c *check) clock() {
 	if c.a.fresh {
 		cl.start = o.Date
 	}
+	if c.exact && !cl.last.IsZero() && !cl.mayRewind {
+		c.judge("CLK-6")
+	}
 	if c.exact && !cl.last.IsZero() && o.Date.Before(cl.last.Add(-time.Second)) && !cl.mayRewind {
 		c.fail("CLK-6", "the account's clock never runs backwards", "a Date at or after "+cl.last.UTC().Format(http.TimeFormat), o.Header.Get("Date"))
+	}
+	if c.exact && c.m.frozen == 1 && !cl.now.IsZero() {
+		c.judge("CLK-1")
 	}
 	if c.exact && c.m.frozen == 1 && !cl.now.IsZero() && !o.Date.Equal(cl.now.Truncate(time.Second)) {
 		c.fail("CLK-1", "a frozen clock stands still until moved", "Date "+cl.now.UTC().Format(http.TimeFormat), o.Header.Get("Date"))
@@ -493,6 +513,7 @@ func (c *check) stamped(field, value string) {
 	if err != nil || c.o.Date.IsZero() || !c.sandbox {
 		return
 	}
+	c.judge("CLK-7")
 	if d := t.Sub(c.o.Date); d < -2*time.Second || d > 2*time.Second {
 		c.fail("CLK-7", "a record is stamped with the account's clock", fmt.Sprintf("%s near the answer's Date %s", field, c.o.Header.Get("Date")), value)
 	}

@@ -187,6 +187,9 @@ func parseID(id string) (prefix string, n, width int, ok bool) {
 // request uses no ID).
 func (c *check) newID(prefix, id string) {
 	p, n, width, ok := parseID(id)
+	if c.sandbox {
+		c.judge("ACCT-4")
+	}
 	if !strings.HasPrefix(id, prefix+"_") {
 		if c.sandbox {
 			c.fail("ACCT-4", "IDs carry their prefix", prefix+"_…", id)
@@ -201,6 +204,9 @@ func (c *check) newID(prefix, id string) {
 	switch {
 	case !c.exact || !known || !c.sandbox:
 	case want == 0:
+		if _, seen := c.m.firstIDs[prefix]; seen {
+			c.judge("ACCT-5")
+		}
 		if first, seen := c.m.firstIDs[prefix]; seen && first != id {
 			c.fail("ACCT-5", "every fresh account gives the same IDs", first+", the first "+prefix+" ID other fresh accounts gave", id)
 		}

@@ -106,10 +106,12 @@ func (c *check) fileBug() {
 		}
 	}
 	for k, w := range want {
+		c.judge("CTL-4")
 		if diff := c.sameJSON(w, d[k]); diff != "" {
 			c.fail("CTL-4", "a filed bug holds what was sent, new and unresolved", k+" "+compactJSON(w), compactJSON(d[k]))
 		}
 	}
+	c.judge("CTL-4")
 	if d["createdAt"] != d["updatedAt"] {
 		c.fail("CTL-4", "a new bug was updated when it was created", "updatedAt "+compactJSON(d["createdAt"]), compactJSON(d["updatedAt"]))
 	}
@@ -156,6 +158,7 @@ func (c *check) moveClock() {
 	switch o.Status {
 	case http.StatusConflict:
 		if m.frozen == 1 {
+			c.judge("CLK-2")
 			c.fail("CLK-2", "a frozen clock stays frozen", "200 from POST /_sandbox/clock", "409")
 		}
 		m.frozen = -1
@@ -165,6 +168,7 @@ func (c *check) moveClock() {
 		return
 	}
 	if m.frozen == -1 {
+		c.judge("CLK-4")
 		c.fail("CLK-4", "a running clock cannot be moved", "409 CONFLICT", "200")
 	}
 	m.frozen = 1
@@ -176,6 +180,9 @@ func (c *check) moveClock() {
 	}
 	d, derr := time.ParseDuration(b.Advance)
 	cl := &c.a.clock
+	if derr == nil && c.exact && !cl.now.IsZero() && cl.nowExact {
+		c.judge("CLK-2")
+	}
 	if derr == nil && c.exact && !cl.now.IsZero() && cl.nowExact && !now.Equal(cl.now.Add(d)) {
 		c.fail("CLK-2", "POST /_sandbox/clock moves the account's clock by exactly the advance", cl.now.Add(d).UTC().Format(timestampLayout), str(o.data()["now"]))
 	}
@@ -199,16 +206,19 @@ func (c *check) events() {
 	for i, it := range items {
 		e, _ := it.(map[string]any)
 		k := len(a.events) - 1 - i
+		c.judge("EVT-1")
 		if k < 0 {
 			c.fail("EVT-1", "every event is owed by a write of the account", fmt.Sprintf("%d events", len(a.events)), fmt.Sprintf("at least %d", len(items)))
 			return
 		}
 		want := a.events[k]
+		c.judge("EVT-4")
 		if str(e["type"]) != want.typ {
 			c.fail("EVT-4", "each write records its event, newest first", fmt.Sprintf("event %d from the newest: %s", i+1, want.typ), compactJSON(e["type"]))
 			return
 		}
 		data, _ := e["data"].(map[string]any)
+		c.judge("EVT-2")
 		if w, g := fieldDiff(want.data, data, c); w != "" {
 			c.fail("EVT-2", "an event carries the record as its write answered it", want.typ+" "+w, g)
 			return
@@ -216,11 +226,13 @@ func (c *check) events() {
 		if i > 0 {
 			_, prev, _, ok1 := parseID(str(items[i-1].(map[string]any)["id"]))
 			_, n, _, ok2 := parseID(str(e["id"]))
+			c.judge("ACCT-5")
 			if ok1 && ok2 && n != prev-1 {
 				c.fail("ACCT-5", "event IDs follow the account's sequence", fmt.Sprintf("evt %d", prev-1), str(e["id"]))
 			}
 		}
 	}
+	c.judge("EVT-1")
 	if d["hasMore"] == false && len(items) != len(a.events) {
 		c.fail("EVT-1", "each write records exactly one event", fmt.Sprintf("%d events", len(a.events)), strconv.Itoa(len(items)))
 	}
@@ -250,6 +262,7 @@ func (c *check) requestLog() {
 	for i, it := range items {
 		e, _ := it.(map[string]any)
 		k := len(a.reqlog) - 1 - i
+		c.judge("JRNL-1")
 		if k < 0 {
 			c.fail("JRNL-1", "the request log holds the account's own /v1 requests since it was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), fmt.Sprintf("at least %d", len(items)))
 			return
@@ -261,6 +274,7 @@ func (c *check) requestLog() {
 			got.fault = str(f["id"])
 		}
 		for _, text := range []string{got.path, got.query} {
+			c.judge("JRNL-12")
 			if rawKeyRe.MatchString(text) {
 				c.fail("JRNL-12", "the journal shows every API key only as its hint", "svc_test_…abcd", text)
 				return
@@ -276,11 +290,13 @@ func (c *check) requestLog() {
 		if len(want.query) > 256 {
 			got.query, want.query = "", ""
 		}
+		c.judge("JRNL-3")
 		if got != want {
 			c.fail("JRNL-3", "the request log shows each request as sent and answered", fmt.Sprintf("%d from the newest: %s", i+1, want), got.String())
 			return
 		}
 	}
+	c.judge("JRNL-1")
 	if d["hasMore"] == false && len(a.reqlog) <= 100 && len(items) != len(a.reqlog) {
 		c.fail("JRNL-1", "the request log holds every /v1 request since the account was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), strconv.Itoa(len(items)))
 	}
@@ -334,6 +350,7 @@ func (c *check) deliveries() {
 	for _, it := range items {
 		e, _ := it.(map[string]any)
 		w := a.webhooks[str(e["webhookId"])]
+		c.judge("ACCT-2")
 		if w == nil {
 			c.fail("ACCT-2", "deliveries go only to the account's own webhooks", "a webhook the account registered", compactJSON(e))
 			return
@@ -343,6 +360,7 @@ func (c *check) deliveries() {
 		for _, ev := range evs {
 			subscribed = subscribed || ev == "*" || ev == e["eventType"]
 		}
+		c.judge("DLV-1")
 		if !subscribed || w["url"] != e["url"] {
 			c.fail("DLV-1", "a webhook is sent only the event types it registered, at its URL", fmt.Sprintf("%s at %s", compactJSON(w["events"]), str(w["url"])), compactJSON(e))
 			return

@@ -190,6 +190,7 @@ func (c *check) clearFaults() {
 		return
 	}
 	if d := c.o.data(); d != nil && c.exact && c.a.plan.known {
+		c.judge("FAULT-32")
 		if n, ok := intOf(d["cleared"]); ok && n != len(c.a.plan.planned) {
 			c.fail("FAULT-32", "DELETE /_sandbox/faults clears every planned fault and says how many", fmt.Sprintf("cleared %d", len(c.a.plan.planned)), strconv.Itoa(n))
 		}
@@ -225,6 +226,7 @@ func (c *check) listFaults() {
 			}
 			got = append(got, str(e["id"])+" count "+left)
 		}
+		c.judge("FAULT-30")
 		if strings.Join(want, ", ") != strings.Join(got, ", ") {
 			c.fail("FAULT-30", "the plan lists the faults still planned, oldest first, with the count each has left", "["+strings.Join(want, ", ")+"]", "["+strings.Join(got, ", ")+"]")
 		}
@@ -288,12 +290,14 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		return true, id
 	case id == "":
 		if c.exact {
+			c.judge("FAULT-9")
 			c.fail("FAULT-9", "the oldest planned fault that matches a request hits it, and its answer names it in X-Sandbox-Fault", "an answer from "+must.String(), fmt.Sprintf("%d without %s", o.Status, faultHeader))
 		}
 		p.known = false
 		return false, ""
 	case hit == nil:
 		if c.exact {
+			c.judge("FAULT-9")
 			c.fail("FAULT-9", "a request is hit only by the oldest planned fault that matches it", faultsNamed(may), faultHeader+": "+id)
 		}
 		p.known = false
@@ -332,6 +336,7 @@ func (c *check) unspent(f *plannedFault) {
 func (c *check) faultAnswer(f *plannedFault) {
 	o := c.o
 	if f.network == netMalformed {
+		c.judge("FAULT-22")
 		if o.Status != http.StatusOK || o.V != nil {
 			c.fail("FAULT-22", "a malformed answer is a 200 whose body is not JSON", "200 with a body that is not JSON", fmt.Sprintf("%d %s", o.Status, wire.Truncate(string(o.Body), 80)))
 		}
@@ -343,20 +348,28 @@ func (c *check) faultAnswer(f *plannedFault) {
 		// body replaces the envelope.
 		want = ""
 	}
+	c.judge("FAULT-13")
 	if o.Status != f.status || (want != "" && o.errorCode() != want) {
 		c.fail("FAULT-13", "a planned status fault answers with that status and its code", fmt.Sprintf("%d %s", f.status, want), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+	}
+	if f.body != nil {
+		c.judge("FAULT-17")
 	}
 	if f.body != nil && o.Method != http.MethodHead && string(o.Body) != *f.body {
 		c.fail("FAULT-17", "a status fault with a body answers that body instead of the envelope", wire.Truncate(*f.body, 80), wire.Truncate(string(o.Body), 80))
 	}
 	wantAfter := f.retryAfter
 	for name, v := range f.headers {
+		c.judge("FAULT-16")
 		if got := o.Header.Get(name); got != v {
 			c.fail("FAULT-16", "a status fault's answer carries the headers planned with it", name+": "+v, name+": "+got)
 		}
 		if http.CanonicalHeaderKey(name) == "Retry-After" {
 			wantAfter = v
 		}
+	}
+	if f.status == http.StatusTooManyRequests || f.status == http.StatusServiceUnavailable {
+		c.judge("FAULT-14")
 	}
 	if got := o.Header.Get("Retry-After"); got != wantAfter {
 		c.fail("FAULT-14", "an injected answer carries Retry-After as planned: 1 second for a 429 or 503 unless retryAfter says otherwise, none for null", "Retry-After: "+wantAfter, "Retry-After: "+got)

@@ -148,6 +148,7 @@ func (c *check) expectValidation(v verdict) {
 	if o.Status == http.StatusOK && len(v.invalid) == 0 {
 		return
 	}
+	c.judge("ERR-6")
 	if o.Status < 400 {
 		c.fail("ERR-6", "a request the contract refuses is refused", fmt.Sprintf("400 VALIDATION_ERROR naming %s", strings.Join(v.invalid, ", ")), fmt.Sprintf("%d", o.Status))
 		return
@@ -155,6 +156,7 @@ func (c *check) expectValidation(v verdict) {
 	if !c.sandbox {
 		return
 	}
+	c.judge("ERR-6")
 	if o.Status != http.StatusBadRequest || o.errorCode() != "VALIDATION_ERROR" {
 		c.fail("ERR-6", "an invalid field is 400 VALIDATION_ERROR", "400 VALIDATION_ERROR naming "+strings.Join(append(v.invalid, v.maybe...), " or "), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 		return
@@ -169,11 +171,13 @@ func (c *check) expectValidation(v verdict) {
 		}
 	}
 	for _, f := range v.invalid {
+		c.judge("ERR-6")
 		if !named[f] {
 			c.fail("ERR-6", "error.details names every invalid field", "a detail for "+f, compactJSON(details))
 		}
 	}
 	for f := range named {
+		c.judge("ERR-6")
 		if !OneOf(f, v.invalid) && !OneOf(f, v.maybe) {
 			c.fail("ERR-6", "error.details names only invalid fields", "details for "+strings.Join(v.invalid, ", ")+" only", compactJSON(details))
 		}
@@ -203,16 +207,19 @@ func (c *check) createCampaign() {
 	}
 	d := o.data()
 	for _, f := range []string{"name", "platform", "testersRequired", "rewardPerBug"} {
+		c.judge("CMP-13")
 		if diff := c.sameJSON(b[f], d[f]); diff != "" {
 			c.fail("CMP-13", "a write's answer holds exactly the values sent", f+" "+compactJSON(b[f]), compactJSON(d[f]))
 		}
 	}
 	if c.sandbox {
 		for k := range b {
+			c.judge("CMP-14")
 			if _, echoed := d[k]; echoed && !OneOf(k, campaignFields) {
 				c.fail("CMP-14", "unknown fields are ignored", "no field "+k+" in the campaign", compactJSON(d))
 			}
 		}
+		c.judge("CMP-3")
 		if d["status"] != "draft" {
 			c.fail("CMP-3", "a new campaign is a draft (spec §3)", `"draft"`, compactJSON(d["status"]))
 		}
@@ -239,6 +246,7 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 	r := a.records[kind][id]
 	if r == nil {
 		if a.complete && c.exact {
+			c.judge("ACCT-1")
 			c.fail("ACCT-1", "an account shows only its own records", "no "+kindInfo[kind].name+" "+id+" (the account holds none by that id)", compactJSON(got))
 			return
 		}
@@ -252,6 +260,7 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 		r.v = copyMap(got) // others, or overlapping requests, may have changed it
 		return
 	}
+	c.judge("CMP-7")
 	if want, gotv := fieldDiff(r.v, got, c); want != "" {
 		c.fail("CMP-7", "a read returns what was written", want, gotv)
 	}
@@ -293,6 +302,7 @@ func describePresent(v any, present bool) string {
 func (c *check) getCampaign(id string) {
 	o := c.o
 	if r := c.a.records[KindCampaign][id]; r != nil {
+		c.judge("CMP-6")
 		if o.Status == http.StatusNotFound && c.exact {
 			c.fail("CMP-6", "a record the account holds can be read", "200 with campaign "+id, "404")
 			return
@@ -379,6 +389,7 @@ func (c *check) list(kind recordKind) {
 	}
 	items, ok := d["items"].([]any)
 	if !ok {
+		c.judge("LIST-1")
 		if c.sandbox {
 			c.fail("LIST-1", "a list is {items, hasMore, nextCursor}", "an array at data.items", compactJSON(d["items"]))
 		}
@@ -386,9 +397,11 @@ func (c *check) list(kind recordKind) {
 	}
 	hasMore, _ := d["hasMore"].(bool)
 	next, _ := d["nextCursor"].(string)
+	c.judge("LIST-7")
 	if c.sandbox && (hasMore != (next != "")) {
 		c.fail("LIST-7", "hasMore is true exactly when nextCursor is set", "hasMore and nextCursor that agree", fmt.Sprintf("hasMore %v, nextCursor %s", d["hasMore"], compactJSON(d["nextCursor"])))
 	}
+	c.judge("LIST-4")
 	if len(items) > limit {
 		c.fail("LIST-4", "a page holds at most limit items", fmt.Sprintf("at most %d items", limit), strconv.Itoa(len(items)))
 	}
@@ -406,14 +419,21 @@ func (c *check) list(kind recordKind) {
 			continue
 		}
 		ids = append(ids, str(rec["id"]))
+		if w != nil {
+			c.judge("LIST-8")
+		}
 		if w != nil && w.seen[str(rec["id"])] {
 			c.fail("LIST-8", "a list's pages never repeat an item", "each item once across the pages", str(rec["id"])+" again")
 		}
 		if c.sandbox {
 			for name, val := range filters {
+				c.judge("LIST-10")
 				if !matchesFilter(kind, rec, name, val) {
 					c.fail("LIST-10", "a filtered list holds only matching items", name+" "+val, compactJSON(rec))
 				}
+			}
+			if prev != nil {
+				c.judge("LIST-2")
 			}
 			if prev != nil && newerFirstBroken(prev, rec) {
 				c.fail("LIST-2", "lists are newest first", str(prev["id"])+" after "+str(rec["id"]), str(rec["id"])+" after "+str(prev["id"]))
@@ -443,9 +463,23 @@ func (c *check) list(kind recordKind) {
 		for i := start; i < len(want) && i < start+limit; i++ {
 			wantIDs = append(wantIDs, str(want[i]["id"]))
 		}
-		if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
-			c.fail("LIST-2", "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
+		page := "LIST-2"
+		c.judge(page)
+		if start > 0 {
+			page = "LIST-9"
+			c.judge(page)
 		}
+		switch len(filters) {
+		case 0:
+		case 1:
+			c.judge("LIST-10")
+		default:
+			c.judge("LIST-10", "LIST-13")
+		}
+		if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
+			c.fail(page, "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
+		}
+		c.judge("LIST-7")
 		if wantMore := start+limit < len(want); wantMore != hasMore {
 			c.fail("LIST-7", "hasMore says whether more items follow", fmt.Sprintf("hasMore %v (%d items after the cursor)", wantMore, len(want)-start), fmt.Sprintf("%v", hasMore))
 		}
@@ -556,6 +590,7 @@ func (c *check) patchBug(id string) {
 	switch {
 	case hasSt && to == cur && !hasRes:
 		if c.expectSuccess("BUG-20", "sending the status a bug already has") {
+			c.judge("BUG-20")
 			if w, g := fieldDiff(r.v, o.data(), c); w != "" {
 				c.fail("BUG-20", "sending the status a bug already has changes nothing", w, g)
 			}
@@ -605,6 +640,7 @@ func (c *check) patchBug(id string) {
 	want["status"], want["resolution"] = to, newRes
 	got := o.data()
 	want["updatedAt"] = got["updatedAt"]
+	c.judge("BUG-3")
 	if w, g := fieldDiff(want, got, c); w != "" {
 		c.fail("BUG-3", "a bug change answers the bug as changed, and only that", w, g)
 	}
@@ -678,6 +714,7 @@ func (c *check) analytics() {
 		"bugs":      map[string]any{"total": json.Number(strconv.Itoa(total)), "byStatus": byStatus, "bySeverity": bySeverity},
 	}
 	got := map[string]any{"campaigns": o.data()["campaigns"], "bugs": o.data()["bugs"]}
+	c.judge("ANL-3")
 	if w, g := fieldDiff(want, got, c); w != "" {
 		c.fail("ANL-3", "analytics are counted from the account's records", "analytics"+strings.TrimPrefix(w, " "), g)
 	}
@@ -733,6 +770,7 @@ func (c *check) createWebhook() {
 		return
 	}
 	d := o.data()
+	c.judge("WH-5")
 	if d["url"] != raw {
 		c.fail("WH-5", "a write's answer holds exactly the values sent", "url "+compactJSON(raw), compactJSON(d["url"]))
 	}
@@ -744,9 +782,11 @@ func (c *check) createWebhook() {
 	sortedWant, sortedGot := append([]string(nil), want...), append([]string(nil), got...)
 	sort.Strings(sortedWant)
 	sort.Strings(sortedGot)
+	c.judge("WH-4")
 	if strings.Join(sortedWant, ",") != strings.Join(sortedGot, ",") {
 		c.fail("WH-4", "a webhook keeps the events sent, each once", compactJSON(want), compactJSON(d["events"]))
 	}
+	c.judge("WH-5")
 	if !strings.HasPrefix(str(d["secret"]), "whsec_") || d["status"] != "active" {
 		c.fail("WH-5", "a webhook answers a whsec_ secret and status active", `secret "whsec_…", status "active"`, compactJSON(map[string]any{"secret": wire.Truncate(str(d["secret"]), 10), "status": d["status"]}))
 	}
