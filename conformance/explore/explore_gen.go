@@ -361,7 +361,11 @@ func (g *generator) webhook() {
 }
 
 func (g *generator) controlsRead() {
-	g.add(xstep{method: "GET", path: g.pick([]string{"/_sandbox/events", "/_sandbox/requests", "/_sandbox/deliveries"})})
+	g.add(xstep{method: "GET", path: g.pick([]string{
+		"/_sandbox/events", "/_sandbox/requests", "/_sandbox/deliveries", "/_sandbox/faults",
+		"/_sandbox/requests?method=GET", "/_sandbox/requests?method=POST&path=/v1/campaigns",
+		"/_sandbox/requests?path=/v1/bugs*", "/_sandbox/requests?method=get",
+	})})
 }
 
 func (g *generator) reset() {

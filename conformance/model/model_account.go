@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"sort"
 	"strconv"
@@ -78,6 +79,20 @@ type logEntry struct {
 	method, path, query string
 	status              int
 	fault               string
+	// size estimates what the entry takes of the journal's bytes (JRNL-2).
+	size int
+}
+
+// entrySize estimates what a request takes of the journal's bytes: what it
+// sent, its body cut to 2 KiB, and the sandbox's own overhead per entry.
+func entrySize(method, path, query string, header http.Header, body int) int {
+	n := len(method) + len(path) + len(query) + min(body, 2<<10) + 384
+	for name, values := range header {
+		for _, v := range values {
+			n += len(name) + len(v) + 16
+		}
+	}
+	return n
 }
 
 // pageWalk is a list being read page by page: the cursor it handed out, where
@@ -164,7 +179,8 @@ func (a *account) logRequest(o *Observed, exact bool, fault string) {
 	if !exact {
 		a.logKnown = false
 	}
-	a.reqlog = append(a.reqlog, logEntry{method: o.Method, path: o.Path, query: o.RawQuery, status: o.Status, fault: fault})
+	a.reqlog = append(a.reqlog, logEntry{method: o.Method, path: o.Path, query: o.RawQuery, status: o.Status, fault: fault,
+		size: entrySize(o.Method, o.Path, o.RawQuery, o.ReqHeader, len(o.ReqBody))})
 	if len(a.reqlog) > 200 {
 		a.reqlog = a.reqlog[len(a.reqlog)-100:]
 	}

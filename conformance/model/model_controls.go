@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/testcampaign/kit/conformance/wire"
@@ -249,25 +250,70 @@ func (a *account) learnEvents(d map[string]any) {
 	a.eventsKnown = true
 }
 
+// journalMethods are the methods a journal filter (and a fault) takes.
+var journalMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"}
+
+// journalBytesJudged is how much the model's estimate of the journal's
+// entries may reach before it stops holding the journal to every entry:
+// under the journal's 64 KiB bound (JRNL-2) with room for what the client
+// adds to each request (User-Agent, Accept-Encoding) that the model does
+// not see.
+const journalBytesJudged = 40 << 10
+
 // requestLog holds GET /_sandbox/requests to the /v1 requests the account
-// was sent since it was fresh or reset, newest first.
+// was sent since it was fresh or reset, newest first (JRNL-1), filtered by
+// method and path when asked (JRNL-13, JRNL-14).
 func (c *check) requestLog() {
 	o := c.o
 	a := c.a
+	filter := &plannedFault{}
+	for name, vals := range o.Query {
+		if len(vals) != 1 || (name != "method" && name != "path") {
+			return
+		}
+		v := vals[0]
+		prefix, _ := strings.CutSuffix(v, "*")
+		switch {
+		case name == "method" && v != "" && !OneOf(v, journalMethods),
+			name == "path" && v != "" && (!strings.HasPrefix(v, "/v1") || strings.ContainsAny(prefix, "*?#") || len(v) > 256):
+			c.expectRefusal("JRNL-14", "a journal filter a fault could not take", http.StatusBadRequest, "INVALID_PARAMETER")
+			return
+		case name == "method":
+			filter.method = v
+		default:
+			filter.path = v
+		}
+	}
 	d := o.data()
-	if o.Status != http.StatusOK || d == nil || !c.exact || !a.logKnown || len(o.Query) > 0 {
+	if o.Status != http.StatusOK || d == nil || !c.exact || !a.logKnown {
 		return
+	}
+	var logged []logEntry
+	size := 0
+	for _, e := range a.reqlog {
+		if filter.path != "" && strings.Contains(e.path, "svc_") {
+			// The journal matches the path as it shows it, redacted.
+			return
+		}
+		size += e.size
+		if filter.matches(e.method, e.path) {
+			logged = append(logged, e)
+		}
 	}
 	items, _ := d["items"].([]any)
 	for i, it := range items {
 		e, _ := it.(map[string]any)
-		k := len(a.reqlog) - 1 - i
+		k := len(logged) - 1 - i
 		c.judge("JRNL-1")
+		if filter.method != "" || filter.path != "" {
+			c.judge("JRNL-13")
+		}
 		if k < 0 {
-			c.fail("JRNL-1", "the request log holds the account's own /v1 requests since it was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), fmt.Sprintf("at least %d", len(items)))
+			c.fail("JRNL-1", "the request log holds the account's own /v1 requests since it was fresh or reset, filtered as asked (JRNL-13)", fmt.Sprintf("%d requests", len(logged)), fmt.Sprintf("at least %d", len(items)))
 			return
 		}
-		want := a.reqlog[k]
+		want := logged[k]
+		want.size = 0
 		got := logEntry{method: str(e["method"]), path: str(e["path"]), query: str(e["query"])}
 		got.status, _ = intOf(e["status"])
 		if f, ok := e["fault"].(map[string]any); ok {
@@ -287,8 +333,12 @@ func (c *check) requestLog() {
 		}
 		want.path, want.query = hintKeys(want.path), hintKeys(want.query)
 		got.path, got.query = hintKeys(got.path), hintKeys(got.query)
+		// A path or query over 256 bytes is cut (JRNL-6).
 		if len(want.query) > 256 {
 			got.query, want.query = "", ""
+		}
+		if len(want.path) > 256 {
+			got.path, want.path = "", ""
 		}
 		c.judge("JRNL-3")
 		if got != want {
@@ -296,9 +346,11 @@ func (c *check) requestLog() {
 			return
 		}
 	}
-	c.judge("JRNL-1")
-	if d["hasMore"] == false && len(a.reqlog) <= 100 && len(items) != len(a.reqlog) {
-		c.fail("JRNL-1", "the request log holds every /v1 request since the account was fresh or reset", fmt.Sprintf("%d requests", len(a.reqlog)), strconv.Itoa(len(items)))
+	if d["hasMore"] == false && len(a.reqlog) <= 100 && size <= journalBytesJudged {
+		c.judge("JRNL-1")
+		if len(items) != len(logged) {
+			c.fail("JRNL-1", "the request log holds every /v1 request since the account was fresh or reset, filtered as asked (JRNL-13), while well within its bounds (JRNL-2)", fmt.Sprintf("%d requests", len(logged)), strconv.Itoa(len(items)))
+		}
 	}
 }
 

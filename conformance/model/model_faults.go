@@ -409,7 +409,7 @@ func (a *account) abandoned(method, path string, exact bool) {
 		return
 	}
 	a.plan.fire(must)
-	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, fault: must.id})
+	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, fault: must.id, size: entrySize(method, path, "", nil, 0)})
 }
 
 // mayDrop says whether a request of method, which the faults may match,

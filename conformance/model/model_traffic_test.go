@@ -339,6 +339,36 @@ func TestModelJudgesTheRestOfAnyTraffic(t *testing.T) {
 			want: "only as its hint",
 		},
 		{
+			name: "JRNL-13: a journal filtered by method and path holds the requests that match",
+			keeps: []ex{
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				{req: "GET /v1/bugs?limit=5", status: 200, headers: "Remaining: 998", answer: emptyList},
+				{req: "HEAD /v1/bugs", status: 200, headers: "Remaining: 997"},
+				{req: "GET /_sandbox/requests?method=GET&path=/v1/bugs*", status: 200, answer: `{"success":true,"data":{"items":[
+					{"method":"GET","path":"/v1/bugs","query":"limit=5","status":200,"fault":null}],"hasMore":false,"nextCursor":null}}`},
+			},
+			breaks: []ex{
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				{req: "GET /v1/bugs?limit=5", status: 200, headers: "Remaining: 998", answer: emptyList},
+				{req: "HEAD /v1/bugs", status: 200, headers: "Remaining: 997"},
+				{req: "GET /_sandbox/requests?method=GET&path=/v1/bugs*", status: 200, answer: `{"success":true,"data":{"items":[
+					{"method":"HEAD","path":"/v1/bugs","query":"","status":200,"fault":null},
+					{"method":"GET","path":"/v1/bugs","query":"limit=5","status":200,"fault":null}],"hasMore":false,"nextCursor":null}}`},
+			},
+			want: "want 1 from the newest: GET /v1/bugs?limit=5 → 200, got HEAD /v1/bugs",
+		},
+		{
+			name: "JRNL-14: a journal filter no fault could take is refused",
+			keeps: []ex{
+				{req: "GET /_sandbox/requests?method=TRACE", status: 400, answer: `{"success":false,"error":{"code":"INVALID_PARAMETER","message":"method","status":400}}`},
+				{req: "GET /_sandbox/requests?path=/campaigns", status: 400, answer: `{"success":false,"error":{"code":"INVALID_PARAMETER","message":"path","status":400}}`},
+			},
+			breaks: []ex{
+				{req: "GET /_sandbox/requests?path=/v1/b*gs", status: 200, answer: emptyList},
+			},
+			want: "JRNL-14",
+		},
+		{
 			name: "LIST-9: a campaign written between two pages does not shift the next page",
 			keeps: []ex{
 				withRemaining(campaign(1, "c1"), 999),
