@@ -5,13 +5,13 @@ Feature: Analytics
   the checks are the sandbox's: counts of campaigns and of bugs by status
   and severity, for the account or for one campaign (?campaignId=).
 
-  @must
+  @must @ANL-1
   Scenario: Reading analytics succeeds
     When I send a GET request to "/v1/analytics"
     Then the response status should be 200
     And the response should be a success envelope
 
-  @sandbox
+  @sandbox @ANL-2 @ANL-3 @ACCT-3
   Scenario: Account analytics count campaigns and bugs
     Given a fresh sandbox account
     When I send a GET request to "/v1/analytics"
@@ -29,7 +29,7 @@ Feature: Analytics
       }
       """
 
-  @sandbox @writes
+  @sandbox @writes @ANL-3
   Scenario: A new campaign is counted
     Given a fresh sandbox account
     When I send a GET request to "/v1/analytics"
@@ -38,7 +38,7 @@ Feature: Analytics
     And I send a GET request to "/v1/analytics"
     Then the JSON at "data.campaigns" should be equal to the saved "before" plus 1
 
-  @sandbox @writes
+  @sandbox @writes @ANL-4
   Scenario: Analytics for one campaign count its bugs
     Given a fresh sandbox account
     And a bug with status "confirmed"
@@ -50,7 +50,7 @@ Feature: Analytics
     And the JSON at "data.bugs.byStatus.new" should be equal to 0
     And the JSON at "data.bugs.bySeverity.high" should be equal to 1
 
-  @sandbox
+  @sandbox @ANL-4 @ERR-15
   Scenario: Analytics for an unknown campaign is 404 NOT_FOUND
     Given a fresh sandbox account
     When I send a GET request to "/v1/analytics?campaignId=cmp_conform_no_such"

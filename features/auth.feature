@@ -6,7 +6,7 @@ Feature: Authentication
   anything else, so the ids and bodies below are placeholders that are never
   looked at and nothing is created.
 
-  @must
+  @must @AUTH-1
   Scenario Outline: <method> <path> refuses a request without credentials
     The spec does not say which status a missing header gets (§5.6: "not
     shown"), only that every endpoint requires authentication. 400, 401 and
@@ -34,7 +34,7 @@ Feature: Authentication
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @must
+  @must @AUTH-3 @ENV-6
   Scenario Outline: <method> <path> rejects an invalid key with 401 INVALID_API_KEY
     Given I use the API key "svc_conform_invalid_{random}"
     When I send a <method> request to "<path>" with the body '<body>'
@@ -59,13 +59,13 @@ Feature: Authentication
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @must @stable
+  @must @stable @AUTH-2
   Scenario: The configured key is accepted as a Bearer token
     When I send a GET request to "/v1/campaigns"
     Then the response status should be 200
     And the response should be a success envelope
 
-  @should
+  @should @AUTH-5
   Scenario Outline: A 401 from <method> <path> names the Bearer scheme in WWW-Authenticate
     HTTP (RFC 9110 §11.6.1) requires a 401 to carry WWW-Authenticate naming
     the scheme the client should use; the spec uses Bearer.
@@ -91,7 +91,7 @@ Feature: Authentication
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @sandbox
+  @sandbox @AUTH-4 @AUTH-13
   Scenario Outline: <method> <path> refuses an expired test key with 401 INVALID_API_KEY
     Given I use the API key "svc_test_expired{random}"
     When I send a <method> request to "<path>" with the body '<body>'
@@ -114,7 +114,7 @@ Feature: Authentication
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @should @stable
+  @should @stable @AUTH-9
   Scenario: The scheme word is case-insensitive
     HTTP auth schemes are case-insensitive (RFC 9110 §11.1), so "bearer"
     must work like "Bearer".
@@ -124,14 +124,14 @@ Feature: Authentication
     Then the response status should be 200
     And the response should be a success envelope
 
-  @should @stable
+  @should @stable @AUTH-8
   Scenario: A key sent with another scheme is not accepted
     Given I use the Authorization header "Basic {key}"
     When I send a GET request to "/v1/campaigns"
     Then the response should not be successful
     And the response should be an error envelope
 
-  @sandbox @stable
+  @sandbox @stable @AUTH-11 @AUTH-14 @AUTH-5
   Scenario Outline: The sandbox refuses <case> with 401 INVALID_API_KEY
     Given I use the Authorization header "<header>"
     When I send a GET request to "/v1/campaigns"
@@ -150,7 +150,7 @@ Feature: Authentication
       | an expired key           | Bearer svc_test_expired{random}       |
       | a live key               | Bearer svc_live_{random}              |
 
-  @sandbox
+  @sandbox @AUTH-7 @AUTH-15 @RATE-8
   Scenario Outline: The sandbox refuses <method> <path> without a header with 401 INVALID_API_KEY
     Given I am not authenticated
     When I send a <method> request to "<path>" with the body '<body>'
@@ -175,7 +175,7 @@ Feature: Authentication
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @sandbox
+  @sandbox @AUTH-12 @AUTH-6
   Scenario Outline: The sandbox refuses a live key on <method> <path>, without echoing it
     Given I save "svc_live_{random}{random}" as "liveKey"
     And I use the API key "{liveKey}"
@@ -201,7 +201,7 @@ Feature: Authentication
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @sandbox @stable
+  @sandbox @stable @AUTH-10 @AUTH-11
   Scenario Outline: A secret of <length> characters is <verdict>
     Given I use the API key "<key>"
     When I send a GET request to "/v1/testers"
@@ -213,7 +213,7 @@ Feature: Authentication
       | 128    | accepted | 200    | svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_abc123 |
       | 129    | refused  | 401    | svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_abc123 |
 
-  @sandbox @stable
+  @sandbox @stable @AUTH-12 @AUTH-14 @AUTH-6
   Scenario: The sandbox says why it refuses a live key, without echoing it
     Given I save "svc_live_{random}{random}" as "liveKey"
     And I use the API key "{liveKey}"
@@ -222,7 +222,7 @@ Feature: Authentication
     And the JSON at "error.message" should be a string
     And the response body should not contain "{liveKey}"
 
-  @sandbox @stable @writes
+  @sandbox @stable @writes @ACCT-1
   Scenario: Each test key is its own account
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with JSON:

@@ -11,13 +11,13 @@ Feature: Bugs
   whatever the account was seeded with; checks of the built-in seed are
   tagged @seed.
 
-  @must
+  @must @BUG-1
   Scenario: Listing bugs succeeds
     When I send a GET request to "/v1/bugs"
     Then the response status should be 200
     And the response should be a success envelope
 
-  @sandbox @seed
+  @sandbox @seed @BUG-4 @BUG-5 @ACCT-3 @ACCT-7
   Scenario: A fresh account holds the seeded bugs with the documented fields
     Given a fresh sandbox account
     When I send a GET request to "/v1/bugs"
@@ -40,7 +40,7 @@ Feature: Bugs
       """
     And the items at "data.items" should be ordered by "createdAt" descending
 
-  @sandbox @seed
+  @sandbox @seed @ACCT-3 @BUG-5
   Scenario Outline: The seed holds bugs in status <status>
     Given a fresh sandbox account
     When I send a GET request to "/v1/bugs?status=<status>"
@@ -55,7 +55,7 @@ Feature: Bugs
       | resolved    |
       | closed      |
 
-  @sandbox @writes
+  @sandbox @writes @BUG-4 @CTL-4 @CTL-5
   Scenario: A filed bug has the documented fields and timestamps
     Given a fresh sandbox account
     And a bug with status "new"
@@ -79,14 +79,14 @@ Feature: Bugs
       """
     And the JSON at "data.items.0.id" should start with "bug_"
 
-  @sandbox @writes
+  @sandbox @writes @ENV-11
   Scenario: Bug timestamps are RFC 3339 in UTC with milliseconds
     Given a fresh sandbox account
     And a bug with status "resolved"
     When I send a GET request to "/v1/bugs?limit=100"
     Then every timestamp in the response should be in UTC with milliseconds
 
-  @sandbox @writes
+  @sandbox @writes @BUG-2 @BUG-6 @LIST-10
   Scenario Outline: Bugs filter by <filter> alone, exactly
     Every bug of the unfiltered list with that value comes back, in order,
     and no other.
@@ -107,7 +107,7 @@ Feature: Bugs
       | campaignId | {campaignId} | new         |
       | testerId   | {testerId}   | new         |
 
-  @sandbox @writes
+  @sandbox @writes @BUG-6 @LIST-10
   Scenario Outline: Bugs filter by severity <severity> alone, exactly
     Given a fresh sandbox account
     And a bug with status "new"
@@ -119,7 +119,7 @@ Feature: Bugs
       | medium   |
       | critical |
 
-  @sandbox @writes
+  @sandbox @writes @LIST-10 @LIST-12
   Scenario: A filter excludes the bugs that do not match
     Given a fresh sandbox account
     And a bug with status "closed"
@@ -127,7 +127,7 @@ Feature: Bugs
     Then no item at "data.items" should have "id" equal to "{bugId}"
     And no item at "data.items" should have "status" equal to "closed"
 
-  @sandbox @writes
+  @sandbox @writes @LIST-13
   Scenario: Bugs filters combine
     Given a fresh sandbox account
     And a bug with status "new"
@@ -136,7 +136,7 @@ Feature: Bugs
     And the JSON at "data.items" should have 1 item
     And the JSON at "data.items.0.id" should equal the saved "bugId"
 
-  @sandbox @writes
+  @sandbox @writes @LIST-8
   Scenario: Bugs are walked page by page without loss or repeat
     Given a fresh sandbox account
     And a bug with status "new"
@@ -146,7 +146,7 @@ Feature: Bugs
     And the JSON at "items" should have at least 3 items
     And the items at "items" should include one with "id" equal to "{bugId}"
 
-  @sandbox
+  @sandbox @LIST-11
   Scenario Outline: A bad bug filter is 400 INVALID_PARAMETER: <query>
     Given a fresh sandbox account
     When I send a GET request to "/v1/bugs?<query>"
@@ -162,7 +162,7 @@ Feature: Bugs
       | limit=101       |
       | cursor=bogus    |
 
-  @sandbox @writes
+  @sandbox @writes @BUG-3 @BUG-8 @BUG-9 @BUG-10 @BUG-11 @BUG-12 @BUG-14 @BUG-15
   Scenario Outline: A bug moves from <from> to <to>
     Given a fresh sandbox account
     And a bug with status "<from>"
@@ -187,7 +187,7 @@ Feature: Bugs
       | resolved    | confirmed   | {"status": "confirmed"}                           | null               |
       | closed      | confirmed   | {"status": "confirmed"}                           | null               |
 
-  @sandbox @writes
+  @sandbox @writes @BUG-13
   Scenario Outline: Every resolution is accepted: <resolution>
     Given a fresh sandbox account
     And a bug with status "confirmed"
@@ -203,7 +203,7 @@ Feature: Bugs
       | cannot_reproduce |
       | not_a_bug        |
 
-  @sandbox @writes
+  @sandbox @writes @BUG-18 @BUG-14 @BUG-16
   Scenario Outline: A bug cannot move from <from> with <body>
     Given a fresh sandbox account
     And a bug with status "<from>"
@@ -230,7 +230,7 @@ Feature: Bugs
       | closed      | {"status": "in_progress"}                      |
       | closed      | {"status": "new"}                              |
 
-  @sandbox @writes
+  @sandbox @writes @BUG-19
   Scenario Outline: An unknown <field> value is 400 VALIDATION_ERROR
     Given a fresh sandbox account
     And a bug with status "confirmed"
@@ -244,7 +244,7 @@ Feature: Bugs
       | status     | {"status": "done"}                              |
       | resolution | {"status": "resolved", "resolution": "magic"}   |
 
-  @sandbox @writes
+  @sandbox @writes @CTL-4 @LIST-2
   Scenario: A tester files a bug, which is new and listed first
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Filed", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
@@ -270,7 +270,7 @@ Feature: Bugs
     And I send a GET request to "/v1/bugs"
     Then the JSON at "data.items.0.id" should equal the saved "bugId"
 
-  @sandbox @writes
+  @sandbox @writes @ACCT-1 @ACCT-2
   Scenario: Another account's bug is 404 NOT_FOUND, and listed nowhere
     Given a fresh sandbox account
     And a bug with status "new"
@@ -283,7 +283,7 @@ Feature: Bugs
     When I send a GET request to "/v1/analytics?campaignId={campaignId}"
     Then the response status should be 404
 
-  @sandbox @writes
+  @sandbox @writes @ACCT-5
   Scenario: The same requests give the same bug ids in every fresh account
     Given a fresh sandbox account
     And a bug with status "new"

@@ -7,13 +7,13 @@ Feature: Campaigns
   no other success status); creation may reasonably answer 201, which the
   spec-level checks accept.
 
-  @must
+  @must @CMP-5
   Scenario: Listing campaigns succeeds
     When I send a GET request to "/v1/campaigns"
     Then the response status should be 200
     And the response should be a success envelope
 
-  @must @writes
+  @must @writes @CMP-1 @CMP-3
   Scenario: A new campaign is a draft
     When I send a POST request to "/v1/campaigns" with JSON:
       """
@@ -26,7 +26,7 @@ Feature: Campaigns
       {"id": "<id>", "name": "Conformance launch", "status": "draft", "createdAt": "<timestamp>"}
       """
 
-  @must @writes
+  @must @writes @CMP-6 @CMP-7
   Scenario: A created campaign can be read back with its details and status
     When I send a POST request to "/v1/campaigns" with JSON:
       """
@@ -51,7 +51,7 @@ Feature: Campaigns
     And the JSON at "data.testersRequired" should be an integer
     And the JSON at "data.rewardPerBug" should be a number
 
-  @sandbox @writes
+  @sandbox @writes @CMP-2 @CMP-8 @CMP-17 @ENV-10
   Scenario: Creation is 200 with the whole campaign record
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with JSON:
@@ -74,14 +74,14 @@ Feature: Campaigns
     And the JSON at "data.id" should start with "cmp_"
     And the JSON at "data.colour" should not exist
 
-  @sandbox @writes
+  @sandbox @writes @CMP-13
   Scenario: A reward is returned exactly as sent
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Cents", "platform": "web", "testersRequired": 1, "rewardPerBug": 0.1}'
     Then the response status should be 200
     And the JSON at "data.rewardPerBug" should equal 0.1
 
-  @sandbox @writes
+  @sandbox @writes @LIST-2
   Scenario: A new campaign is listed first
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with JSON:
@@ -98,7 +98,7 @@ Feature: Campaigns
     And the JSON at "data.items.0.id" should equal the saved "campaignId"
     And the items at "data.items" should be ordered by "createdAt" descending
 
-  @sandbox @writes
+  @sandbox @writes @ACCT-5
   Scenario: The same requests give the same ids in every fresh account
     SDK tests use a random key per test and still keep golden files.
 
@@ -109,7 +109,7 @@ Feature: Campaigns
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Golden", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     Then the JSON at "data.id" should equal the saved "firstAccountId"
 
-  @sandbox @seed
+  @sandbox @seed @ACCT-3
   Scenario: A fresh account is seeded with campaigns
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns"
@@ -127,7 +127,7 @@ Feature: Campaigns
       }
       """
 
-  @sandbox @writes
+  @sandbox @writes @ENV-11 @CMP-4
   Scenario: Timestamps are RFC 3339 in UTC with milliseconds
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Clock", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
@@ -135,7 +135,7 @@ Feature: Campaigns
     When I send a GET request to "/v1/campaigns?limit=100"
     Then every timestamp in the response should be in UTC with milliseconds
 
-  @sandbox @writes
+  @sandbox @writes @LIST-4 @LIST-6 @LIST-7
   Scenario: Lists page with limit and cursor
     Given a fresh sandbox account
     When I send 2 POST requests to "/v1/campaigns" with the body '{"name": "Paged", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
@@ -150,7 +150,7 @@ Feature: Campaigns
     And the JSON at "data.items" should have 1 item
     And the JSON at "data.items.0.id" should not equal the saved "firstId"
 
-  @sandbox @writes
+  @sandbox @writes @LIST-3
   Scenario: A list has 20 items a page by default
     Given a fresh sandbox account
     When I send 21 POST requests to "/v1/campaigns" with the body '{"name": "Default page", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
@@ -160,7 +160,7 @@ Feature: Campaigns
     And the JSON at "data.hasMore" should equal true
     And the JSON at "data.nextCursor" should be a string
 
-  @sandbox @writes
+  @sandbox @writes @LIST-4
   Scenario: A list gives up to 100 items a page, and no more
     Given a fresh sandbox account
     When I send 21 POST requests to "/v1/campaigns" with the body '{"name": "Big page", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
@@ -171,7 +171,7 @@ Feature: Campaigns
     And the JSON at "data.hasMore" should equal false
     And the JSON at "data.nextCursor" should equal null
 
-  @sandbox @writes
+  @sandbox @writes @LIST-8
   Scenario Outline: Campaigns are walked page by page without loss or repeat, <limit> a page
     Given a fresh sandbox account
     When I send 5 POST requests to "/v1/campaigns" with the body '{"name": "Walked", "platform": "android", "testersRequired": 1, "rewardPerBug": 1}'
@@ -184,7 +184,7 @@ Feature: Campaigns
       | 2     |
       | 3     |
 
-  @sandbox
+  @sandbox @LIST-5 @LIST-6
   Scenario Outline: A bad list parameter is 400 INVALID_PARAMETER: <query>
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?<query>"
@@ -203,7 +203,7 @@ Feature: Campaigns
       | status=no-such-status |
       | platform=symbian      |
 
-  @sandbox @writes
+  @sandbox @writes @CMP-15 @LIST-10
   Scenario Outline: Campaigns filter by <filter> = <value> alone, exactly
     Every campaign of the unfiltered list with that value comes back, in
     order, and no other.
@@ -221,7 +221,7 @@ Feature: Campaigns
       | platform | android   |
       | platform | web       |
 
-  @sandbox @writes
+  @sandbox @writes @LIST-13
   Scenario: Lists filter by status and platform together
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Filtered", "platform": "android", "testersRequired": 2, "rewardPerBug": 3}'
@@ -234,7 +234,7 @@ Feature: Campaigns
     When I send a GET request to "/v1/campaigns?platform=ios&limit=100"
     Then no item at "data.items" should have "id" equal to "{campaignId}"
 
-  @sandbox @writes
+  @sandbox @writes @CMP-9 @CMP-10 @CMP-11 @CMP-12
   Scenario Outline: A campaign at the edge of the bounds is accepted: <case>
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '<body>'
@@ -256,7 +256,7 @@ Feature: Campaigns
       | a reward of 7.50       | "rewardPerBug":7.50       | {"name": "r", "platform": "ios", "testersRequired": 1, "rewardPerBug": 7.50} |
       | a reward of 19.99      | "rewardPerBug":19.99      | {"name": "r", "platform": "ios", "testersRequired": 1, "rewardPerBug": 19.99} |
 
-  @sandbox @writes
+  @sandbox @writes @CMP-9 @CMP-10 @CMP-11 @CMP-12 @ERR-6
   Scenario Outline: A campaign outside the bounds is 400 VALIDATION_ERROR on <field>: <case>
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '<body>'

@@ -5,7 +5,7 @@ Feature: Response envelope
   with "success" = false and "error" (spec §7). The rule holds on every
   endpoint, so each outline below runs once per endpoint of the endpoint table.
 
-  @must
+  @must @ENV-1
   Scenario Outline: <method> <path> answers in the envelope
     The requests are chosen so that they never create or change data: bodies
     are deliberately malformed JSON and ids do not exist. Whatever the status,
@@ -30,7 +30,7 @@ Feature: Response envelope
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @must
+  @must @ENV-2
   Scenario Outline: GET <path> succeeds with data as an object
     When I send a GET request to "<path>"
     Then the response status should be 200
@@ -51,7 +51,7 @@ Feature: Response envelope
       | /v1/testers   |
       | /v1/analytics |
 
-  @must @stable
+  @must @stable @ENV-3 @ENV-7
   Scenario: A refused request answers with the error envelope
     Given I use the API key "not_a_valid_key"
     When I send a GET request to "/v1/campaigns"
@@ -59,7 +59,7 @@ Feature: Response envelope
     And the JSON at "success" should equal false
     And the JSON at "data" should not exist
 
-  @should
+  @should @ENV-8
   Scenario Outline: <method> <path> answers with a JSON content type
     The spec says request bodies are JSON; a client decoding the envelope
     relies on the response saying so too (Content-Type: application/json).
@@ -83,13 +83,13 @@ Feature: Response envelope
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @should @stable
+  @should @stable @ENV-8
   Scenario: Errors answer with a JSON content type
     Given I am not authenticated
     When I send a GET request to "/v1/campaigns"
     Then the response should be JSON
 
-  @sandbox @stable
+  @sandbox @stable @ENV-9
   Scenario: Unknown routes answer in the envelope with a JSON content type
     When I send a GET request to "/v1/no-such-route"
     Then the response status should be 404

@@ -6,7 +6,7 @@ Feature: Errors
   500 is not shown, so the status checks below are @should: plain HTTP
   semantics. The exact codes are the sandbox's and run only in its profile.
 
-  @must @stable
+  @must @stable @ENV-4 @ENV-5 @ENV-6
   Scenario: An error repeats its HTTP status and carries a code and a message
     Given I use the API key "svc_conform_invalid_{random}"
     When I send a GET request to "/v1/campaigns"
@@ -17,13 +17,13 @@ Feature: Errors
       """
     And the JSON at "error.status" should be an integer
 
-  @should @stable
+  @should @stable @ERR-1
   Scenario: Malformed JSON is a client error, not a server error
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Broken",'
     Then the response status should be 400
     And the response should be an error envelope
 
-  @should @stable
+  @should @stable @ERR-2
   Scenario Outline: An unknown id on <method> <path> is 404
     When I send a <method> request to "<path>" with the body '<body>'
     Then the response status should be 404
@@ -34,13 +34,13 @@ Feature: Errors
       | GET    | /v1/campaigns/cmp_conform_no_such |                         |
       | PATCH  | /v1/bugs/bug_conform_no_such      | {"status": "confirmed"} |
 
-  @should @stable
+  @should @stable @ERR-3
   Scenario: An unknown route under /v1 is 404
     When I send a GET request to "/v1/conform-no-such-route"
     Then the response status should be 404
     And the response should be an error envelope
 
-  @should @stable @writes
+  @should @stable @writes @ERR-6
   Scenario: A field of the wrong type is a client error
     The spec types testersRequired as an integer. Tagged @writes because a
     deployment that wrongly accepts the request would create a campaign.
@@ -52,27 +52,27 @@ Feature: Errors
     Then the response status should be 400
     And the response should be an error envelope
 
-  @sandbox @stable
+  @sandbox @stable @ERR-7
   Scenario: Malformed JSON is 400 INVALID_JSON
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Broken",'
     Then the response status should be 400
     And the error code should be "INVALID_JSON"
     And the JSON at "error.status" should equal 400
 
-  @sandbox @stable
+  @sandbox @stable @ERR-15
   Scenario: An unknown id is 404 NOT_FOUND
     When I send a GET request to "/v1/campaigns/cmp_conform_no_such"
     Then the response status should be 404
     And the error code should be "NOT_FOUND"
     And the JSON at "error.status" should equal 404
 
-  @sandbox @stable
+  @sandbox @stable @ERR-16
   Scenario: An unknown route is 404 NOT_FOUND
     When I send a GET request to "/v1/conform-no-such-route"
     Then the response status should be 404
     And the error code should be "NOT_FOUND"
 
-  @sandbox @stable
+  @sandbox @stable @ERR-17
   Scenario: A wrong method is 405 METHOD_NOT_ALLOWED with Allow
     When I send a DELETE request to "/v1/campaigns"
     Then the response status should be 405
@@ -81,7 +81,7 @@ Feature: Errors
     And the header "Allow" should contain "GET"
     And the header "Allow" should contain "POST"
 
-  @sandbox
+  @sandbox @ERR-17
   Scenario Outline: A wrong method on <path> is 405 METHOD_NOT_ALLOWED, Allow naming <allowed>
     When I send a <method> request to "<path>"
     Then the response status should be 405
@@ -104,7 +104,7 @@ Feature: Errors
       | POST   | /v1/testers   | GET     |
       | DELETE | /v1/analytics | GET     |
 
-  @sandbox @stable
+  @sandbox @stable @ERR-18
   Scenario Outline: A body that is not JSON on POST <path> is 415 UNSUPPORTED_MEDIA_TYPE
     When I send a POST request to "<path>" with a "text/plain" body:
       """
@@ -118,7 +118,7 @@ Feature: Errors
       | /v1/campaigns |
       | /v1/webhooks  |
 
-  @sandbox @stable @writes
+  @sandbox @stable @writes @ERR-7
   Scenario: Malformed JSON on PATCH /v1/bugs/:id is 400 INVALID_JSON, and the bug is unchanged
     Given a fresh sandbox account
     And a bug with status "new"
@@ -128,7 +128,7 @@ Feature: Errors
     When I send a GET request to "/v1/bugs?campaignId={campaignId}"
     Then the JSON at "data.items.0.status" should be "new"
 
-  @sandbox @stable
+  @sandbox @stable @ERR-18
   Scenario: A body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE
     When I send a POST request to "/v1/campaigns" with a "text/plain" body:
       """
@@ -138,14 +138,14 @@ Feature: Errors
     And the response should be an error envelope
     And the error code should be "UNSUPPORTED_MEDIA_TYPE"
 
-  @sandbox @stable
+  @sandbox @stable @ERR-19
   Scenario: A body over 1 MiB is 413 PAYLOAD_TOO_LARGE
     When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes
     Then the response status should be 413
     And the response should be an error envelope
     And the error code should be "PAYLOAD_TOO_LARGE"
 
-  @sandbox @stable
+  @sandbox @stable @ERR-6
   Scenario: Invalid fields are 400 VALIDATION_ERROR with one detail per field
     When I send a POST request to "/v1/campaigns" with JSON:
       """

@@ -7,7 +7,7 @@ Feature: Rate limits
   reasonable reading or run only in the sandbox profile. Comparisons across
   requests tolerate other clients of the same key and the end of a window.
 
-  @must
+  @must @RATE-1
   Scenario Outline: GET <path> carries the rate-limit headers as integers
     When I send a GET request to "<path>"
     Then the response status should be 200
@@ -26,7 +26,7 @@ Feature: Rate limits
       | /v1/testers   |
       | /v1/analytics |
 
-  @must @stable
+  @must @stable @RATE-2
   Scenario: The limit in force does not exceed the published limits
     The spec lists maxima: a deployment may enforce less, never more than
     1000 a minute, 10000 an hour, 100000 a day.
@@ -34,7 +34,7 @@ Feature: Rate limits
     When I send a GET request to "/v1/campaigns"
     Then X-RateLimit-Limit should not exceed the published limits
 
-  @must @stable @writes
+  @must @stable @writes @RATE-4
   Scenario: The reset time is plausible in every reading of its unit
     Seconds until the reset, Unix seconds and Unix milliseconds are all
     accepted, as long as the moment is at most a day (the longest window)
@@ -47,19 +47,19 @@ Feature: Rate limits
     And X-RateLimit-Reset should be a plausible reset time
     And the rate-limit headers should be present as integers
 
-  @must @stable
+  @must @stable @RATE-7
   Scenario: The remaining count goes down with each request
     When I send a GET request to "/v1/campaigns"
     And I send a GET request to "/v1/campaigns"
     Then X-RateLimit-Remaining should have decreased since the previous response
     And X-RateLimit-Limit should be unchanged since the previous response
 
-  @must @stable
+  @must @stable @RATE-7
   Scenario: Every request counts, several in a row
     When I send 3 GET requests to "/v1/bugs"
     Then X-RateLimit-Remaining should have decreased since the previous response
 
-  @sandbox
+  @sandbox @RATE-8
   Scenario Outline: <method> <path> carries the rate-limit headers, errors included
     Given a fresh sandbox account
     When I send a <method> request to "<path>" with the body '<body>'
@@ -82,7 +82,7 @@ Feature: Rate limits
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @sandbox @stable @writes
+  @sandbox @stable @writes @RATE-10
   Scenario: A fresh account reports its window's end in Unix seconds
     The limit is whatever the sandbox was started with; the first request
     leaves one less, and the reported window (the minute unless the hour
@@ -94,7 +94,7 @@ Feature: Rate limits
     Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
     And X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day
 
-  @sandbox @writes
+  @sandbox @writes @RATE-7
   Scenario Outline: <method> <path> uses one unit of the window
     Given a fresh sandbox account
     When I send a <method> request to "<path>" with the body '<body>'
@@ -118,13 +118,13 @@ Feature: Rate limits
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @sandbox @stable
+  @sandbox @stable @RATE-6 @RATE-10
   Scenario: The minute window ends on a whole UTC minute
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns"
     Then X-RateLimit-Reset should fall on a whole UTC minute
 
-  @sandbox @stable @writes
+  @sandbox @stable @writes @CTL-2 @CTL-3
   Scenario: The controls carry their own rate-limit headers and leave the /v1 window alone
     CONTRACT: controls use their own per-key budget and carry its headers;
     injected faults do not use up the /v1 limit.
@@ -138,7 +138,7 @@ Feature: Rate limits
     When I send a GET request to "/v1/campaigns"
     Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
 
-  @sandbox @stable
+  @sandbox @stable @RATE-7
   Scenario: Error answers count like successes
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns/cmp_conform_no_such"
@@ -146,7 +146,7 @@ Feature: Rate limits
     Then the response status should be 404
     And the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
 
-  @sandbox @stable @writes
+  @sandbox @stable @writes @RESET-5
   Scenario: A sandbox reset restores the rate-limit window
     Given a fresh sandbox account
     When I send 2 GET requests to "/v1/campaigns"
@@ -154,7 +154,7 @@ Feature: Rate limits
     And I send a GET request to "/v1/campaigns"
     Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
 
-  @sandbox @stable @writes
+  @sandbox @stable @writes @FAULT-14
   Scenario: A quick 429 through an injected fault carries Retry-After
     The real exhaustion is @exhaustive; /_sandbox/faults makes the next
     request answer 429 without spending the window.
@@ -171,7 +171,7 @@ Feature: Rate limits
     When I send a GET request to "/v1/campaigns"
     Then the response status should be 200
 
-  @sandbox @stable @writes
+  @sandbox @stable @writes @FAULT-13
   Scenario: An injected 500 is INTERNAL_ERROR in the envelope
     Given a fresh sandbox account
     When I send a POST request to "/_sandbox/faults" with the body '{"status": 500, "count": 1}'
@@ -180,13 +180,13 @@ Feature: Rate limits
     And the error code should be "INTERNAL_ERROR"
     And the JSON at "error.status" should equal 500
 
-  @must @stable @writes
+  @must @stable @writes @RATE-8
   Scenario: A creation carries the rate-limit headers too
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Counted", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
     Then the rate-limit headers should be present as integers
     And X-RateLimit-Remaining should not exceed X-RateLimit-Limit
 
-  @should @stable @exhaustive
+  @should @stable @exhaustive @RATE-5
   Scenario: Over the limit the answer is 429 in the error envelope
     Spends the key's whole window (up to 1000 requests with the published
     limits). 429 Too Many Requests is the HTTP status for this (RFC 6585),
@@ -197,7 +197,7 @@ Feature: Rate limits
     And the response should be an error envelope
     And the header "Retry-After" should be an integer
 
-  @sandbox @stable @exhaustive
+  @sandbox @stable @exhaustive @RATE-11
   Scenario: Over the limit the sandbox answers 429 RATE_LIMIT_EXCEEDED with Retry-After
     Given a fresh sandbox account
     When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
@@ -209,7 +209,7 @@ Feature: Rate limits
     And the header "X-RateLimit-Remaining" should be "0"
     And the rate-limit headers should be present as integers
 
-  @sandbox @stable @exhaustive @writes
+  @sandbox @stable @exhaustive @writes @RATE-12 @RESET-5
   Scenario: A refused request is not counted, and a reset restores the window
     Given a fresh sandbox account
     When I send GET requests to "/v1/campaigns" until the rate limit is exceeded

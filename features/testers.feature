@@ -5,13 +5,13 @@ Feature: Testers
   envelope the checks are the sandbox's: a page of tester records with id,
   name, platforms, country, rating and available, filterable by platform.
 
-  @must
+  @must @TST-1
   Scenario: Listing testers succeeds
     When I send a GET request to "/v1/testers"
     Then the response status should be 200
     And the response should be a success envelope
 
-  @sandbox
+  @sandbox @TST-2
   Scenario: Testers have the documented fields
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers"
@@ -36,19 +36,19 @@ Feature: Testers
     And the JSON at "data.items.0.id" should start with "tst_"
     And the JSON at "data.items.0.platforms.0" should be one of "ios, android, web"
 
-  @sandbox
+  @sandbox @ENV-11
   Scenario: Tester timestamps are RFC 3339 in UTC with milliseconds
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers?limit=100"
     Then every timestamp in the response should be in UTC with milliseconds
 
-  @sandbox @seed
+  @sandbox @seed @ACCT-3
   Scenario: A fresh account is seeded with 6 testers
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers"
     Then the JSON at "data.items" should have 6 items
 
-  @sandbox
+  @sandbox @TST-3
   Scenario Outline: Testers filter by platform <platform> alone, exactly
     Given a fresh sandbox account
     Then filtering by "platform" = "<platform>" on "/v1/testers" should give exactly the matching items by "platforms"
@@ -59,7 +59,7 @@ Feature: Testers
       | android  |
       | web      |
 
-  @sandbox
+  @sandbox @LIST-8
   Scenario Outline: Testers are walked page by page without loss or repeat, <limit> a page
     Given a fresh sandbox account
     Then walking "/v1/testers" with limit <limit> should give every item once, newest first
@@ -69,7 +69,7 @@ Feature: Testers
       | 1     |
       | 2     |
 
-  @sandbox
+  @sandbox @LIST-5 @LIST-11
   Scenario Outline: A bad tester parameter is 400 INVALID_PARAMETER: <query>
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers?<query>"

@@ -4,7 +4,7 @@ Feature: Versioning
   every endpoint carries a maturity label (stable or beta). Deprecation and
   later versions are not shown, so only the prefix is checked.
 
-  @must @stable
+  @must @stable @ROUTE-1
   Scenario Outline: The version prefix is not optional: <path>
     A deployment that serves the API without (or under another) prefix
     makes "/v1" meaningless. Any refusal status is accepted.
@@ -18,13 +18,13 @@ Feature: Versioning
       | /v2/campaigns |
       | /v0/campaigns |
 
-  @must @stable
+  @must @stable @ROUTE-1
   Scenario: The /v1 prefix selects the API
     When I send a GET request to "/v1/campaigns"
     Then the response status should be 200
     And the response should be a success envelope
 
-  @sandbox @stable
+  @sandbox @stable @ROUTE-2
   Scenario Outline: Paths outside /v1 are 404 NOT_FOUND in the envelope: <path>
     When I send a GET request to "<path>"
     Then the response status should be 404

@@ -9,13 +9,13 @@ Feature: Webhooks
   check what arrives: the three headers, the HMAC-SHA256 signature with the
   registered secret, the body, event-type filtering and a retry after a 500.
 
-  @should
+  @should @ERR-1
   Scenario: Registering with malformed JSON is a client error
     When I send a POST request to "/v1/webhooks" with the body '{"url": '
     Then the response status should be 400
     And the response should be an error envelope
 
-  @sandbox @writes
+  @sandbox @writes @WH-1 @WH-5
   Scenario: A registered webhook comes back with its signing secret
     Given a fresh sandbox account
     When I register a webhook for "campaign.created, bug.updated"
@@ -35,14 +35,14 @@ Feature: Webhooks
     And the JSON at "data.id" should start with "whk_"
     And the JSON at "data.secret" should start with "whsec_"
 
-  @sandbox @writes
+  @sandbox @writes @WH-3
   Scenario: A webhook may subscribe to every event
     Given a fresh sandbox account
     When I register a webhook for "*"
     Then the response status should be 200
     And the JSON at "data.events" should equal ["*"]
 
-  @sandbox
+  @sandbox @WH-2 @WH-3
   Scenario Outline: An invalid registration is 400 VALIDATION_ERROR: <case>
     Given a fresh sandbox account
     When I send a POST request to "/v1/webhooks" with the body '<body>'
@@ -58,7 +58,7 @@ Feature: Webhooks
       | no events         | events | {"url": "http://127.0.0.1:9/hooks", "events": []}            |
       | an unknown event  | events | {"url": "http://127.0.0.1:9/hooks", "events": ["bug.eaten"]} |
 
-  @sandbox @writes @delivery
+  @sandbox @writes @delivery @DLV-1 @DLV-2 @DLV-3 @DLV-6 @DLV-7 @EVT-1
   Scenario: A campaign.created event is delivered, signed with the secret
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
@@ -75,7 +75,7 @@ Feature: Webhooks
     And the JSON at "id" should start with "evt_"
     And the response body should contain "7.50"
 
-  @sandbox @writes @delivery
+  @sandbox @writes @delivery @ENV-11 @EVT-2
   Scenario: Event timestamps are RFC 3339 in UTC with milliseconds
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
@@ -83,7 +83,7 @@ Feature: Webhooks
     Then within 10 seconds the receiver should get a "campaign.created" event
     And every timestamp in the response should be in UTC with milliseconds
 
-  @sandbox @writes @delivery
+  @sandbox @writes @delivery @DLV-1
   Scenario: Only the subscribed event types are delivered
     Given a fresh sandbox account
     And I register a webhook for "bug.created"
@@ -95,7 +95,7 @@ Feature: Webhooks
     And the receiver should have got no "campaign.created" event
     And the receiver should have got no "bug.updated" event
 
-  @sandbox @writes @delivery
+  @sandbox @writes @delivery @EVT-1 @DLV-1
   Scenario: A bug change is delivered as bug.updated
     Given a fresh sandbox account
     And I register a webhook for "*"
@@ -105,7 +105,7 @@ Feature: Webhooks
     And the JSON at "data.id" should equal the saved "bugId"
     And the JSON at "data.status" should be "confirmed"
 
-  @sandbox @writes @delivery
+  @sandbox @writes @delivery @DLV-9 @DLV-4
   Scenario: A delivery answered with 500 is retried with the same Webhook-Id
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
@@ -115,7 +115,7 @@ Feature: Webhooks
     And within 15 seconds the receiver should get the same event again
     And the delivery should be signed with the webhook's secret
 
-  @sandbox @writes @delivery
+  @sandbox @writes @delivery @DLV-5
   Scenario: Webhook-Id is unique across accounts
     CONTRACT: Webhook-Id is derived from the key and the event id, so that
     the same event id in two accounts gives two ids a receiver can tell apart.
@@ -131,7 +131,7 @@ Feature: Webhooks
     Then within 10 seconds the receiver should get a "campaign.created" event
     And the header "Webhook-Id" should not be "{firstWebhookId}"
 
-  @sandbox @writes
+  @sandbox @writes @WH-6
   Scenario: An account holds at most 16 webhooks
     Given a fresh sandbox account
     When I register 16 webhooks for "*"
@@ -139,7 +139,7 @@ Feature: Webhooks
     Then the response should not be successful
     And the response should be an error envelope
 
-  @sandbox @writes
+  @sandbox @writes @WH-2 @WH-3
   Scenario Outline: Registering <case> is refused
     Given a fresh sandbox account
     When I send a POST request to "/v1/webhooks" with the body '<body>'

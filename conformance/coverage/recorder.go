@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/testcampaign/kit/docs"
@@ -73,6 +74,19 @@ func (r *Recorder) Judged(ids ...string) {
 	defer r.mu.Unlock()
 	for _, id := range ids {
 		r.judged[id]++
+	}
+}
+
+// Scenario records that a scenario citing the rules reached a verdict over
+// the given number of exchanges, each judged against every rule it cites.
+func (r *Recorder) Scenario(ids []string, exchanges int) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, id := range ids {
+		r.judged[id] += max(exchanges, 1)
 	}
 }
 
@@ -155,6 +169,21 @@ func (r *Recorder) Outcomes() []Outcome {
 		out = append(out, o)
 	}
 	return out
+}
+
+// Summary is the outcome in a few words: "checked (12 exchanges)",
+// "not applicable: profile: …", "not exercised".
+func (o Outcome) Summary() string {
+	s := o.State.String()
+	switch {
+	case o.State == Checked && o.Broken > 0:
+		s += fmt.Sprintf(" (%d exchanges, %d broke it)", o.Exchanges, o.Broken)
+	case o.State == Checked:
+		s += fmt.Sprintf(" (%d exchanges)", o.Exchanges)
+	case o.Reason != "":
+		s += ": " + o.Reason
+	}
+	return s
 }
 
 // Totals counts outcomes by state.

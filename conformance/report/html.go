@@ -34,6 +34,8 @@ dl { display: grid; grid-template-columns: 7em 1fr; gap: .2em .8em; margin: .4em
 dt { color: #57606a; } dd { margin: 0; }
 pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: .4em .6em; margin: 0; border-radius: 4px; font-size: 12.5px; }
 .rule { font-weight: 600; }
+table.rules td { text-align: left; vertical-align: top; } table.rules td:nth-child(4) { text-align: right; }
+table.rules tr.exercised td:nth-child(3) { background: #fff8c5; }
 ul.skips li { margin: .2em 0; }
 </style>
 </head>
@@ -69,6 +71,14 @@ ul.skips li { margin: .2em 0; }
 <h2 id="{{.ID}}">{{.Title}}</h2>
 <ul class="skips">{{range .List}}<li><strong>{{.N}}</strong> × {{.Reason}}</li>{{end}}</ul>
 {{end}}{{end}}
+
+{{if .R.Coverage}}
+<h2 id="rules">Rules of docs/contract.md: {{.Coverage}}</h2>
+<table id="coverage" class="rules">
+<tr><th>Rule</th><th>Level</th><th>How the run ended</th><th>Exchanges</th><th>Rule text</th></tr>
+{{range .R.Coverage}}<tr class="{{.State}}"><td>{{.Rule.ID}}</td><td>{{.Rule.Level}}</td><td{{if .Broken}} class="bad"{{end}}>{{.State}}{{if .Reason}}: {{.Reason}}{{end}}{{if .Broken}} ({{.Broken}} broke it){{end}}</td><td>{{.Exchanges}}</td><td>{{.Rule.Text}}</td></tr>
+{{end}}</table>
+{{end}}
 </body>
 </html>
 `))
@@ -113,6 +123,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	data := struct {
 		R                                      *Report
 		Verdict, Class, Counts, Duration, Name string
+		Coverage                               string
 		Started                                string
 		Settings                               [][2]string
 		Rows                                   []htmlRow
@@ -120,7 +131,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Reasons                                []htmlReasons
 	}{
 		R: r, Verdict: r.verdict(), Class: class, Counts: r.counts(), Duration: r.Duration.Round(time.Millisecond).String(),
-		Name: r.suiteName(), Settings: r.Settings.pairs(),
+		Name: r.suiteName(), Settings: r.Settings.pairs(), Coverage: r.coverageCounts(),
 	}
 	if !r.Started.IsZero() {
 		data.Started = r.Started.UTC().Format(time.RFC3339)

@@ -108,6 +108,9 @@ type Settings struct {
 	Concurrency int
 	Exhaustive  bool
 	AllowWrites bool
+	// Seed drives the run's generated requests; the same seed sends the
+	// same ones.
+	Seed uint64
 }
 
 // pairs lists the settings as name=value, in a fixed order.
@@ -134,6 +137,7 @@ func (s Settings) pairs() [][2]string {
 		{"profile", s.Profile}, {"tags", tags}, {"strict", onOff(s.Strict)}, {"fail-on-skip", onOff(s.FailOnSkip)},
 		{"features", dirs}, {"openapi", openapi}, {"concurrency", fmt.Sprint(s.Concurrency)},
 		{"exhaustive", onOff(s.Exhaustive)}, {"allow-writes", onOff(s.AllowWrites)},
+		{"seed", fmt.Sprint(s.Seed)},
 	}
 }
 
@@ -249,7 +253,11 @@ const maxGroups = 15
 // exchange at fault and what came back, then what was skipped and why.
 func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "\n%s %s  key=%s\n%s\n", r.suiteName(), r.BaseURL, r.Key, r.Settings)
-	fmt.Fprintf(w, "RESULT: %s: %s in %s\n\n", r.verdict(), r.counts(), r.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, "RESULT: %s: %s in %s\n", r.verdict(), r.counts(), r.Duration.Round(time.Millisecond))
+	if len(r.Coverage) > 0 {
+		fmt.Fprintf(w, "RULES: %s (docs/contract.md; the HTML and junit reports list each rule)\n", r.coverageCounts())
+	}
+	fmt.Fprintln(w)
 
 	fmt.Fprintf(w, "%-12s %-8s %6s %6s %6s %6s %6s %8s\n", "AREA", "LEVEL", "PASS", "FAIL", "WARN", "ERROR", "SKIP", "DISABLED")
 	for _, row := range r.table() {
@@ -261,6 +269,38 @@ func (r *Report) WriteSummary(w io.Writer) {
 	r.writeProblems(w, "WARNINGS (@should; --strict makes them failures)", r.With(Warned))
 	writeReasons(w, "SKIPPED (could not run here; --fail-on-skip fails the run on these)", r.With(Skipped))
 	writeReasons(w, "DISABLED (left out by this run's configuration)", r.With(Disabled))
+	r.writeUnexercised(w)
+}
+
+// coverageCounts says how the run ended for the rules of the catalogue.
+func (r *Report) coverageCounts() string {
+	checked, notExercised, notApplicable := coverage.Totals(r.Coverage)
+	return fmt.Sprintf("%d checked, %d not exercised, %d not applicable, of %d", checked, notExercised, notApplicable, len(r.Coverage))
+}
+
+// writeUnexercised lists the rules no exchange of the run reached: lost
+// coverage, said with its reason where the run knows one.
+func (r *Report) writeUnexercised(w io.Writer) {
+	var lines []string
+	for _, o := range r.Coverage {
+		if o.State != coverage.NotExercised {
+			continue
+		}
+		line := "  " + o.Rule.ID
+		if o.Reason != "" {
+			line += ": " + o.Reason
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nRULES NOT EXERCISED (%d; nothing in the run reached them)\n", len(lines))
+	const shown = 20
+	if len(lines) > shown {
+		lines = append(lines[:shown], fmt.Sprintf("  … and %d more: %s", len(lines)-shown, r.whereAll()))
+	}
+	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }
 
 func writeReasons(w io.Writer, title string, list []ScenarioResult) {
@@ -489,6 +529,13 @@ func (r *Report) properties() *junitPropsList {
 	}
 	if r.Stopped != "" {
 		props = append(props, junitProp{"stopped", r.Stopped})
+	}
+	if len(r.Coverage) > 0 {
+		checked, notExercised, notApplicable := coverage.Totals(r.Coverage)
+		props = append(props, junitProp{"rules.checked", fmt.Sprint(checked)}, junitProp{"rules.not-exercised", fmt.Sprint(notExercised)}, junitProp{"rules.not-applicable", fmt.Sprint(notApplicable)})
+		for _, o := range r.Coverage {
+			props = append(props, junitProp{"rule." + o.Rule.ID, o.Summary()})
+		}
 	}
 	return &junitPropsList{Props: props}
 }

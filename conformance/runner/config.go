@@ -3,6 +3,7 @@ package runner
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"time"
@@ -131,6 +132,7 @@ func (c Config) settings() report.Settings {
 		Tags: c.Tags, Profile: c.Profile, Strict: c.Strict, FailOnSkip: c.FailOnSkip,
 		FeatureDirs: c.FeatureDirs, NoBuiltin: c.NoBuiltin, OpenAPI: c.OpenAPI,
 		Concurrency: c.Concurrency, Exhaustive: c.Exhaustive, AllowWrites: c.AllowWrites,
+		Seed: c.Seed,
 	}
 }
 
@@ -157,6 +159,11 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if c.APIKey == "" {
 		return c, fmt.Errorf("%w: no API key", wire.ErrUsage)
+	}
+	if c.Seed == 0 {
+		// Picked here, not by the explorer, so that every report can
+		// print the seed that repeats the run.
+		c.Seed = rand.Uint64()
 	}
 	if c.Profile == "" {
 		c.Profile = wire.ProfileSpec

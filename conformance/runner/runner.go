@@ -380,7 +380,7 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 	cfg := r.Cfg
 	rep := newReport(cfg, start, d)
 	defer unregisterIndex(r.rec)
-	rep.Coverage = r.tgt.Coverage.Outcomes()
+	defer func() { rep.Coverage = r.tgt.Coverage.Outcomes() }()
 	for _, p := range r.Planned {
 		if !p.Selected {
 			continue
@@ -393,6 +393,13 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 		switch {
 		case p.Skip != "":
 			res.Status, res.SkipReason = p.SkipAs, p.Skip
+			for _, id := range coverage.Citations(p.Tags) {
+				if p.SkipAs == report.Disabled {
+					r.tgt.Coverage.NotApplicable(id, "configuration: "+p.Skip)
+				} else {
+					r.tgt.Coverage.Unreached(id, "its scenario was skipped: "+p.Skip)
+				}
+			}
 		case !ran && r.rec.interrupted.Load():
 			rep.Unfinished++
 			continue
@@ -648,7 +655,15 @@ func scenarioInitializer(t *transport.Target, hooks *steps.Receiver, rec *record
 				rec.interrupted.Store(true)
 				return ctx, nil
 			}
+			var tags []string
+			for _, tg := range p.Tags {
+				tags = append(tags, tg.Name)
+			}
+			cited := coverage.Citations(tags)
 			if s.Skip != "" {
+				for _, id := range cited {
+					t.Coverage.Unreached(id, "its scenario was skipped: "+s.Skip)
+				}
 				rec.put(p.Id, &report.ScenarioResult{Duration: time.Since(info.start), Status: report.Skipped, SkipReason: s.Skip})
 				return ctx, nil
 			}
@@ -669,6 +684,9 @@ func scenarioInitializer(t *transport.Target, hooks *steps.Receiver, rec *record
 				}
 			}
 			res.Status = statusOf(err)
+			if res.Status == report.Passed || res.Status == report.Failed {
+				t.Coverage.Scenario(cited, s.Sent())
+			}
 			if err != nil && res.Status != report.Skipped {
 				res.FailedStep = info.failedStep
 				res.Message = s.Redact(err.Error())

@@ -251,6 +251,9 @@ func (s *ScenarioState) Redact(text string) string {
 }
 
 // Transcript is every exchange of the scenario, one line each, redacted.
+// Sent is how many requests the scenario has sent.
+func (s *ScenarioState) Sent() int { return len(s.history) }
+
 func (s *ScenarioState) Transcript() []string {
 	out := make([]string, 0, len(s.history))
 	for _, e := range s.history {
