@@ -2,6 +2,7 @@ package main
 
 import (
 	"container/list"
+	"context"
 	"net"
 	"net/http"
 	"sync"
@@ -27,9 +28,11 @@ func defaultMaxConns() int {
 
 // connLimiter caps the open connections of a server. At the cap, a new
 // connection makes room by closing, oldest first, an idle keep-alive
-// connection, else one that has not yet sent a whole request; only when every
-// connection is busy with a request is the new one closed instead. So a
-// crowd of idle clients can never lock out a new one, nor /healthz.
+// connection, else one that has not yet sent a whole request, else one whose
+// request waits in an injected delay or trickle; only when every connection
+// is busy with a request is the new one closed instead. So neither a crowd
+// of idle clients nor a tenant's planned delays can lock out a new client,
+// nor /healthz.
 type connLimiter struct {
 	net.Listener
 	max int
@@ -37,9 +40,10 @@ type connLimiter struct {
 	mu   sync.Mutex
 	open int
 	// idle and fresh hold, oldest first, the connections in
-	// http.StateIdle and http.StateNew; where has each one's element.
-	idle, fresh list.List
-	where       map[net.Conn]*list.Element
+	// http.StateIdle and http.StateNew, and parked those waiting in a
+	// fault; where has each one's element.
+	idle, fresh, parked list.List
+	where               map[net.Conn]*list.Element
 }
 
 func newConnLimiter(l net.Listener, max int) *connLimiter {
@@ -58,7 +62,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 	var victim net.Conn
 	overCap := l.open > l.max
 	if overCap {
-		for _, waiting := range []*list.List{&l.idle, &l.fresh} {
+		for _, waiting := range []*list.List{&l.idle, &l.fresh, &l.parked} {
 			if oldest := waiting.Front(); oldest != nil {
 				victim = oldest.Value.(net.Conn)
 				l.forget(victim)
@@ -90,7 +94,7 @@ func (l *connLimiter) ConnState(c net.Conn, state http.ConnState) {
 	}
 }
 
-// forget drops c from the idle and fresh lists; l.mu is held.
+// forget drops c from the idle, fresh and parked lists; l.mu is held.
 func (l *connLimiter) forget(c net.Conn) {
 	e, ok := l.where[c]
 	if !ok {
@@ -99,6 +103,37 @@ func (l *connLimiter) forget(c net.Conn) {
 	delete(l.where, c)
 	l.idle.Remove(e)
 	l.fresh.Remove(e)
+	l.parked.Remove(e)
+}
+
+// connKey is the context key under which ConnContext puts a request's
+// connection.
+type connKey struct{}
+
+// ConnContext is the http.Server hook that lets Park find a request's
+// connection.
+func (l *connLimiter) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// Park marks the connection of the request whose context it gets as waiting
+// in a fault, until resume is called.
+func (l *connLimiter) Park(ctx context.Context) (resume func()) {
+	c, ok := ctx.Value(connKey{}).(net.Conn)
+	if !ok {
+		return func() {}
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.forget(c)
+	l.where[c] = l.parked.PushBack(c)
+	// The wait ends before the handler returns, so before the connection
+	// can be idle: what resume forgets is still its place in parked.
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.forget(c)
+	}
 }
 
 // Open is how many accepted connections are not yet closed.

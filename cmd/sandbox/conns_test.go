@@ -75,3 +75,58 @@ func TestDefaultMaxConnsStaysBelowTheDescriptorLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectionsParkedInFaultsMakeRoomForNewClients(t *testing.T) {
+	release := make(chan struct{})
+	parked := make(chan struct{}, 16)
+	var limiter *connLimiter
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/delayed" {
+			resume := limiter.Park(r.Context())
+			defer resume()
+			parked <- struct{}{}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		_, _ = io.WriteString(w, "ok")
+	}))
+	limiter = newConnLimiter(srv.Listener, 3)
+	srv.Listener = limiter
+	srv.Config.ConnState = limiter.ConnState
+	srv.Config.ConnContext = limiter.ConnContext
+	srv.Start()
+	t.Cleanup(func() {
+		close(release)
+		srv.Close()
+	})
+	addr := srv.Listener.Addr().String()
+
+	var waiting []*bufio.Reader
+	for range 3 {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(conn, "GET /delayed HTTP/1.1\r\nHost: x\r\n\r\n")
+		waiting = append(waiting, bufio.NewReader(conn))
+		<-parked
+	}
+	// Every connection is busy, but parked: the new client is served, and
+	// the oldest parked connection closed to make room for it.
+	keepAlive(t, addr)
+	if _, err := waiting[0].ReadByte(); err != io.EOF {
+		t.Errorf("oldest parked connection: read %v, want EOF", err)
+	}
+	for _, r := range waiting[1:] {
+		if r.Buffered() != 0 {
+			t.Error("a younger parked connection was answered")
+		}
+	}
+}

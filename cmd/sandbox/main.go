@@ -45,6 +45,9 @@ type config struct {
 	maxConns    int
 	idleTimeout time.Duration
 	cpuProfile  string
+	// grace is how long requests in flight get to finish at shutdown;
+	// shutdownGrace if zero.
+	grace time.Duration
 	// announce gets one line, the sandbox's base URL, once it listens.
 	announce io.Writer
 	app      app.Config
@@ -212,26 +215,30 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 		}
 		defer stop()
 	}
-	sandboxApp, err := app.New(cfg.app)
-	if err != nil {
-		return err
-	}
-	defer sandboxApp.Close()
-
 	tcpListener, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	listener := newConnLimiter(tcpListener, cmp.Or(cfg.maxConns, defaultMaxConns()))
+	cfg.app.ParkConn = listener.Park
+	sandboxApp, err := app.New(cfg.app)
+	if err != nil {
+		tcpListener.Close()
+		return err
+	}
+	defer sandboxApp.Close()
+
 	srv := &http.Server{
 		ConnState:         listener.ConnState,
+		ConnContext:       listener.ConnContext,
 		Handler:           sandboxApp.Handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       readTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		// Long enough for the slowest injected fault; the writing of each
-		// response has its own, shorter deadline (-write-timeout).
-		WriteTimeout: sandbox.MaxFaultDelay + readTimeout,
+		// Long enough for the slowest injected fault, a delay and then a
+		// trickle; the writing of each response has its own, shorter
+		// deadline (-write-timeout), which a trickle extends by its length.
+		WriteTimeout: 2*sandbox.MaxFaultDelay + readTimeout,
 		IdleTimeout:  cfg.idleTimeout,
 		ErrorLog:     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
@@ -259,9 +266,16 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	case <-ctx.Done():
 	}
 	logger.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cmp.Or(cfg.grace, shutdownGrace))
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	err = srv.Shutdown(shutdownCtx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		// What is still open is a client's doing (a body that stalls, an
+		// answer never read): cut, the process stops on time, as asked.
+		logger.Warn("shutdown: cut the connections still open after the grace period", "open", listener.Open())
+		err = srv.Close()
+	}
+	if err != nil {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
@@ -72,6 +73,10 @@ type Account struct {
 	Frozen   *sandbox.FrozenClock
 	Limiter  *ratelimit.Limiter
 	Controls *ratelimit.Limiter
+	// Parked counts the key's requests waiting in injected delays and
+	// trickles. Like Controls it carries over a reset, so that resetting
+	// does not free a key to park more.
+	Parked   *atomic.Int32
 	Faults   Faults
 	Requests RequestLog
 	// Outbox is nil when the sandbox delivers no webhooks.
@@ -145,6 +150,7 @@ func (r *Registry) Reset(old *Account) *Account {
 		current = a
 	}
 	a := r.open(current.Account, current.Controls, current.resets+1)
+	a.Parked = current.Parked
 	a.key, a.lastUsed = current.key, r.cfg.Now()
 	// Add on a present key replaces the value without calling the evict
 	// callback, so the replaced account's deliveries are cancelled here.
@@ -183,7 +189,7 @@ func (r *Registry) expire(now time.Time) {
 }
 
 func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets int) *Account {
-	a := &Account{Account: id, Limiter: ratelimit.New(r.cfg.Limits), Controls: controls, resets: resets}
+	a := &Account{Account: id, Limiter: ratelimit.New(r.cfg.Limits), Controls: controls, Parked: new(atomic.Int32), resets: resets}
 	if a.Controls == nil {
 		a.Controls = ratelimit.New(r.cfg.ControlLimits)
 	}

@@ -65,6 +65,14 @@ func (f *Faults) Clear() int {
 	return n
 }
 
+// Planned reports whether any fault is planned, so that requests of an
+// account without faults pay for nothing more.
+func (f *Faults) Planned() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.planned) > 0
+}
+
 // Take returns the fault that hits a request, if any: the oldest one that
 // matches it and whose rate, if it has one, draws it. A fault that has hit
 // as many requests as it was planned for is dropped.

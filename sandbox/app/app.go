@@ -5,6 +5,7 @@ package app
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -52,6 +53,9 @@ type Config struct {
 	ClientClock func() time.Time
 	// WriteTimeout bounds the writing of each response; none if zero.
 	WriteTimeout time.Duration
+	// ParkConn is told of connections waiting in injected faults; see
+	// httpapi.Options.
+	ParkConn func(context.Context) (resume func())
 }
 
 // Defaults of a sandbox started without flags.
@@ -112,7 +116,7 @@ func New(cfg Config) (*App, error) {
 	}
 	handler := httpapi.NewServer(httpapi.Options{
 		Accounts: registry, Logger: cfg.Logger,
-		Clients: cfg.Clients, ClientClock: cfg.ClientClock, WriteTimeout: cfg.WriteTimeout,
+		Clients: cfg.Clients, ClientClock: cfg.ClientClock, WriteTimeout: cfg.WriteTimeout, ParkConn: cfg.ParkConn,
 	})
 	return &App{Handler: handler, Accounts: registry, server: handler, close: func() {
 		registry.Close()

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 )
 
@@ -32,8 +34,12 @@ type ClientLimits struct {
 // tenants out.
 var DefaultClientLimits = ClientLimits{Requests: 60_000, NewAccounts: 5000}
 
-// maxClients bounds the clients counted in one minute; past it, new
-// addresses share one count, so a sweep of addresses costs no memory.
+// maxClients bounds the clients counted in one minute; past it, the client
+// seen least recently is forgotten to make room. So a sweep of addresses
+// costs no memory, and never throttles a client that was not part of it,
+// as pooling the addresses past the bound would; a forgotten client starts
+// its minute over, which a sweep of that size could do with addresses of
+// its own anyway.
 const maxClients = 1 << 16
 
 // clientUsage is one address's use of the current minute.
@@ -50,14 +56,20 @@ type clientBudgets struct {
 
 	mu     sync.Mutex
 	minute time.Time
-	usage  map[netip.Addr]*clientUsage
+	usage  *simplelru.LRU[netip.Addr, *clientUsage]
+	// parked counts each client's requests waiting in faults. It outlives
+	// the minute, and holds only clients with some parked, so it is no
+	// larger than the connections open.
+	parked map[netip.Addr]int
 }
 
 func newClientBudgets(limits ClientLimits, now func() time.Time) *clientBudgets {
 	if now == nil {
 		now = time.Now
 	}
-	return &clientBudgets{limits: limits, now: now, usage: map[netip.Addr]*clientUsage{}}
+	// The size is a constant above zero, the one thing NewLRU checks.
+	usage, _ := simplelru.NewLRU[netip.Addr, *clientUsage](maxClients, nil)
+	return &clientBudgets{limits: limits, now: now, usage: usage, parked: map[netip.Addr]int{}}
 }
 
 // clientAddress is who a request counts against: an IPv4 address, or the
@@ -72,9 +84,7 @@ func (b *clientBudgets) clientAddress(r *http.Request) netip.Addr {
 		}
 	}
 	if !addr.IsValid() {
-		if peer, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-			addr = peer.Addr()
-		}
+		addr = peerAddress(r)
 	}
 	addr = addr.Unmap()
 	if addr.Is6() {
@@ -82,6 +92,22 @@ func (b *clientBudgets) clientAddress(r *http.Request) netip.Addr {
 		addr = prefix.Addr()
 	}
 	return addr
+}
+
+// peerAddress is the address of the connection's other end.
+func peerAddress(r *http.Request) netip.Addr {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		return netip.Addr{}
+	}
+	return peer.Addr()
+}
+
+// isLocalHealthCheck reports whether r asks /healthz from this machine
+// itself, not through a proxy: a container's health check, which no
+// tenant's traffic may get refused.
+func isLocalHealthCheck(r *http.Request) bool {
+	return r.URL.Path == "/healthz" && r.Header.Get("X-Forwarded-For") == "" && peerAddress(r).Unmap().IsLoopback()
 }
 
 // take counts one use against a budget of limit, which count selects from
@@ -95,18 +121,12 @@ func (b *clientBudgets) take(r *http.Request, limit int, count func(*clientUsage
 	defer b.mu.Unlock()
 	if !minute.Equal(b.minute) {
 		b.minute = minute
-		clear(b.usage)
+		b.usage.Purge()
 	}
-	u, ok := b.usage[addr]
+	u, ok := b.usage.Get(addr)
 	if !ok {
-		if len(b.usage) >= maxClients {
-			addr = netip.Addr{}
-			u = b.usage[addr]
-		}
-		if u == nil {
-			u = &clientUsage{}
-			b.usage[addr] = u
-		}
+		u = &clientUsage{}
+		b.usage.Add(addr, u)
 	}
 	used := count(u)
 	reset := minute.Add(time.Minute)
@@ -117,9 +137,10 @@ func (b *clientBudgets) take(r *http.Request, limit int, count func(*clientUsage
 	return ratelimit.Decision{Allowed: true, Limit: limit, Remaining: limit - *used, Reset: reset}
 }
 
-// takeRequest counts a request against its client's budget.
+// takeRequest counts a request against its client's budget. A local health
+// check is answered whatever the budget.
 func (b *clientBudgets) takeRequest(r *http.Request) ratelimit.Decision {
-	if b.limits.Requests <= 0 {
+	if b.limits.Requests <= 0 || isLocalHealthCheck(r) {
 		return ratelimit.Decision{Allowed: true}
 	}
 	return b.take(r, b.limits.Requests, func(u *clientUsage) *int { return &u.requests })
@@ -131,4 +152,26 @@ func (b *clientBudgets) takeNewAccount(r *http.Request) ratelimit.Decision {
 		return ratelimit.Decision{Allowed: true}
 	}
 	return b.take(r, b.limits.NewAccounts, func(u *clientUsage) *int { return &u.newAccounts })
+}
+
+// park counts a request of r's client that is about to wait in a fault,
+// unless the client has max waiting already.
+func (b *clientBudgets) park(r *http.Request, max int) (netip.Addr, bool) {
+	addr := b.clientAddress(r)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.parked[addr] >= max {
+		return addr, false
+	}
+	b.parked[addr]++
+	return addr, true
+}
+
+// unpark ends a wait that park counted.
+func (b *clientBudgets) unpark(addr netip.Addr) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.parked[addr]--; b.parked[addr] <= 0 {
+		delete(b.parked, addr)
+	}
 }

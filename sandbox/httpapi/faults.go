@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/accounts"
 )
 
 // faultHeader names, on every answer a fault changed, the fault that did.
@@ -22,14 +23,30 @@ const faultHeader = "X-Sandbox-Fault"
 // where the client expects JSON.
 const malformedBody = "<html><body><h1>502 Bad Gateway</h1></body></html>\n"
 
-// injectFaults carries out the account's planned faults on API requests. It
-// runs before limitRate, so that an injected failure does not use up the
-// real limit, and reports the budget as it stands.
+// Bounds of what one key, and one client, may hold parked in injected
+// delays and trickles at a time. Keys are free, so the client's bound is
+// the one that keeps a tenant from filling the connection cap with requests
+// that wait; past either, a fault's delay and trickle are skipped and the
+// request is answered at once, as the fault otherwise says.
+const (
+	MaxParkedPerKey    = 8
+	MaxParkedPerClient = 32
+)
+
+// injectFaults carries out the account's planned faults on API requests.
+// A key over its limit is refused first, before a fault can hold its
+// connection or answer for it; limitRate, which runs after, spends the
+// budget only on requests that a handler answers, so that an injected
+// failure does not use up the real limit.
 func (s *Server) injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a := accountOf(r)
-		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) {
+		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) || !a.Faults.Planned() {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if d := a.Limiter.Peek(a.Clock.Now()); !d.Allowed {
+			s.refuse(w, r, d, scopeKey, rateLimitMessage)
 			return
 		}
 		fault, ok := a.Faults.Take(r.Method, r.URL.Path)
@@ -41,11 +58,20 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			entry.fault = &fault
 		}
 		w.Header().Set(faultHeader, fault.ID)
-		if fault.DelayMS > 0 {
+		delay := time.Duration(fault.DelayMS) * time.Millisecond
+		trickle := time.Duration(fault.TrickleMS) * time.Millisecond
+		if delay > 0 || fault.Network == sandbox.NetworkTrickle {
+			if unpark, parked := s.park(r, a); parked {
+				defer unpark()
+			} else {
+				delay, trickle = 0, 0
+			}
+		}
+		if delay > 0 {
 			// net/http notices a client that goes away only once the body
 			// has been read.
 			bufferBody(r)
-			if !s.wait(r.Context(), time.Duration(fault.DelayMS)*time.Millisecond) {
+			if !s.wait(r.Context(), delay) {
 				return
 			}
 		}
@@ -71,11 +97,36 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			s.sendTruncated(w, r, answer)
 		case fault.Network == sandbox.NetworkTrickle:
 			answer := s.answerOf(next, w, r)
-			s.trickle(w, r, answer, time.Duration(fault.TrickleMS)*time.Millisecond)
+			s.trickle(w, r, answer, trickle)
 		default:
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// park counts a request that is about to wait in a fault against its key's
+// and its client's bounds, and tells the listener, which closes parked
+// connections before it refuses a new one. It reports false, counting
+// nothing, when either bound is reached; else unpark ends the wait.
+func (s *Server) park(r *http.Request, a *accounts.Account) (unpark func(), parked bool) {
+	if a.Parked.Add(1) > MaxParkedPerKey {
+		a.Parked.Add(-1)
+		return nil, false
+	}
+	client, ok := s.clients.park(r, MaxParkedPerClient)
+	if !ok {
+		a.Parked.Add(-1)
+		return nil, false
+	}
+	resume := func() {}
+	if s.parkConn != nil {
+		resume = s.parkConn(r.Context())
+	}
+	return func() {
+		resume()
+		s.clients.unpark(client)
+		a.Parked.Add(-1)
+	}, true
 }
 
 // writeFault answers an injected status with the fault's raw body, or in
@@ -219,6 +270,11 @@ func (s *Server) trickle(w http.ResponseWriter, r *http.Request, a *answer, d ti
 	w.WriteHeader(a.status)
 	body := a.body.Bytes()
 	flusher := http.NewResponseController(w)
+	// The fault asked for the body to take d: the write deadline, set as
+	// the answer started, covers that as well as a slow reader.
+	if s.writeTimeout > 0 {
+		_ = flusher.SetWriteDeadline(time.Now().Add(d + s.writeTimeout))
+	}
 	step := max(1, (len(body)+trickleSteps-1)/trickleSteps)
 	for len(body) > 0 {
 		n := min(step, len(body))
@@ -238,14 +294,17 @@ func (s *Server) trickle(w http.ResponseWriter, r *http.Request, a *answer, d ti
 	}
 }
 
-// bufferBody reads the request body into memory, up to what the API
-// accepts, so that net/http watches the connection from then on; the
-// handlers read it from there as they would have from the connection.
+// bufferBody reads the start of the request body into memory, so that
+// net/http watches the connection from then on for a body that small; the
+// handlers read it from there as they would have from the connection. It
+// reads no more than a body that waits for a large-body slot holds: a larger
+// one stays in the connection, and a client that leaves is noticed when the
+// delay ends.
 func bufferBody(r *http.Request) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return
 	}
-	read, _ := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	read, _ := io.ReadAll(io.LimitReader(r.Body, largeBodyBytes))
 	r.Body = struct {
 		io.Reader
 		io.Closer

@@ -219,6 +219,9 @@ func limiterFor(r *http.Request) (*ratelimit.Limiter, []string) {
 	return a.Limiter, scopeKey
 }
 
+// rateLimitMessage formats a key's 429 from its limit and the seconds to wait.
+const rateLimitMessage = "rate limit of %d requests exceeded; retry in %d seconds"
+
 // limitRate counts authenticated requests against their budget and reports
 // its tightest window on every response.
 func (s *Server) limitRate(next http.Handler) http.Handler {
@@ -230,7 +233,7 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 		limiter, scope := limiterFor(r)
 		d := limiter.Take(accountOf(r).Clock.Now())
 		if !d.Allowed {
-			s.refuse(w, r, d, scope, "rate limit of %d requests exceeded; retry in %d seconds")
+			s.refuse(w, r, d, scope, rateLimitMessage)
 			return
 		}
 		setRateHeaders(w, d, scope)

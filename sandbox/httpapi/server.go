@@ -31,6 +31,11 @@ type Options struct {
 	// WriteTimeout bounds the writing of one response, so that a client
 	// that never reads holds its connection no longer; none if zero.
 	WriteTimeout time.Duration
+	// ParkConn, if set, is told that the connection of the request whose
+	// context it gets waits in an injected delay or trickle, and returns
+	// what to call when it stops waiting; the listener closes such
+	// connections before it refuses a new one.
+	ParkConn func(context.Context) (resume func())
 }
 
 // Server is the sandbox's HTTP interface.
@@ -39,6 +44,7 @@ type Server struct {
 	logger       *slog.Logger
 	clients      *clientBudgets
 	writeTimeout time.Duration
+	parkConn     func(context.Context) func()
 	dates        dateCache
 
 	router  *mux.Router
@@ -55,7 +61,7 @@ type Server struct {
 func NewServer(opts Options) *Server {
 	s := &Server{
 		accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter(),
-		clients: newClientBudgets(opts.Clients, opts.ClientClock), writeTimeout: opts.WriteTimeout,
+		clients: newClientBudgets(opts.Clients, opts.ClientClock), writeTimeout: opts.WriteTimeout, parkConn: opts.ParkConn,
 		stopping: make(chan struct{}),
 	}
 	s.wait = s.waitFor
