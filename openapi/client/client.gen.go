@@ -506,6 +506,21 @@ func (e Platform) Valid() bool {
 	}
 }
 
+// Defines values for RequestCountEnvelopeSuccess.
+const (
+	RequestCountEnvelopeSuccessTrue RequestCountEnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the RequestCountEnvelopeSuccess enum.
+func (e RequestCountEnvelopeSuccess) Valid() bool {
+	switch e {
+	case RequestCountEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RequestLogPageEnvelopeSuccess.
 const (
 	RequestLogPageEnvelopeSuccessTrue RequestLogPageEnvelopeSuccess = true
@@ -1206,7 +1221,10 @@ type LoggedRequest struct {
 	HeadersTruncated bool   `json:"headersTruncated"`
 	Method           string `json:"method"`
 	Path             string `json:"path"`
-	Query            string `json:"query"`
+
+	// Pending True from the request's arrival until its answer is sent or its connection lost; the entry is then completed in place.
+	Pending bool   `json:"pending"`
+	Query   string `json:"query"`
 
 	// Status The status sent; null when no answer was sent.
 	Status *int `json:"status"`
@@ -1235,6 +1253,18 @@ type PathPattern = string
 
 // Platform defines model for Platform.
 type Platform string
+
+// RequestCountEnvelope defines model for RequestCountEnvelope.
+type RequestCountEnvelope struct {
+	Data struct {
+		// Count How many requests the journal holds that match the filters.
+		Count int `json:"count"`
+	} `json:"data"`
+	Success RequestCountEnvelopeSuccess `json:"success"`
+}
+
+// RequestCountEnvelopeSuccess defines model for RequestCountEnvelope.Success.
+type RequestCountEnvelopeSuccess bool
 
 // RequestLogPage defines model for RequestLogPage.
 type RequestLogPage struct {
@@ -1429,6 +1459,20 @@ type ListRequestsParams struct {
 
 	// Path Only requests to this path, or to the paths it starts when it ends in `*`.
 	Path *PathPattern `form:"path,omitempty" json:"path,omitempty"`
+
+	// Limit Page size; 100 when absent, which is the whole journal.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor Opaque; pass the previous page's `nextCursor` to get the next page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Count With `true`, answer how many requests match instead of the requests.
+	Count *bool `form:"count,omitempty" json:"count,omitempty"`
+}
+
+// ListRequests200JSONResponseBody defines parameters for ListRequests.
+type ListRequests200JSONResponseBody struct {
+	union json.RawMessage
 }
 
 // GetAnalyticsParams defines parameters for GetAnalytics.
@@ -1811,6 +1855,68 @@ func (t *FaultPlanCreate_RetryAfter) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsRequestLogPageEnvelope returns the union data inside the ListRequests200JSONResponseBody as a RequestLogPageEnvelope
+func (t ListRequests200JSONResponseBody) AsRequestLogPageEnvelope() (RequestLogPageEnvelope, error) {
+	var body RequestLogPageEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRequestLogPageEnvelope overwrites any union data inside the ListRequests200JSONResponseBody as the provided RequestLogPageEnvelope
+func (t *ListRequests200JSONResponseBody) FromRequestLogPageEnvelope(v RequestLogPageEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRequestLogPageEnvelope performs a merge with any union data inside the ListRequests200JSONResponseBody, using the provided RequestLogPageEnvelope
+func (t *ListRequests200JSONResponseBody) MergeRequestLogPageEnvelope(v RequestLogPageEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRequestCountEnvelope returns the union data inside the ListRequests200JSONResponseBody as a RequestCountEnvelope
+func (t ListRequests200JSONResponseBody) AsRequestCountEnvelope() (RequestCountEnvelope, error) {
+	var body RequestCountEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRequestCountEnvelope overwrites any union data inside the ListRequests200JSONResponseBody as the provided RequestCountEnvelope
+func (t *ListRequests200JSONResponseBody) FromRequestCountEnvelope(v RequestCountEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRequestCountEnvelope performs a merge with any union data inside the ListRequests200JSONResponseBody, using the provided RequestCountEnvelope
+func (t *ListRequests200JSONResponseBody) MergeRequestCountEnvelope(v RequestCountEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ListRequests200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ListRequests200JSONResponseBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
 
@@ -1996,6 +2102,13 @@ type ClientInterface interface {
 	// null when no answer was sent: the client went away first
 	// (`abandoned`), or a network fault cut the connection. `fault` is
 	// the planned fault that hit the request. The controls are not kept.
+	//
+	// Entries are in the order the requests arrived, newest first: each
+	// is kept as its request arrives (`pending`) and completed in place
+	// when the answer is sent or the connection is lost, so a request a
+	// network fault dropped comes before the retry that followed it.
+	// With `count=true` the answer is `{"count": N}`, how many requests
+	// the journal holds that match the filters.
 	//
 	// Corresponds with GET /_sandbox/requests (the `ListRequests` operationId).
 	ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2332,6 +2445,13 @@ func (c *Client) PlanFaults(ctx context.Context, body PlanFaultsJSONRequestBody,
 // null when no answer was sent: the client went away first
 // (`abandoned`), or a network fault cut the connection. `fault` is
 // the planned fault that hit the request. The controls are not kept.
+//
+// Entries are in the order the requests arrived, newest first: each
+// is kept as its request arrives (`pending`) and completed in place
+// when the answer is sent or the connection is lost, so a request a
+// network fault dropped comes before the retry that followed it.
+// With `count=true` the answer is `{"count": N}`, how many requests
+// the journal holds that match the filters.
 //
 // Corresponds with GET /_sandbox/requests (the `ListRequests` operationId).
 func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2965,6 +3085,42 @@ func NewListRequestsRequest(server string, params *ListRequestsParams) (*http.Re
 		if params.Path != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "path", *params.Path, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Count != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "count", *params.Count, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -3756,6 +3912,13 @@ type ClientWithResponsesInterface interface {
 	// null when no answer was sent: the client went away first
 	// (`abandoned`), or a network fault cut the connection. `fault` is
 	// the planned fault that hit the request. The controls are not kept.
+	//
+	// Entries are in the order the requests arrived, newest first: each
+	// is kept as its request arrives (`pending`) and completed in place
+	// when the answer is sent or the connection is lost, so a request a
+	// network fault dropped comes before the retry that followed it.
+	// With `count=true` the answer is `{"count": N}`, how many requests
+	// the journal holds that match the filters.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4954,7 +5117,7 @@ type ListRequestsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *RequestLogPageEnvelope
+	JSON200 *ListRequests200JSONResponseBody
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *InvalidParameter
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -4976,7 +5139,7 @@ type ListRequestsResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r ListRequestsResponse) GetJSON200() *RequestLogPageEnvelope {
+func (r ListRequestsResponse) GetJSON200() *ListRequests200JSONResponseBody {
 	return r.JSON200
 }
 
@@ -6805,6 +6968,13 @@ func (c *ClientWithResponses) PlanFaultsWithResponse(ctx context.Context, body P
 // null when no answer was sent: the client went away first
 // (`abandoned`), or a network fault cut the connection. `fault` is
 // the planned fault that hit the request. The controls are not kept.
+//
+// Entries are in the order the requests arrived, newest first: each
+// is kept as its request arrives (`pending`) and completed in place
+// when the answer is sent or the connection is lost, so a request a
+// network fault dropped comes before the retry that followed it.
+// With `count=true` the answer is `{"count": N}`, how many requests
+// the journal holds that match the filters.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -8772,7 +8942,7 @@ func ParseListRequestsResponse(rsp *http.Response) (*ListRequestsResponse, error
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest RequestLogPageEnvelope
+		var dest ListRequests200JSONResponseBody
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -159,3 +159,31 @@ func TestJournalCutsALargeRequestAtOnce(t *testing.T) {
 		t.Errorf("X-Pad of %d bytes, truncated %v; want %d and true", len(got.Headers.Get("X-Pad")), got.HeadersTruncated, MaxLoggedText)
 	}
 }
+
+// An entry is kept as its request arrives and completed in place, redacted
+// like the rest, however many requests arrived after it.
+func TestJournalCompletesEntriesInPlace(t *testing.T) {
+	const key = "svc_test_journal_in_place_42"
+	var l RequestLog
+	first := l.Add(LoggedRequest{Method: "POST", Path: "/v1/campaigns", Pending: true})
+	second := l.Add(LoggedRequest{Method: "GET", Path: "/v1/campaigns", Pending: true})
+	if got := l.Recent("", ""); len(got) != 2 || !got[0].Pending || !got[1].Pending {
+		t.Fatalf("before completion: %+v, want both pending", got)
+	}
+	l.Complete(second, func(req *LoggedRequest) { req.Pending = false })
+	l.Complete(first, func(req *LoggedRequest) { req.Body, req.Pending = `{"name":"`+key+`"}`, false })
+	got := l.Recent("", "")
+	if len(got) != 2 || got[0].Seq != second || got[1].Seq != first || got[0].Pending || got[1].Pending {
+		t.Fatalf("after completion: %+v, want the second then the first, both complete", got)
+	}
+	if strings.Contains(got[1].Body, key) || !strings.Contains(got[1].Body, sandbox.KeyHint(key)) {
+		t.Errorf("completed body %q keeps the key", got[1].Body)
+	}
+	want := 0
+	for _, req := range l.entries {
+		want += req.size()
+	}
+	if l.bytes != want {
+		t.Errorf("the journal counts %d bytes, holds %d", l.bytes, want)
+	}
+}

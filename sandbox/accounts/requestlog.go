@@ -47,10 +47,17 @@ type LoggedRequest struct {
 	Status *int `json:"status"`
 	// Abandoned is true when the client went away before its answer.
 	Abandoned bool `json:"abandoned"`
+	// Pending is true from the request's arrival until its answer is sent
+	// or its connection lost; the entry is then completed in place.
+	Pending bool `json:"pending"`
 	// Fault is the planned fault that hit the request, if one did.
 	Fault      *sandbox.Fault `json:"fault"`
 	At         sandbox.Time   `json:"at"`
 	DurationMS int64          `json:"durationMs"`
+
+	// Seq numbers an account's requests in the order they arrived, and is
+	// the cursor of the journal's pages.
+	Seq uint64 `json:"-"`
 
 	// raw is true while the entry is as the request came: not yet cut to
 	// the journal's bounds nor redacted, its Headers the request's own.
@@ -75,6 +82,8 @@ type RequestLog struct {
 	// entries are oldest first.
 	entries []LoggedRequest
 	bytes   int
+	// seq is the Seq of the last entry added.
+	seq uint64
 }
 
 // maxRawEntryBytes is the largest request, as size counts it, that the
@@ -84,19 +93,33 @@ type RequestLog struct {
 // more than a cut one may.
 const maxRawEntryBytes = 4 << 10
 
-// Add logs a request. What Recent returns is cut to the journal's bounds,
-// and every API key in it redacted.
-func (l *RequestLog) Add(req LoggedRequest) {
+// Add logs a request as it arrives and returns its Seq, by which Complete
+// finds it again. What Recent returns is cut to the journal's bounds, and
+// every API key in it redacted.
+func (l *RequestLog) Add(req LoggedRequest) uint64 {
+	req.stored()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seq++
+	req.Seq = l.seq
+	l.entries = append(l.entries, req)
+	l.bytes += req.size()
+	l.drop()
+	return req.Seq
+}
+
+// stored readies an entry to be kept: raw while it is small, else cut and
+// redacted at once, so that a raw entry never holds more than a cut one may.
+func (req *LoggedRequest) stored() {
 	if req.size() <= maxRawEntryBytes {
 		req.raw = true
 	} else {
 		req.finish()
 	}
-	size := req.size()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.entries = append(l.entries, req)
-	l.bytes += size
+}
+
+// drop forgets the oldest entries beyond the journal's bounds; l.mu is held.
+func (l *RequestLog) drop() {
 	drop := 0
 	for len(l.entries)-drop > RequestLogSize || (l.bytes > MaxRequestLogBytes && len(l.entries)-drop > 1) {
 		l.bytes -= l.entries[drop].size()
@@ -109,17 +132,37 @@ func (l *RequestLog) Add(req LoggedRequest) {
 	l.entries = l.entries[drop:]
 }
 
+// Complete changes the entry of a request in place, if the journal still
+// holds it: complete fills in what was learnt while it was served.
+func (l *RequestLog) Complete(seq uint64, complete func(*LoggedRequest)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.entries) == 0 || seq < l.entries[0].Seq || seq > l.entries[len(l.entries)-1].Seq {
+		return
+	}
+	req := &l.entries[seq-l.entries[0].Seq]
+	l.bytes -= req.size()
+	complete(req)
+	// What complete added is neither cut nor redacted yet, whatever the
+	// rest of the entry is; finish does again what it has done.
+	req.stored()
+	l.bytes += req.size()
+	l.drop()
+}
+
 // finish cuts a raw entry to the journal's bounds and redacts every API key
 // in it. Its Headers are then a map of its own, no longer the request's.
 func (req *LoggedRequest) finish() {
 	var cutPath, cutQuery bool
 	req.Path, cutPath = Prefix(sandbox.RedactKeys(req.Path), MaxLoggedText)
 	req.Query, cutQuery = Prefix(sandbox.RedactQueryKeys(req.Query), MaxLoggedText)
-	req.Truncated = cutPath || cutQuery
+	req.Truncated = req.Truncated || cutPath || cutQuery
 	var cutBody bool
 	req.Body, cutBody = Prefix(sandbox.RedactKeys(req.Body), MaxLoggedBody)
 	req.BodyTruncated = req.BodyTruncated || cutBody
-	req.Headers, req.HeadersTruncated = loggedHeaders(req.Headers)
+	var cutHeaders bool
+	req.Headers, cutHeaders = loggedHeaders(req.Headers)
+	req.HeadersTruncated = req.HeadersTruncated || cutHeaders
 	req.raw = false
 }
 
@@ -131,13 +174,19 @@ func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 	recent := make([]LoggedRequest, 0, len(l.entries))
 	for i := len(l.entries) - 1; i >= 0; i-- {
 		req := &l.entries[i]
-		if req.raw {
+		if req.raw && !req.Pending {
 			before := req.size()
 			req.finish()
 			l.bytes += req.size() - before
 		}
 		if (method == "" || req.Method == method) && sandbox.MatchPath(path, req.Path) {
-			recent = append(recent, *req)
+			shown := *req
+			if shown.raw {
+				// Still being served: the entry stays raw for Complete,
+				// and only what is shown is cut and redacted.
+				shown.finish()
+			}
+			recent = append(recent, shown)
 		}
 	}
 	return recent

@@ -1,9 +1,13 @@
 package httpapi
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
+	"strconv"
 
 	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/accounts"
 )
 
 // resetAccount replaces the caller's account with a freshly seeded one: its
@@ -44,14 +48,51 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 }
 
 // listRequests shows the account's request journal, newest first, only the
-// requests with the method and path asked for, if any.
+// requests with the method and path asked for, if any: a page of them, or
+// with count=true how many there are.
 func (s *Server) listRequests(r *http.Request) (any, error) {
 	q := queryOf(r)
 	method, path := q.Get("method"), q.Get("path")
 	if err := sandbox.ParseJournalFilter(method, path); err != nil {
 		return nil, err
 	}
-	return sandbox.NewPage(accountOf(r).Requests.Recent(method, path), false, 0), nil
+	count, err := parseCount(q.Get("count"))
+	if err != nil {
+		return nil, err
+	}
+	page, err := sandbox.ParsePageRequest(cmp.Or(q.Get("limit"), strconv.Itoa(accounts.RequestLogSize)), q.Get("cursor"))
+	if err != nil {
+		return nil, err
+	}
+	requests := accountOf(r).Requests.Recent(method, path)
+	if count {
+		return map[string]int{"count": len(requests)}, nil
+	}
+	if page.Before != 0 {
+		start, _ := slices.BinarySearchFunc(requests, page.Before, func(req accounts.LoggedRequest, before uint64) int {
+			// Newest first: a smaller Seq comes later.
+			return cmp.Compare(before, req.Seq+1)
+		})
+		requests = requests[start:]
+	}
+	hasMore := len(requests) > page.Limit
+	requests = requests[:min(len(requests), page.Limit)]
+	var last uint64
+	if len(requests) > 0 {
+		last = requests[len(requests)-1].Seq
+	}
+	return sandbox.NewPage(requests, hasMore, last), nil
+}
+
+// parseCount reads the journal's count parameter: true, false or absent.
+func parseCount(v string) (bool, error) {
+	switch v {
+	case "", "false":
+		return false, nil
+	case "true":
+		return true, nil
+	}
+	return false, sandbox.Errorf(sandbox.ErrInvalidParameter, "count must be true or false (got %q)", sandbox.Echo(v))
 }
 
 // planFault adds a fault after those already planned.

@@ -55,7 +55,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			return
 		}
 		if entry := journalOf(r); entry != nil {
-			entry.fault = &fault
+			entry.noteFault(fault)
 		}
 		w.Header().Set(faultHeader, fault.ID)
 		delay := time.Duration(fault.DelayMS) * time.Millisecond
@@ -187,6 +187,9 @@ func (s *Server) dropConnection(w http.ResponseWriter, r *http.Request, reset bo
 	if tcp, ok := tcpConnOf(conn); ok && reset {
 		_ = tcp.SetLinger(0)
 	}
+	if entry := journalOf(r); entry != nil {
+		entry.complete(r)
+	}
 	_ = conn.Close()
 }
 
@@ -259,6 +262,9 @@ func (s *Server) sendTruncated(w http.ResponseWriter, r *http.Request, a *answer
 	_, _ = buf.WriteString("\r\n")
 	_, _ = buf.Write(a.body.Bytes()[:a.body.Len()/2])
 	_ = buf.Flush()
+	if entry := journalOf(r); entry != nil {
+		entry.complete(r)
+	}
 }
 
 // trickleSteps is how many pieces a trickled body is sent in.

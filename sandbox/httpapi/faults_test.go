@@ -81,6 +81,7 @@ type journalEntry struct {
 	BodyTruncated bool                `json:"bodyTruncated"`
 	Status        *int                `json:"status"`
 	Abandoned     bool                `json:"abandoned"`
+	Pending       bool                `json:"pending"`
 	Fault         *struct {
 		ID      string `json:"id"`
 		Network string `json:"network"`
@@ -339,21 +340,80 @@ func TestAnAbandonedRequestHasNoStatus(t *testing.T) {
 		_, _, err := l.send(ctx, "GET", "/v1/campaigns", "")
 		done <- err
 	}()
-	// The request is in its delay once the fault has fired.
-	for fired := 0; fired == 0; {
-		var faults page[struct{ Fired int }]
-		l.data("GET", "/_sandbox/faults", "", &faults)
-		fired = faults.Items[0].Fired
+	// The request is in its delay once the journal shows the fault that
+	// hit it, while the request is still pending.
+	for {
+		entries := l.journal("")
+		if len(entries) == 1 && entries[0].Fault != nil {
+			if !entries[0].Pending || entries[0].Status != nil {
+				t.Fatalf("a request in its delay is logged as %+v, want pending with no status", entries[0])
+			}
+			break
+		}
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the client's request ended with %v, want its cancellation", err)
 	}
-	var entries []journalEntry
-	for len(entries) == 0 {
+	// The entry was kept as the request arrived, and is completed in place
+	// once the server has seen the client go.
+	entries := l.journal("")
+	for len(entries) == 1 && entries[0].Pending {
 		entries = l.journal("")
+	}
+	if len(entries) != 1 {
+		t.Fatalf("the journal holds %d entries, want the abandoned one", len(entries))
 	}
 	if e := entries[0]; e.Status != nil || !e.Abandoned || e.Fault == nil {
 		t.Errorf("abandoned request logged with status %v, abandoned %v, fault %v; want no status, abandoned, the fault", e.Status, e.Abandoned, e.Fault)
 	}
+}
+
+// A request that a network fault dropped is listed before the retry that
+// followed it, complete, whatever order their handlers returned in.
+func TestTheJournalListsRequestsInTheOrderTheyArrived(t *testing.T) {
+	l := newLive(t)
+	for range 20 {
+		l.data("POST", "/_sandbox/reset", "", nil)
+		l.data("POST", "/_sandbox/faults", `{"network":"close"}`, nil)
+		if _, _, err := l.send(context.Background(), "GET", "/v1/campaigns", ""); err == nil {
+			t.Fatal("a closed connection gave an answer")
+		}
+		l.send(context.Background(), "GET", "/v1/campaigns", "")
+		got := l.journal("")
+		if len(got) != 2 || got[0].Status == nil || *got[0].Status != 200 || got[1].Status != nil || got[1].Fault == nil || got[1].Pending {
+			t.Fatalf("journal, newest first: %+v; want the retry's 200, then the dropped request complete with its fault", got)
+		}
+	}
+}
+
+// The journal is paged with limit and cursor as other lists are, and counts
+// the requests that match its filters.
+func TestTheJournalPagesAndCounts(t *testing.T) {
+	c := newClient(t, sandboxtest.Options{})
+	for range 5 {
+		c.ok("GET", "/v1/testers", "", nil)
+	}
+	c.ok("GET", "/v1/campaigns", "", nil)
+	var first, second page[struct{ Path string }]
+	c.ok("GET", "/_sandbox/requests?path=/v1/testers&limit=3", "", &first)
+	if len(first.Items) != 3 || !first.HasMore || first.NextCursor == nil {
+		t.Fatalf("first page: %+v, want 3 of 5 and a cursor", first)
+	}
+	c.ok("GET", "/_sandbox/requests?path=/v1/testers&limit=3&cursor="+*first.NextCursor, "", &second)
+	if len(second.Items) != 2 || second.HasMore || second.NextCursor != nil {
+		t.Errorf("second page: %+v, want the last 2 and no cursor", second)
+	}
+	for _, tt := range []struct {
+		query string
+		want  int
+	}{{"?count=true", 6}, {"?path=/v1/testers&count=true", 5}, {"?method=GET&path=/v1/campaigns&count=true", 1}, {"?method=POST&count=true", 0}} {
+		var counted struct{ Count *int }
+		c.ok("GET", "/_sandbox/requests"+tt.query, "", &counted)
+		if counted.Count == nil || *counted.Count != tt.want {
+			t.Errorf("%s count: %v, want %d", tt.query, counted.Count, tt.want)
+		}
+	}
+	c.fails("GET", "/_sandbox/requests?limit=0", "", http.StatusBadRequest, "INVALID_PARAMETER")
+	c.fails("GET", "/_sandbox/requests?count=yes", "", http.StatusBadRequest, "INVALID_PARAMETER")
 }

@@ -15,13 +15,17 @@ import (
 // journalEntry is what the journal learns about a request while it is
 // served: the fault that hit it, and what was sent back.
 type journalEntry struct {
-	fault *sandbox.Fault
+	log *accounts.RequestLog
+	seq uint64
 	// status is the status sent, 0 while none was.
 	status int
 	// hijacked is true once a fault took the connection over; the status,
 	// if any, is then the one the fault sent.
 	hijacked bool
 	body     *bodyTap
+	started  time.Time
+	// done is true once the entry is completed.
+	done bool
 }
 
 // journalOf returns the entry of a request the journal keeps, or nil.
@@ -29,8 +33,9 @@ func journalOf(r *http.Request) *journalEntry {
 	return stateOf(r).journal
 }
 
-// journal keeps each API request of an account, as its client sent it and
-// with what it was answered, for GET /_sandbox/requests.
+// journal keeps each API request of an account, in the order they arrive,
+// as its client sent it and with what it was answered, for
+// GET /_sandbox/requests.
 func (s *Server) journal(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a := accountOf(r)
@@ -38,27 +43,47 @@ func (s *Server) journal(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		started := time.Now()
-		entry := &journalEntry{body: &bodyTap{ReadCloser: r.Body}}
+		entry := &journalEntry{log: &a.Requests, body: &bodyTap{ReadCloser: r.Body}, started: time.Now()}
+		entry.seq = a.Requests.Add(accounts.LoggedRequest{
+			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
+			At: sandbox.At(a.Clock.Now()), Pending: true,
+		})
 		r.Body = entry.body
 		// In the request's state, not a context value of its own: that
 		// would copy the request once more.
 		stateOf(r).journal = entry
 		next.ServeHTTP(&journalRecorder{ResponseWriter: w, entry: entry}, r)
+		entry.complete(r)
+	})
+}
 
-		logged := accounts.LoggedRequest{
-			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
-			Body: string(entry.body.kept), BodyBytes: entry.body.read, BodyTruncated: entry.body.read > int64(len(entry.body.kept)),
-			Fault: entry.fault, At: sandbox.At(a.Clock.Now()), DurationMS: time.Since(started).Milliseconds(),
+// noteFault shows on the entry, while the request is still served, the
+// fault that hit it.
+func (entry *journalEntry) noteFault(fault sandbox.Fault) {
+	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) { logged.Fault = &fault })
+}
+
+// complete fills the entry in with the answer, once: when the handler
+// returns, or before a network fault ends the connection, so that a client
+// that sees its connection end finds the request complete in the journal.
+func (entry *journalEntry) complete(r *http.Request) {
+	if entry.done {
+		return
+	}
+	entry.done = true
+	tap := entry.body
+	// A client gone before the handler returned cannot have had the
+	// answer, which is still in the connection's buffer: its status was
+	// never sent.
+	abandoned := r.Context().Err() != nil && !entry.hijacked
+	status := entry.status
+	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) {
+		logged.Body, logged.BodyBytes, logged.BodyTruncated = string(tap.kept), tap.read, tap.read > int64(len(tap.kept))
+		logged.DurationMS = time.Since(entry.started).Milliseconds()
+		logged.Abandoned, logged.Pending = abandoned, false
+		if status != 0 && !abandoned {
+			logged.Status = &status
 		}
-		// A client gone before the handler returned cannot have had the
-		// answer, which is still in the connection's buffer: its status
-		// was never sent.
-		logged.Abandoned = r.Context().Err() != nil && !entry.hijacked
-		if entry.status != 0 && !logged.Abandoned {
-			logged.Status = &entry.status
-		}
-		a.Requests.Add(logged)
 	})
 }
 
