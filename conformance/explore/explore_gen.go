@@ -195,9 +195,10 @@ func (g *generator) bodyForms() {
 	g.reread()
 }
 
-// reread reads what a refused write might have touched.
+// reread reads what a refused write might have touched, and the journal
+// that must hold it.
 func (g *generator) reread() {
-	for _, p := range []string{"/v1/campaigns?limit=100", "/v1/analytics", "/_sandbox/events", "/v1/bugs?limit=100"} {
+	for _, p := range []string{"/v1/campaigns?limit=100", "/v1/analytics", "/_sandbox/events", "/v1/bugs?limit=100", "/_sandbox/requests"} {
 		if g.chance(0.5) {
 			g.add(xstep{method: "GET", path: p})
 		}
