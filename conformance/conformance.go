@@ -28,6 +28,13 @@ var Suite = runner.Suite
 // Check validates feature files without sending a request; see runner.Check.
 var Check = runner.Check
 
+// RuleChecks is one rule of docs/contract.md and how the kit checks it.
+type RuleChecks = runner.RuleChecks
+
+// Rules returns the catalogue of rules with how the kit checks each; see
+// runner.Rules.
+var Rules = runner.Rules
+
 // Formats lists the accepted values of Config.Format.
 var Formats = runner.Formats
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/testcampaign/kit/conformance/coverage"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -105,6 +106,13 @@ func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 			for _, l := range []string{conformance.LevelMust, conformance.LevelShould, conformance.LevelSandbox} {
 				if !levels[l] {
 					t.Errorf("no scenario at level %s", l)
+				}
+			}
+			if tt.name == "default flags" {
+				for _, o := range rep.Coverage {
+					if o.State == coverage.NotExercised && o.Reason == "" {
+						t.Errorf("the default run leaves %s unexercised without a reason", o.Rule.ID)
+					}
 				}
 			}
 			if t.Failed() {

@@ -84,6 +84,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		printSteps(stdout)
 		return conformance.ExitConformant
 	}
+	if len(args) > 0 && args[0] == "rules" {
+		if err := printRules(stdout); err != nil {
+			fmt.Fprintln(stderr, "conform:", err)
+			return conformance.ExitError
+		}
+		return conformance.ExitConformant
+	}
 	if len(args) > 0 && version.IsFlag(args[0]) {
 		fmt.Fprintln(stdout, "conform", version.Read())
 		return conformance.ExitConformant
@@ -130,7 +137,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	pending := fs.Bool("contract-pending", true, "hold the deployment to CONTRACT.md's newest rules: a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
 	fs.Var(&openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  %[1]s=<key> conform explore --base-url URL --profile sandbox [--explore 10m] [--seed N] [--repro-dir DIR]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n\nFlags:\n", keyEnv)
+		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  %[1]s=<key> conform explore --base-url URL --profile sandbox [--explore 10m] [--seed N] [--repro-dir DIR]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n  conform rules\n\nFlags:\n", keyEnv)
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error or interrupted.\n", keyEnv)
 	}
@@ -141,7 +148,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return conformance.ExitError
 	}
 	if fs.NArg() > 0 {
-		hint := ` (the commands are "check", "explore" and "steps")`
+		hint := ` (the commands are "check", "explore", "steps" and "rules")`
 		if openAPI == conformance.OpenAPIServed {
 			hint = " (a document is given as --openapi=FILE)"
 		}
@@ -231,6 +238,34 @@ func check(args []string, stdout, stderr io.Writer) int {
 // prints is already redacted.
 func redact(s, key string) string {
 	return strings.ReplaceAll(s, key, conformance.RedactKey(key))
+}
+
+// printRules prints the catalogue of docs/contract.md, each rule with how
+// the kit checks it or why it cannot.
+func printRules(w io.Writer) error {
+	rules, err := conformance.Rules()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Rules of docs/contract.md (%d) and how conform checks each.\n", len(rules))
+	area := ""
+	for _, r := range rules {
+		if r.Rule.Area != area {
+			area = r.Rule.Area
+			fmt.Fprintf(w, "\n%s\n", area)
+		}
+		fmt.Fprintf(w, "\n%s [%s] %s\n", r.Rule.ID, r.Rule.Level, r.Rule.Text)
+		for _, c := range r.Checks {
+			fmt.Fprintf(w, "    checked by %s: %s\n", c.By, c.How)
+		}
+		switch {
+		case r.Reason != "":
+			fmt.Fprintf(w, "    %s\n", r.Reason)
+		case len(r.Checks) == 0:
+			fmt.Fprintf(w, "    not checked by the kit yet\n")
+		}
+	}
+	return nil
 }
 
 func printSteps(w io.Writer) {

@@ -48,33 +48,22 @@ type Unjudged struct {
 var (
 	mu       sync.Mutex
 	declared []Check
-	beyond   = map[string]string{}
 )
 
-// Declare records that the kit checks the rule with the given ID, and
-// returns the ID, so that a check can name its rule once:
-//
-//	var ruleCursor = coverage.Declare("LIST-9", coverage.ByModel, "a page continues from where the cursor left off")
-//
-// It panics on an ID the catalogue does not have, so that a typo fails
-// every test of the package that made it.
-func Declare(id, by, how string) string {
-	mustExist(id)
+// Declare records that a part of the kit judges the rules with the given
+// IDs, and how; each package that judges rules declares them once, and its
+// tests hold the declaration to the IDs its checks cite. It panics on an ID
+// the catalogue does not have, so that a typo fails every test of the
+// package that made it.
+func Declare(by, how string, ids ...string) {
+	for _, id := range ids {
+		mustExist(id)
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	declared = append(declared, Check{Rule: id, By: by, How: how})
-	return id
-}
-
-// Beyond records that no exchange over the wire can show whether the rule
-// holds (a start-up flag, a log line, a memory bound), and why. Such a rule
-// is not applicable to every run.
-func Beyond(id, reason string) string {
-	mustExist(id)
-	mu.Lock()
-	defer mu.Unlock()
-	beyond[id] = reason
-	return id
+	for _, id := range ids {
+		declared = append(declared, Check{Rule: id, By: by, How: how})
+	}
 }
 
 func mustExist(id string) {
@@ -102,9 +91,14 @@ func Checks(id string) []Check {
 // BeyondTheWire returns the reason no run can judge the rule, if it has
 // one.
 func BeyondTheWire(id string) (string, bool) {
-	mu.Lock()
-	defer mu.Unlock()
-	r, ok := beyond[id]
+	r, ok := beyondTheWire[id]
+	return r, ok
+}
+
+// NeedsConfiguration returns the sandbox configuration the rule needs to
+// show, if the default one cannot.
+func NeedsConfiguration(id string) (string, bool) {
+	r, ok := needsConfiguration[id]
 	return r, ok
 }
 

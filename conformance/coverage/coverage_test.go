@@ -3,6 +3,8 @@ package coverage
 import (
 	"slices"
 	"testing"
+
+	"github.com/testcampaign/kit/docs"
 )
 
 func outcomeOf(t *testing.T, outs []Outcome, id string) Outcome {
@@ -73,12 +75,30 @@ func TestDeclareRefusesAnIDTheCatalogueDoesNotHave(t *testing.T) {
 			t.Error("Declare accepted ENV-999")
 		}
 	}()
-	Declare("ENV-999", ByModel, "nothing")
+	Declare(ByModel, "nothing", "ENV-999")
 }
 
 func TestCitationsAreTheTagsThatNameRules(t *testing.T) {
 	got := Citations([]string{"@sandbox", "@AUTH-3", "@writes", "AUTH-3", "@LIST-9", "@NOPE-1"})
 	if want := []string{"AUTH-3", "LIST-9"}; !slices.Equal(got, want) {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestReasonsNameRulesOfTheCatalogue(t *testing.T) {
+	for name, m := range map[string]map[string]string{"beyondTheWire": beyondTheWire, "needsConfiguration": needsConfiguration, "notInDefaultRun": notInDefaultRun} {
+		for id, why := range m {
+			if _, ok := docs.Lookup(id); !ok {
+				t.Errorf("%s names %s, which docs/contract.md does not have", name, id)
+			}
+			if why == "" {
+				t.Errorf("%s gives %s no reason", name, id)
+			}
+		}
+	}
+	for id := range beyondTheWire {
+		if _, ok := needsConfiguration[id]; ok {
+			t.Errorf("%s is both beyond the wire and in need of a configuration", id)
+		}
 	}
 }

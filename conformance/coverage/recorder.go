@@ -162,8 +162,15 @@ func (r *Recorder) Outcomes() []Outcome {
 		default:
 			if why, ok := BeyondTheWire(rule.ID); ok {
 				o.State, o.Reason = NotApplicable, "not observable over the wire: "+why
+			} else if why, ok := NeedsConfiguration(rule.ID); ok && r.unmet[rule.ID] == "" {
+				o.State, o.Reason = NotApplicable, "configuration: "+why
+			} else if why, ok := NotInDefaultRun(rule.ID); ok && r.unmet[rule.ID] == "" {
+				o.Reason = why
 			} else {
 				o.Reason = r.unmet[rule.ID]
+			}
+			if o.State == NotExercised && o.Reason == "" && len(Checks(rule.ID)) > 0 {
+				o.Reason = untouched
 			}
 		}
 		out = append(out, o)

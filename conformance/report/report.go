@@ -521,8 +521,10 @@ func (r *Report) suiteName() string {
 	return "conform " + r.Version
 }
 
-// properties are the effective configuration, for the junit report.
-func (r *Report) properties() *junitPropsList {
+// properties are the effective configuration, for the junit report; with
+// rules, also how the run ended for each rule of the catalogue, which only
+// the report's top level carries.
+func (r *Report) properties(rules bool) *junitPropsList {
 	props := []junitProp{{"version", r.suiteName()}, {"base-url", r.BaseURL}, {"key", r.Key}}
 	for _, p := range r.Settings.pairs() {
 		props = append(props, junitProp{p[0], p[1]})
@@ -530,7 +532,7 @@ func (r *Report) properties() *junitPropsList {
 	if r.Stopped != "" {
 		props = append(props, junitProp{"stopped", r.Stopped})
 	}
-	if len(r.Coverage) > 0 {
+	if rules && len(r.Coverage) > 0 {
 		checked, notExercised, notApplicable := coverage.Totals(r.Coverage)
 		props = append(props, junitProp{"rules.checked", fmt.Sprint(checked)}, junitProp{"rules.not-exercised", fmt.Sprint(notExercised)}, junitProp{"rules.not-applicable", fmt.Sprint(notApplicable)})
 		for _, o := range r.Coverage {
@@ -556,14 +558,14 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	if !r.Started.IsZero() {
 		stamp = r.Started.UTC().Format("2006-01-02T15:04:05")
 	}
-	doc := junitSuites{Name: r.suiteName(), Time: secs(r.Duration), Timestamp: stamp, Properties: r.properties()}
+	doc := junitSuites{Name: r.suiteName(), Time: secs(r.Duration), Timestamp: stamp, Properties: r.properties(true)}
 	index := map[string]int{}
 	suiteOf := func(name, key string) *junitSuite {
 		i, ok := index[key]
 		if !ok {
 			i = len(doc.Suites)
 			index[key] = i
-			doc.Suites = append(doc.Suites, junitSuite{Name: name, Timestamp: stamp, Properties: r.properties()})
+			doc.Suites = append(doc.Suites, junitSuite{Name: name, Timestamp: stamp, Properties: r.properties(false)})
 		}
 		return &doc.Suites[i]
 	}

@@ -1,0 +1,161 @@
+package coverage
+
+// beyondTheWire are the rules no exchange with a deployment can show to
+// hold or not, and why: they are about the process, its start-up or its
+// log, not about what it answers.
+var beyondTheWire = map[string]string{
+	"AUTH-16": "it is about the sandbox's own log",
+	"ROUTE-8": "it is a label of the documentation",
+	"ACCT-11": "a bad fixture stops the sandbox at start-up, before any request",
+	"RATE-13": "it is about start-up flags; a run sees the limit in force (RATE-2), not the flag that set it",
+	"ERR-23":  "no request can make a correct sandbox fail on its own; the answer of a planned 500 is FAULT-13",
+	"SHR-11":  "it is about how secrets are derived; the server secret is never sent",
+	"SHR-13":  "it is about the process's handling of signals",
+	"WEB-6":   "it is about the sandbox's standard output at start-up",
+	"DLV-21":  "it is about the environment of the sandbox's process",
+	"SHR-4":   "it is about the memory the accounts take inside the process",
+}
+
+// needsConfiguration are the rules a sandbox shows only when started with
+// other flags than the default ones, or with one the run cannot see. Such
+// a rule is not applicable to a run that did not judge it.
+var needsConfiguration = map[string]string{
+	"ACCT-8":  "a sandbox started with -frozen-clock",
+	"ACCT-9":  "a sandbox started with an -account-ttl short enough to wait out, or a small -max-accounts",
+	"ACCT-10": "a sandbox started with an -account-ttl short enough to wait out, or a small -max-accounts",
+	"RATE-16": "a sandbox started with -frozen-clock",
+	"CLK-1":   "a sandbox started with -frozen-clock",
+	"CLK-2":   "a sandbox started with -frozen-clock",
+	"CLK-3":   "a sandbox started with -frozen-clock",
+	"CLK-5":   "a sandbox started with -frozen-clock",
+	"CLK-9":   "a sandbox started with -frozen-clock",
+	"RESET-6": "a sandbox started with -frozen-clock, whose instant a reset goes back to",
+	"DLV-18":  "a sandbox started with -webhook-deny-private",
+	"DLV-19":  "a sandbox started with -webhook-loopback-only",
+	"SHR-3":   "a sandbox started with -trust-forwarded-for",
+	"SHR-5":   "a sandbox started with a small -memory-budget",
+	"SHR-6":   "a sandbox started with a small -max-records",
+	"SHR-7":   "a sandbox started with small bounds on parked requests",
+	"SHR-8":   "a sandbox started with a small -max-conns",
+	"SHR-9":   "a sandbox started with short -idle-timeout and -write-timeout",
+	"WEB-1":   "a sandbox known to be started without -cors-origins, which a run cannot see",
+	"WEB-2":   "a sandbox started with -cors-origins",
+	"WEB-3":   "a sandbox started with -cors-origins",
+	"WEB-4":   "a sandbox started with -tls-cert and -tls-key",
+	"WEB-5":   "a sandbox started with -tls-self-signed",
+}
+
+// notInDefaultRun are the rules a default run against a default sandbox
+// does not reach, and why: the time or load it would take, or the lack of
+// a check. They end a run as not exercised, with the reason, so that the
+// lost coverage is in every report.
+var notInDefaultRun = map[string]string{
+	"ERR-21":   "it takes 30 s of a stalled body, twice the default run's budget",
+	"EVT-5":    "it takes more than 10000 events in one account",
+	"DLV-22":   "it takes 256 deliveries waiting in one account",
+	"DLV-23":   "it takes deliveries of several accounts held in flight at once",
+	"SHR-1":    "it takes 60000 requests from one address in a minute",
+	"SHR-2":    "it takes 5000 new accounts from one address in a minute",
+	"BUG-7":    noCheckYet,
+	"BUG-21":   noCheckYet,
+	"CLK-8":    noCheckYet,
+	"CLK-10":   noCheckYet,
+	"CMP-16":   noCheckYet,
+	"CTL-1":    noCheckYet,
+	"DLV-8":    noCheckYet,
+	"DLV-10":   noCheckYet,
+	"DLV-11":   noCheckYet,
+	"DLV-12":   noCheckYet,
+	"DLV-13":   noCheckYet,
+	"DLV-14":   noCheckYet,
+	"DLV-15":   noCheckYet,
+	"DLV-16":   noCheckYet,
+	"DLV-17":   noCheckYet,
+	"DLV-20":   noCheckYet,
+	"DLV-24":   noCheckYet,
+	"ERR-4":    noCheckYet,
+	"ERR-5":    noCheckYet,
+	"ERR-10":   noCheckYet,
+	"ERR-12":   noCheckYet,
+	"ERR-13":   noCheckYet,
+	"ERR-14":   noCheckYet,
+	"ERR-20":   noCheckYet,
+	"ERR-22":   noCheckYet,
+	"ERR-24":   noCheckYet,
+	"EVT-3":    noCheckYet,
+	"FAULT-1":  noCheckYet,
+	"FAULT-2":  noCheckYet,
+	"FAULT-3":  noCheckYet,
+	"FAULT-4":  noCheckYet,
+	"FAULT-5":  noCheckYet,
+	"FAULT-6":  noCheckYet,
+	"FAULT-7":  noCheckYet,
+	"FAULT-8":  noCheckYet,
+	"FAULT-10": noCheckYet,
+	"FAULT-11": noCheckYet,
+	"FAULT-12": noCheckYet,
+	"FAULT-15": noCheckYet,
+	"FAULT-18": noCheckYet,
+	"FAULT-19": noCheckYet,
+	"FAULT-20": noCheckYet,
+	"FAULT-21": noCheckYet,
+	"FAULT-23": noCheckYet,
+	"FAULT-24": noCheckYet,
+	"FAULT-25": noCheckYet,
+	"FAULT-27": noCheckYet,
+	"FAULT-28": noCheckYet,
+	"FAULT-29": noCheckYet,
+	"FAULT-31": noCheckYet,
+	"FAULT-33": noCheckYet,
+	"FAULT-34": noCheckYet,
+	"FAULT-35": noCheckYet,
+	"FAULT-36": noCheckYet,
+	"FAULT-37": noCheckYet,
+	"FAULT-38": noCheckYet,
+	"FAULT-39": noCheckYet,
+	"JRNL-2":   noCheckYet,
+	"JRNL-4":   noCheckYet,
+	"JRNL-5":   noCheckYet,
+	"JRNL-6":   noCheckYet,
+	"JRNL-7":   noCheckYet,
+	"JRNL-8":   noCheckYet,
+	"JRNL-9":   noCheckYet,
+	"JRNL-10":  noCheckYet,
+	"JRNL-11":  noCheckYet,
+	"JRNL-15":  noCheckYet,
+	"JRNL-16":  noCheckYet,
+	"JRNL-17":  noCheckYet,
+	"JRNL-18":  noCheckYet,
+	"RATE-9":   noCheckYet,
+	"RATE-14":  noCheckYet,
+	"RATE-15":  noCheckYet,
+	"RESET-1":  noCheckYet,
+	"RESET-2":  noCheckYet,
+	"RESET-3":  noCheckYet,
+	"RESET-4":  noCheckYet,
+	"RESET-7":  noCheckYet,
+	"RESET-8":  noCheckYet,
+	"RESET-9":  noCheckYet,
+	"ROUTE-4":  noCheckYet,
+	"ROUTE-6":  noCheckYet,
+	"ROUTE-7":  noCheckYet,
+	"SHR-10":   noCheckYet,
+	"SHR-12":   noCheckYet,
+	"WH-7":     noCheckYet,
+	"WH-8":     noCheckYet,
+}
+
+// noCheckYet is the reason of the rules the kit does not check yet.
+const noCheckYet = "the kit has no check of it yet"
+
+// untouched is the reason of a rule the kit checks when a run makes the
+// traffic it is judged on, and this run did not: a user's scenarios and
+// the explorer's reach further than the built-in ones.
+const untouched = "the kit checks it, but nothing in this run made the traffic it is judged on"
+
+// NotInDefaultRun returns why a default run does not reach the rule, if it
+// does not.
+func NotInDefaultRun(id string) (string, bool) {
+	r, ok := notInDefaultRun[id]
+	return r, ok
+}

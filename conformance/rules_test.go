@@ -1,0 +1,25 @@
+package conformance_test
+
+import (
+	"testing"
+
+	"github.com/testcampaign/kit/conformance"
+)
+
+// TestEveryRuleHasACheckOrAReason keeps the kit's completeness visible as
+// the contract grows: a rule added to docs/contract.md fails this test
+// until the kit checks it or says why it cannot.
+func TestEveryRuleHasACheckOrAReason(t *testing.T) {
+	rules, err := conformance.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) == 0 {
+		t.Fatal("no rules")
+	}
+	for _, r := range rules {
+		if len(r.Checks) == 0 && r.Reason == "" {
+			t.Errorf("%s has no check in the kit and no stated reason (declare its check, cite it from a scenario, or give it a reason in conformance/coverage/reasons.go)", r.Rule.ID)
+		}
+	}
+}
