@@ -65,13 +65,22 @@ func (c *FrozenClock) Advance(d time.Duration) time.Time {
 // AfterFunc calls f once Advance has moved the clock d past now; at once if d
 // is not positive.
 func (c *FrozenClock) AfterFunc(d time.Duration, f func()) func() bool {
-	if d <= 0 {
+	c.mu.Lock()
+	at := c.now.Add(d)
+	c.mu.Unlock()
+	return c.AtFunc(at, f)
+}
+
+// AtFunc calls f once the clock reads at or later: at once if it already
+// does, so that a time computed before a move is never waited past.
+func (c *FrozenClock) AtFunc(at time.Time, f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !at.After(c.now) {
 		go f()
 		return func() bool { return false }
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &frozenTimer{at: c.now.Add(d), f: f}
+	t := &frozenTimer{at: at, f: f}
 	if c.waiting == nil {
 		c.waiting = make(map[*frozenTimer]struct{})
 	}
@@ -102,6 +111,14 @@ type TimerClock interface {
 	// its present reading. stop prevents the call if it has not happened
 	// yet and reports whether it did.
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
+}
+
+// DeadlineClock is a TimerClock that can also call a function at a time it
+// reads, rather than after a wait from whenever it is asked: a frozen clock
+// may move between the two.
+type DeadlineClock interface {
+	TimerClock
+	AtFunc(at time.Time, f func()) (stop func() bool)
 }
 
 // AfterFunc waits in real time.

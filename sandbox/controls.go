@@ -315,6 +315,30 @@ func (o *requestObject) checkRate(name string, n string) float64 {
 	return rate
 }
 
+// DefaultSettleTimeout is how long a settle waits when the body does not say.
+const DefaultSettleTimeout = 5 * time.Second
+
+// ParseSettle decodes {"timeoutMs": N}, how long to wait for an account's
+// deliveries to settle: 1 to 30000 ms, 5000 when absent.
+func ParseSettle(body []byte) (time.Duration, error) {
+	obj, err := decodeObject(body, "timeoutMs")
+	if err != nil {
+		return 0, err
+	}
+	var all map[string]json.RawMessage
+	_ = json.Unmarshal(body, &all)
+	for _, name := range slices.Sorted(maps.Keys(all)) {
+		if name != "timeoutMs" {
+			obj.errs.add(Echo(name), "is not a field; the only field is timeoutMs")
+		}
+	}
+	timeout := DefaultSettleTimeout
+	if n, ok := obj.optionalNumber("timeoutMs"); ok {
+		timeout = time.Duration(obj.checkInteger("timeoutMs", n, 1, int(MaxFaultDelay/time.Millisecond))) * time.Millisecond
+	}
+	return timeout, obj.errs.err()
+}
+
 // ParseClockMove decodes {"advance": "<duration>"}, a forward move of the
 // frozen clock of at most a year.
 func ParseClockMove(body []byte) (time.Duration, error) {

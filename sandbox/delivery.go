@@ -20,3 +20,18 @@ type Delivery struct {
 	// Seq orders an account's deliveries and is the cursor of their pages.
 	Seq uint64 `json:"-"`
 }
+
+// Settlement is what an account's deliveries are doing, as
+// POST /_sandbox/deliveries/settle answers it.
+type Settlement struct {
+	// Settled is true when no delivery is in flight, queued or due.
+	Settled  bool `json:"settled"`
+	InFlight int  `json:"inFlight"`
+	Queued   int  `json:"queued"`
+	// Due counts the retries whose time has come on the account's clock
+	// and that have not yet been queued.
+	Due int `json:"due"`
+	// Scheduled counts the retries still waiting for their time, which
+	// settling does not wait for: move a frozen clock to make them due.
+	Scheduled int `json:"scheduled"`
+}

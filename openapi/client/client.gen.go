@@ -218,6 +218,21 @@ func (e ClockEnvelopeSuccess) Valid() bool {
 	}
 }
 
+// Defines values for ClockReadingEnvelopeSuccess.
+const (
+	ClockReadingEnvelopeSuccessTrue ClockReadingEnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ClockReadingEnvelopeSuccess enum.
+func (e ClockReadingEnvelopeSuccess) Valid() bool {
+	switch e {
+	case ClockReadingEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeliveryPageEnvelopeSuccess.
 const (
 	DeliveryPageEnvelopeSuccessTrue DeliveryPageEnvelopeSuccess = true
@@ -593,6 +608,21 @@ func (e Resolution) Valid() bool {
 	}
 }
 
+// Defines values for SettlementEnvelopeSuccess.
+const (
+	SettlementEnvelopeSuccessTrue SettlementEnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SettlementEnvelopeSuccess enum.
+func (e SettlementEnvelopeSuccess) Valid() bool {
+	switch e {
+	case SettlementEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Severity.
 const (
 	SeverityCritical Severity = "critical"
@@ -912,6 +942,23 @@ type ClockMove struct {
 	// Examples: 90s
 	Advance string `json:"advance"`
 }
+
+// ClockReadingEnvelope defines model for ClockReadingEnvelope.
+type ClockReadingEnvelope struct {
+	Data struct {
+		// Frozen Whether the clock stands still until the account moves it.
+		Frozen bool `json:"frozen"`
+
+		// Now RFC 3339 in UTC with exactly three fractional digits.
+		//
+		// Examples: 2026-01-01T00:00:30.000Z
+		Now Timestamp `json:"now"`
+	} `json:"data"`
+	Success ClockReadingEnvelopeSuccess `json:"success"`
+}
+
+// ClockReadingEnvelopeSuccess defines model for ClockReadingEnvelope.Success.
+type ClockReadingEnvelopeSuccess bool
 
 // Count defines model for Count.
 type Count = int
@@ -1301,6 +1348,26 @@ type ResetEnvelopeSuccess bool
 // Resolution defines model for Resolution.
 type Resolution string
 
+// SettlementEnvelope defines model for SettlementEnvelope.
+type SettlementEnvelope struct {
+	Data struct {
+		// Due Retries whose time has come and that are not yet queued.
+		Due      int `json:"due"`
+		InFlight int `json:"inFlight"`
+		Queued   int `json:"queued"`
+
+		// Scheduled Retries still waiting for their time.
+		Scheduled int `json:"scheduled"`
+
+		// Settled True when no delivery is in flight, queued or due.
+		Settled bool `json:"settled"`
+	} `json:"data"`
+	Success SettlementEnvelopeSuccess `json:"success"`
+}
+
+// SettlementEnvelopeSuccess defines model for SettlementEnvelope.Success.
+type SettlementEnvelopeSuccess bool
+
 // Severity defines model for Severity.
 type Severity string
 
@@ -1443,6 +1510,12 @@ type ListDeliveriesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// SettleDeliveriesJSONBody defines parameters for SettleDeliveries.
+type SettleDeliveriesJSONBody struct {
+	// TimeoutMs How long to wait at most; 5000 when absent.
+	TimeoutMs *int `json:"timeoutMs,omitempty"`
+}
+
 // ListEventsParams defines parameters for ListEvents.
 type ListEventsParams struct {
 	// Limit Page size; 20 when absent.
@@ -1572,6 +1645,9 @@ type FileBugJSONRequestBody = BugCreate
 
 // MoveClockJSONRequestBody defines body for MoveClock for application/json ContentType.
 type MoveClockJSONRequestBody = ClockMove
+
+// SettleDeliveriesJSONRequestBody defines body for SettleDeliveries for application/json ContentType.
+type SettleDeliveriesJSONRequestBody SettleDeliveriesJSONBody
 
 // PlanFaultsJSONRequestBody defines body for PlanFaults for application/json ContentType.
 type PlanFaultsJSONRequestBody = FaultPlanCreate
@@ -2009,6 +2085,15 @@ type ClientInterface interface {
 	// Corresponds with POST /_sandbox/bugs (the `FileBug` operationId).
 	FileBug(ctx context.Context, body FileBugJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReadClock The caller's account's time
+	//
+	// What the account's clock reads: the time its timestamps, rate-limit
+	// windows and webhook retries go by. `frozen` says whether it stands
+	// still until moved (`-frozen-clock`).
+	//
+	// Corresponds with GET /_sandbox/clock (the `ReadClock` operationId).
+	ReadClock(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// MoveClockWithBody Move the caller's account's frozen clock forward
 	//
 	// Only when the sandbox runs on a frozen clock; otherwise 409
@@ -2037,6 +2122,32 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /_sandbox/deliveries (the `ListDeliveries` operationId).
 	ListDeliveries(ctx context.Context, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SettleDeliveriesWithBody Wait until the account's deliveries are done
+	//
+	// Answers once no delivery of the account is in flight, queued or due
+	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+	// with how its deliveries stand. Retries still waiting for their time
+	// are counted in `scheduled` and not waited for: under a frozen clock,
+	// move it to make them due, then settle again.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+	SettleDeliveriesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SettleDeliveries Wait until the account's deliveries are done
+	//
+	// Answers once no delivery of the account is in flight, queued or due
+	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+	// with how its deliveries stand. Retries still waiting for their time
+	// are counted in `scheduled` and not waited for: under a frozen clock,
+	// move it to make them due, then settle again.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+	SettleDeliveries(ctx context.Context, body SettleDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents The account's events, newest first
 	//
@@ -2272,6 +2383,25 @@ func (c *Client) FileBug(ctx context.Context, body FileBugJSONRequestBody, reqEd
 	return c.Client.Do(req)
 }
 
+// ReadClock The caller's account's time
+//
+// What the account's clock reads: the time its timestamps, rate-limit
+// windows and webhook retries go by. `frozen` says whether it stands
+// still until moved (`-frozen-clock`).
+//
+// Corresponds with GET /_sandbox/clock (the `ReadClock` operationId).
+func (c *Client) ReadClock(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReadClockRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // MoveClockWithBody Move the caller's account's frozen clock forward
 //
 // Only when the sandbox runs on a frozen clock; otherwise 409
@@ -2321,6 +2451,52 @@ func (c *Client) MoveClock(ctx context.Context, body MoveClockJSONRequestBody, r
 // Corresponds with GET /_sandbox/deliveries (the `ListDeliveries` operationId).
 func (c *Client) ListDeliveries(ctx context.Context, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDeliveriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SettleDeliveriesWithBody Wait until the account's deliveries are done
+//
+// Answers once no delivery of the account is in flight, queued or due
+// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+// with how its deliveries stand. Retries still waiting for their time
+// are counted in `scheduled` and not waited for: under a frozen clock,
+// move it to make them due, then settle again.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+func (c *Client) SettleDeliveriesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSettleDeliveriesRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SettleDeliveries Wait until the account's deliveries are done
+//
+// Answers once no delivery of the account is in flight, queued or due
+// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+// with how its deliveries stand. Retries still waiting for their time
+// are counted in `scheduled` and not waited for: under a frozen clock,
+// move it to make them due, then settle again.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+func (c *Client) SettleDeliveries(ctx context.Context, body SettleDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSettleDeliveriesRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2776,6 +2952,33 @@ func NewFileBugRequestWithBody(server string, contentType string, body io.Reader
 	return req, nil
 }
 
+// NewReadClockRequest constructs an http.Request for the ReadClock method
+func NewReadClockRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_sandbox/clock")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewMoveClockRequest calls the generic MoveClock builder with application/json body
 func NewMoveClockRequest(server string, body MoveClockJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -2878,6 +3081,46 @@ func NewListDeliveriesRequest(server string, params *ListDeliveriesParams) (*htt
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewSettleDeliveriesRequest calls the generic SettleDeliveries builder with application/json body
+func NewSettleDeliveriesRequest(server string, body SettleDeliveriesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSettleDeliveriesRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSettleDeliveriesRequestWithBody constructs an http.Request for the SettleDeliveries method, with any body, and a specified content type
+func NewSettleDeliveriesRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_sandbox/deliveries/settle")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -3811,6 +4054,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /_sandbox/bugs (the `FileBug` operationId).
 	FileBugWithResponse(ctx context.Context, body FileBugJSONRequestBody, reqEditors ...RequestEditorFn) (*FileBugResponse, error)
 
+	// ReadClockWithResponse The caller's account's time
+	//
+	// What the account's clock reads: the time its timestamps, rate-limit
+	// windows and webhook retries go by. `frozen` says whether it stands
+	// still until moved (`-frozen-clock`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_sandbox/clock (the `ReadClock` operationId).
+	ReadClockWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadClockResponse, error)
+
 	// MoveClockWithBodyWithResponse Move the caller's account's frozen clock forward
 	//
 	// Only when the sandbox runs on a frozen clock; otherwise 409
@@ -3841,6 +4095,32 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /_sandbox/deliveries (the `ListDeliveries` operationId).
 	ListDeliveriesWithResponse(ctx context.Context, params *ListDeliveriesParams, reqEditors ...RequestEditorFn) (*ListDeliveriesResponse, error)
+
+	// SettleDeliveriesWithBodyWithResponse Wait until the account's deliveries are done
+	//
+	// Answers once no delivery of the account is in flight, queued or due
+	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+	// with how its deliveries stand. Retries still waiting for their time
+	// are counted in `scheduled` and not waited for: under a frozen clock,
+	// move it to make them due, then settle again.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+	SettleDeliveriesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SettleDeliveriesResponse, error)
+
+	// SettleDeliveriesWithResponse Wait until the account's deliveries are done
+	//
+	// Answers once no delivery of the account is in flight, queued or due
+	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+	// with how its deliveries stand. Retries still waiting for their time
+	// are counted in `scheduled` and not waited for: under a frozen clock,
+	// move it to make them due, then settle again.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+	SettleDeliveriesWithResponse(ctx context.Context, body SettleDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*SettleDeliveriesResponse, error)
 
 	// ListEventsWithResponse The account's events, newest first
 	//
@@ -4263,6 +4543,103 @@ func (r FileBugResponse) ContentType() string {
 	return ""
 }
 
+// ReadClockResponse200Headers the declared response headers of an HTTP 200 response for ReadClock
+type ReadClockResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+// ReadClockResponse401Headers the declared response headers of an HTTP 401 response for ReadClock
+type ReadClockResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// ReadClockResponse429Headers the declared response headers of an HTTP 429 response for ReadClock
+type ReadClockResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+type ReadClockResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClockReadingEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ReadClockResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReadClockResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ReadClockResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReadClockResponse) GetJSON200() *ClockReadingEnvelope {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReadClockResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r ReadClockResponse) GetJSON414() *URITooLong {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ReadClockResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReadClockResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ReadClockResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReadClockResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReadClockResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReadClockResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // MoveClockResponse200Headers the declared response headers of an HTTP 200 response for MoveClock
 type MoveClockResponse200Headers struct {
 	XRateLimitLimit     int
@@ -4553,6 +4930,171 @@ func (r ListDeliveriesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListDeliveriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SettleDeliveriesResponse200Headers the declared response headers of an HTTP 200 response for SettleDeliveries
+type SettleDeliveriesResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+// SettleDeliveriesResponse400Headers the declared response headers of an HTTP 400 response for SettleDeliveries
+type SettleDeliveriesResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRateLimitScope     *string
+}
+
+// SettleDeliveriesResponse401Headers the declared response headers of an HTTP 401 response for SettleDeliveries
+type SettleDeliveriesResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// SettleDeliveriesResponse408Headers the declared response headers of an HTTP 408 response for SettleDeliveries
+type SettleDeliveriesResponse408Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+// SettleDeliveriesResponse413Headers the declared response headers of an HTTP 413 response for SettleDeliveries
+type SettleDeliveriesResponse413Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+// SettleDeliveriesResponse415Headers the declared response headers of an HTTP 415 response for SettleDeliveries
+type SettleDeliveriesResponse415Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+// SettleDeliveriesResponse429Headers the declared response headers of an HTTP 429 response for SettleDeliveries
+type SettleDeliveriesResponse429Headers struct {
+	RetryAfter          int
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+type SettleDeliveriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SettlementEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON408 the response for an HTTP 408 `application/json` response
+	JSON408 *RequestTimeout
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *SettleDeliveriesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *SettleDeliveriesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SettleDeliveriesResponse401Headers
+	// Headers408 the parsed response headers for an HTTP 408 response
+	Headers408 *SettleDeliveriesResponse408Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *SettleDeliveriesResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *SettleDeliveriesResponse415Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SettleDeliveriesResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON200() *SettlementEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON408 returns the response for an HTTP 408 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON408() *RequestTimeout {
+	return r.JSON408
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON414() *URITooLong {
+	return r.JSON414
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r SettleDeliveriesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r SettleDeliveriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SettleDeliveriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SettleDeliveriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SettleDeliveriesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -6819,6 +7361,23 @@ func (c *ClientWithResponses) FileBugWithResponse(ctx context.Context, body File
 	return ParseFileBugResponse(rsp)
 }
 
+// ReadClockWithResponse The caller's account's time
+//
+// What the account's clock reads: the time its timestamps, rate-limit
+// windows and webhook retries go by. `frozen` says whether it stands
+// still until moved (`-frozen-clock`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_sandbox/clock (the `ReadClock` operationId).
+func (c *ClientWithResponses) ReadClockWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ReadClockResponse, error) {
+	rsp, err := c.ReadClock(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReadClockResponse(rsp)
+}
+
 // MoveClockWithBodyWithResponse Move the caller's account's frozen clock forward
 //
 // Only when the sandbox runs on a frozen clock; otherwise 409
@@ -6866,6 +7425,44 @@ func (c *ClientWithResponses) ListDeliveriesWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParseListDeliveriesResponse(rsp)
+}
+
+// SettleDeliveriesWithBodyWithResponse Wait until the account's deliveries are done
+//
+// Answers once no delivery of the account is in flight, queued or due
+// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+// with how its deliveries stand. Retries still waiting for their time
+// are counted in `scheduled` and not waited for: under a frozen clock,
+// move it to make them due, then settle again.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+func (c *ClientWithResponses) SettleDeliveriesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SettleDeliveriesResponse, error) {
+	rsp, err := c.SettleDeliveriesWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSettleDeliveriesResponse(rsp)
+}
+
+// SettleDeliveriesWithResponse Wait until the account's deliveries are done
+//
+// Answers once no delivery of the account is in flight, queued or due
+// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
+// with how its deliveries stand. Retries still waiting for their time
+// are counted in `scheduled` and not waited for: under a frozen clock,
+// move it to make them due, then settle again.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /_sandbox/deliveries/settle (the `SettleDeliveries` operationId).
+func (c *ClientWithResponses) SettleDeliveriesWithResponse(ctx context.Context, body SettleDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*SettleDeliveriesResponse, error) {
+	rsp, err := c.SettleDeliveries(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSettleDeliveriesResponse(rsp)
 }
 
 // ListEventsWithResponse The account's events, newest first
@@ -7579,6 +8176,142 @@ func ParseFileBugResponse(rsp *http.Response) (*FileBugResponse, error) {
 	return response, nil
 }
 
+// ParseReadClockResponse parses an HTTP response from a ReadClockWithResponse call
+func ParseReadClockResponse(rsp *http.Response) (*ReadClockResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReadClockResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClockReadingEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ReadClockResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ReadClockResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers ReadClockResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseMoveClockResponse parses an HTTP response from a MoveClockWithResponse call
 func ParseMoveClockResponse(rsp *http.Response) (*MoveClockResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -8038,6 +8771,294 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListDeliveriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSettleDeliveriesResponse parses an HTTP response from a SettleDeliveriesWithResponse call
+func ParseSettleDeliveriesResponse(rsp *http.Response) (*SettleDeliveriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SettleDeliveriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SettlementEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 408:
+		var dest RequestTimeout
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON408 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers SettleDeliveriesResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers SettleDeliveriesResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers SettleDeliveriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 408:
+		var headers SettleDeliveriesResponse408Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers408 = &headers
+	case rsp.StatusCode == 413:
+		var headers SettleDeliveriesResponse413Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers SettleDeliveriesResponse415Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 429:
+		var headers SettleDeliveriesResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {

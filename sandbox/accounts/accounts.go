@@ -5,6 +5,7 @@
 package accounts
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -25,6 +26,9 @@ type Outbox interface {
 	Send(e sandbox.Event, hooks []sandbox.Webhook)
 	// Deliveries lists the recent delivery attempts, newest first.
 	Deliveries(page sandbox.PageRequest) sandbox.Page[sandbox.Delivery]
+	// Settle waits until no delivery is in flight, queued or due, or ctx
+	// is done, and says how the deliveries stand.
+	Settle(ctx context.Context) sandbox.Settlement
 	// Close cancels every pending delivery.
 	Close()
 }

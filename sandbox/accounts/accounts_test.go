@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"runtime"
@@ -47,6 +48,10 @@ func (o *countingOutbox) Send(sandbox.Event, []sandbox.Webhook) {
 
 func (o *countingOutbox) Deliveries(sandbox.PageRequest) sandbox.Page[sandbox.Delivery] {
 	return sandbox.NewPage[sandbox.Delivery](nil, false, 0)
+}
+
+func (o *countingOutbox) Settle(context.Context) sandbox.Settlement {
+	return sandbox.Settlement{Settled: true}
 }
 
 func (o *countingOutbox) Close() {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -45,6 +46,30 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 		return sandbox.NewPage[sandbox.Delivery](nil, false, 0), nil
 	}
 	return outbox.Deliveries(page), nil
+}
+
+// settleDeliveries answers once no delivery of the account is in flight,
+// queued or due, or once the timeout asked for has passed, or shutdown has
+// begun; the answer says which.
+func (s *Server) settleDeliveries(r *http.Request) (any, error) {
+	timeout, err := parseBody(r, sandbox.ParseSettle)
+	if err != nil {
+		return nil, err
+	}
+	outbox := accountOf(r).Outbox
+	if outbox == nil {
+		return sandbox.Settlement{Settled: true}, nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stopping:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return outbox.Settle(ctx), nil
 }
 
 // listRequests shows the account's request journal, newest first, only the
@@ -110,6 +135,17 @@ func (s *Server) listFaults(r *http.Request) (any, error) {
 
 func (s *Server) clearFaults(r *http.Request) (any, error) {
 	return map[string]int{"cleared": accountOf(r).Faults.Clear()}, nil
+}
+
+// readClock answers the account's time, frozen or not.
+func (s *Server) readClock(r *http.Request) (any, error) {
+	a := accountOf(r)
+	return clockReading{Now: sandbox.At(a.Clock.Now()), Frozen: a.Frozen != nil}, nil
+}
+
+type clockReading struct {
+	Now    sandbox.Time `json:"now"`
+	Frozen bool         `json:"frozen"`
 }
 
 // moveClock advances the caller's account's frozen clock; other accounts'

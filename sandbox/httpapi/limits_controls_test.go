@@ -311,3 +311,26 @@ func TestEveryRateLimitHeaderSetNamesItsBudget(t *testing.T) {
 		}
 	}
 }
+
+func TestTheClockCanBeRead(t *testing.T) {
+	at := time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
+	c := newClient(t, sandboxtest.Options{Now: at})
+	var clock struct {
+		Now    string
+		Frozen bool
+	}
+	c.ok("GET", "/_sandbox/clock", "", &clock)
+	if clock.Now != "2026-03-01T09:30:00.000Z" || !clock.Frozen {
+		t.Errorf("clock: %+v, want the frozen start", clock)
+	}
+	c.ok("POST", "/_sandbox/clock", `{"advance":"90s"}`, nil)
+	c.ok("GET", "/_sandbox/clock", "", &clock)
+	if clock.Now != "2026-03-01T09:31:30.000Z" {
+		t.Errorf("after a 90s move the clock reads %s", clock.Now)
+	}
+	c = newClient(t, sandboxtest.Options{})
+	c.ok("GET", "/_sandbox/clock", "", &clock)
+	if clock.Frozen || clock.Now == "" {
+		t.Errorf("a running clock: %+v", clock)
+	}
+}

@@ -115,10 +115,12 @@ func (s *Server) routes() {
 		{http.MethodPost, "/_sandbox/bugs", s.fileBug},
 		{http.MethodGet, "/_sandbox/events", s.listEvents},
 		{http.MethodGet, "/_sandbox/deliveries", s.listDeliveries},
+		{http.MethodPost, "/_sandbox/deliveries/settle", s.settleDeliveries},
 		{http.MethodGet, "/_sandbox/requests", s.listRequests},
 		{http.MethodGet, "/_sandbox/faults", s.listFaults},
 		{http.MethodPost, "/_sandbox/faults", s.planFault},
 		{http.MethodDelete, "/_sandbox/faults", s.clearFaults},
+		{http.MethodGet, "/_sandbox/clock", s.readClock},
 		{http.MethodPost, "/_sandbox/clock", s.moveClock},
 	}
 	for _, route := range routes {

@@ -184,3 +184,26 @@ func TestDeliveryTimesHaveThreeFractionalDigits(t *testing.T) {
 		t.Errorf("delivery times %q and %v, want the account's frozen clock to the millisecond", got.At, got.NextAttemptAt)
 	}
 }
+
+// A test waits for its account's deliveries by asking the sandbox to settle:
+// the answer comes once every attempt made or due is recorded, and says how
+// many retries wait for a clock that has not reached them.
+func TestSettleAnswersOnceDeliveriesAreDone(t *testing.T) {
+	at := time.Date(2026, 5, 1, 8, 0, 0, 0, time.UTC)
+	receiver := newHookReceiver(t, answer(http.StatusServiceUnavailable))
+	c := newClient(t, sandboxtest.Options{Now: at, WebhookRetry: time.Hour})
+	c.ok("POST", "/v1/webhooks", fmt.Sprintf(`{"url":%q,"events":["campaign.created"]}`, receiver.URL), nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	var settled sandbox.Settlement
+	c.ok("POST", "/_sandbox/deliveries/settle", `{"timeoutMs":10000}`, &settled)
+	if !settled.Settled || settled.Scheduled != 1 || len(c.deliveries()) != 1 {
+		t.Fatalf("after the first attempt: %+v, %d deliveries; want settled, one retry scheduled, one record", settled, len(c.deliveries()))
+	}
+	c.ok("POST", "/_sandbox/clock", `{"advance":"1h"}`, nil)
+	c.ok("POST", "/_sandbox/deliveries/settle", `{}`, &settled)
+	if got := c.deliveries(); !settled.Settled || len(got) != 2 || got[0].Attempt != 2 {
+		t.Errorf("after the move: %+v, deliveries %+v; want the retry made and recorded", settled, got)
+	}
+	c.fails("POST", "/_sandbox/deliveries/settle", `{"timeoutMs":0}`, http.StatusBadRequest, "VALIDATION_ERROR")
+	c.fails("POST", "/_sandbox/deliveries/settle", `{"timeout":5}`, http.StatusBadRequest, "VALIDATION_ERROR")
+}

@@ -153,7 +153,7 @@ func (d *Dispatcher) attempt(ctx context.Context, o *Outbox, j job) result {
 	if err != nil {
 		return result{failure: reasonBadURL}
 	}
-	timestamp := o.clock.Now().Unix()
+	timestamp := j.at.Unix()
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "svc-sandbox-webhooks/1")
 	req.Header.Set("Webhook-Id", MessageID(o.accountID, j.event.ID))

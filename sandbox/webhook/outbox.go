@@ -50,12 +50,17 @@ type job struct {
 	// target is where the attempt may connect, once resolved: the first
 	// address is the host its limits count.
 	target []netip.AddrPort
+	// at is when the attempt started, on the account's clock: its
+	// Webhook-Timestamp, and what the wait for its retry is measured from.
+	at time.Time
 }
 
 // retry is a job waiting for its time, on one or two clocks.
 type retry struct {
 	job   job
 	stops []func() bool
+	// due is when it is due on the account's clock.
+	due time.Time
 }
 
 // NewOutbox returns the outbox of an account whose records and
@@ -130,16 +135,23 @@ func (o *Outbox) Close() {
 	d.mu.Unlock()
 	o.cancel()
 	stopAll(stops)
+	o.mu.Lock()
+	close(o.recorded)
+	o.recorded = make(chan struct{})
+	o.mu.Unlock()
 }
 
-// retryAfter queues j's next attempt after wait: on the account's clock, or
-// on the dispatcher's, whichever gets there first. Timers rather than
-// goroutines wait, so that pending retries cost little and Close can cancel
-// them.
+// retryAfter queues j's next attempt after wait: wait past j's attempt on
+// the account's clock, or wait from now on the dispatcher's, whichever gets
+// there first. Measured from the attempt, a retry is never lost to a move
+// of the account's clock made while the attempt was under way: one already
+// due fires at once. Timers rather than goroutines wait, so that pending
+// retries cost little and Close can cancel them.
 func (o *Outbox) retryAfter(wait time.Duration, j job) {
+	due := j.at.Add(wait)
 	j.attempt++
 	j.target = nil
-	r := &retry{job: j}
+	r := &retry{job: j, due: due}
 	d := o.d
 	d.mu.Lock()
 	if o.closed {
@@ -155,7 +167,9 @@ func (o *Outbox) retryAfter(wait time.Duration, j job) {
 	}
 	var stops []func() bool
 	for _, c := range clocks {
-		if timers, ok := c.(sandbox.TimerClock); ok {
+		if deadlines, ok := c.(sandbox.DeadlineClock); ok && c == o.clock {
+			stops = append(stops, deadlines.AtFunc(due, func() { o.fire(r) }))
+		} else if timers, ok := c.(sandbox.TimerClock); ok {
 			stops = append(stops, timers.AfterFunc(wait, func() { o.fire(r) }))
 		}
 	}
@@ -243,6 +257,46 @@ func (o *Outbox) record(j job, now sandbox.Time, status int, failure string, nex
 	}
 	close(o.recorded)
 	o.recorded = make(chan struct{})
+}
+
+// Settle waits until no delivery of the account is in flight, queued or
+// due, or until ctx is done, and says how its deliveries stand then.
+// Retries still waiting for their time are not waited for.
+func (o *Outbox) Settle(ctx context.Context) sandbox.Settlement {
+	for {
+		// Taken first, so that a record kept while the state is read
+		// still wakes the wait.
+		recorded := o.Recorded()
+		state := o.state()
+		if state.Settled {
+			return state
+		}
+		select {
+		case <-recorded:
+		case <-ctx.Done():
+			return state
+		}
+	}
+}
+
+// state counts the account's deliveries by where they stand.
+func (o *Outbox) state() sandbox.Settlement {
+	now := o.clock.Now()
+	d := o.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	state := sandbox.Settlement{InFlight: o.inFlight, Queued: len(o.queue)}
+	for r := range o.retries {
+		if r.due.After(now) {
+			state.Scheduled++
+		} else {
+			state.Due++
+		}
+	}
+	// Every attempt in flight, queued or due ends in a record, or in
+	// Close, which wakes the wait as a record does.
+	state.Settled = o.closed || state.InFlight+state.Queued+state.Due == 0
+	return state
 }
 
 // Recorded returns a channel that is closed when the next record is kept.

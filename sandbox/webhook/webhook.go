@@ -286,6 +286,7 @@ func (d *Dispatcher) mayStart(o *Outbox, host netip.AddrPort, slow bool) bool {
 // run makes one attempt of j and settles it.
 func (d *Dispatcher) run(o *Outbox, j job, f *flight) {
 	defer d.running.Done()
+	j.at = o.clock.Now()
 	ctx, cancel := context.WithCancelCause(o.ctx)
 	defer cancel(nil)
 	stopTimeout := d.opts.Clock.AfterFunc(d.opts.AttemptTimeout, func() { cancel(errAttemptTimeout) })
@@ -389,7 +390,7 @@ func (d *Dispatcher) release(o *Outbox, f *flight) {
 // finish releases the attempt's places and, unless its outbox has been
 // closed meanwhile, records it and schedules the retry.
 func (d *Dispatcher) finish(o *Outbox, j job, f *flight, r result) {
-	now := sandbox.At(o.clock.Now())
+	now := sandbox.At(j.at)
 	d.mu.Lock()
 	if f.host.IsValid() {
 		if r.failure == reasonTimeout {

@@ -692,3 +692,39 @@ func TestLoopbackOnlyDeliversLocallyAndRefusesTheRest(t *testing.T) {
 		t.Errorf("other host: %+v, want the policy's refusal and no retry", r)
 	}
 }
+
+// A move of the account's clock made while an attempt is under way, before
+// the sandbox has seen it fail, still brings the retry: the retry is due by
+// the account's clock measured from its attempt, so it is due at once.
+func TestAMoveDuringAFailedAttemptNeverLosesTheRetry(t *testing.T) {
+	const runs, firstRetry = 100, time.Minute
+	// The dispatcher's clock never moves: only the account's can bring
+	// the retry.
+	d := start(t, webhook.Options{Clock: sandbox.NewFrozenClock(frozen), FirstRetry: firstRetry, MaxAttempts: 2, LoopbackOnly: true})
+	for run := range runs {
+		account := sandbox.NewFrozenClock(frozen)
+		retried := make(chan struct{})
+		attempts := 0
+		var mu sync.Mutex
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			mu.Lock()
+			defer mu.Unlock()
+			attempts++
+			if attempts == 1 {
+				account.Advance(firstRetry)
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+			close(retried)
+		}))
+		o := d.NewOutbox(fmt.Sprintf("acct-%d", run), account)
+		o.Send(event(1), []sandbox.Webhook{hook("wh_1", srv.URL)})
+		select {
+		case <-retried:
+		case <-time.After(failsafe):
+			t.Fatalf("run %d of %d: the retry never came; records %+v", run+1, runs, records(o))
+		}
+		o.Close()
+		srv.Close()
+	}
+}
