@@ -126,7 +126,7 @@ Feature: Rate limits
 
   @sandbox @stable @writes @CTL-2 @CTL-3
   Scenario: The controls carry their own rate-limit headers and leave the /v1 window alone
-    CONTRACT: controls use their own per-key budget and carry its headers;
+    CTL-2, CTL-3: controls use their own per-key budget and carry its headers;
     injected faults do not use up the /v1 limit.
 
     Given a fresh sandbox account

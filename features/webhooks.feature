@@ -117,7 +117,7 @@ Feature: Webhooks
 
   @sandbox @writes @delivery @DLV-5
   Scenario: Webhook-Id is unique across accounts
-    CONTRACT: Webhook-Id is derived from the key and the event id, so that
+    DLV-5: Webhook-Id is derived from the key and the event id, so that
     the same event id in two accounts gives two ids a receiver can tell apart.
 
     Given a fresh sandbox account

@@ -18,7 +18,7 @@ import (
 )
 
 // The fuzz targets below judge each decoder against an oracle written from
-// CONTRACT.md, not from decode.go: a body is decoded here with encoding/json
+// docs/contract.md, not from decode.go: a body is decoded here with encoding/json
 // alone, every field is checked by rules restated in the test, and the set of
 // fields the oracle finds invalid must be exactly the set the decoder reports.
 // Names carry a fuzz prefix because the package's other tests share the
@@ -472,7 +472,7 @@ func FuzzParsePageRequest(f *testing.F) {
 	})
 }
 
-// fuzzMoves is the lifecycle table of CONTRACT.md, restated so that the test
+// fuzzMoves is the lifecycle table of docs/contract.md (BUG-8 to BUG-12), restated so that the test
 // does not take bug.go's word for it.
 var fuzzMoves = map[[2]string]bool{
 	{"new", "confirmed"}:         true,
@@ -489,7 +489,7 @@ var fuzzMoves = map[[2]string]bool{
 
 func fuzzDone(status string) bool { return status == "resolved" || status == "closed" }
 
-// fuzzApply is what CONTRACT.md says a patch does to a bug: the status and
+// fuzzApply is what docs/contract.md says a patch does to a bug: the status and
 // resolution it leaves, or ok=false for a 409.
 func fuzzApply(from string, resolution, toStatus, toResolution *string) (string, *string, bool) {
 	to := from

@@ -134,7 +134,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.DurationVar(&cfg.Explore, "explore", 0, "how long the explorer runs with --profile sandbox (default: a bounded exploration of a few seconds; negative: none)")
 	fs.StringVar(&cfg.ReproDir, "repro-dir", "", "write each failure the explorer finds, shrunk, as a .feature file in this directory")
 	fs.BoolVar(&cfg.ExclusiveKey, "exclusive-key", false, "promise that nothing else uses the key during the run, so its rate limit and records are counted exactly")
-	pending := fs.Bool("contract-pending", true, "hold the deployment to CONTRACT.md's newest rules: a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
+	pending := fs.Bool("contract-pending", true, "hold the deployment to the newest rules of docs/contract.md (ERR-11, ERR-14): a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
 	fs.Var(&openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  %[1]s=<key> conform explore --base-url URL --profile sandbox [--explore 10m] [--seed N] [--repro-dir DIR]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n  conform rules\n\nFlags:\n", keyEnv)

@@ -1,5 +1,5 @@
 // Package model is the kit's own account of what the API must answer, written
-// from the spec and CONTRACT.md. Every exchange of a run passes through it
+// from the rules of docs/contract.md. Every exchange of a run passes through it
 // (the checking transport feeds it), so a scenario that merely reads a list
 // still fails when the list disagrees with what the run wrote earlier.
 //
@@ -100,7 +100,7 @@ type Model struct {
 	owned    map[string]bool
 	Seed     *seedState
 	// firstIDs are the first IDs fresh accounts gave, per prefix: every
-	// fresh account must give the same (CONTRACT: deterministic IDs).
+	// fresh account must give the same (ACCT-5: deterministic IDs).
 	firstIDs map[string]string
 	// Coverage counts the rules judged on each exchange; nil keeps no count.
 	Coverage *coverage.Recorder
@@ -109,7 +109,7 @@ type Model struct {
 	frozenStart time.Time
 }
 
-// ContractSwitches turn on checks of CONTRACT.md rules that not every
+// ContractSwitches turn on checks of rules of docs/contract.md that not every
 // sandbox build implements yet, so that an integrator can see which rules a
 // run held a deployment to.
 type ContractSwitches struct {
@@ -333,7 +333,7 @@ func (c *check) unknownRoute() {
 	}
 }
 
-// head holds HEAD to what GET would answer (README: HEAD is answered wherever
+// head holds HEAD to what GET would answer (ROUTE-5: HEAD is answered wherever
 // GET is): no body, and nothing changes.
 func (c *check) head() {
 	c.judge("ROUTE-5")

@@ -198,8 +198,8 @@ func parseID(id string) (prefix string, n, width int, ok bool) {
 }
 
 // newID checks an ID the server just assigned: its prefix, and on an owned
-// account the next number of the account's own sequence (CONTRACT: the same
-// requests on any fresh account give the same IDs; README: a refused
+// account the next number of the account's own sequence (ACCT-5: the same
+// requests on any fresh account give the same IDs; ACCT-6: a refused
 // request uses no ID).
 func (c *check) newID(prefix, id string) {
 	p, n, width, ok := parseID(id)

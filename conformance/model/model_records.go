@@ -14,7 +14,7 @@ import (
 	"github.com/testcampaign/kit/conformance/wire"
 )
 
-// The contract's vocabularies (CONTRACT.md).
+// The contract's vocabularies (docs/contract.md).
 var (
 	Platforms       = []string{"ios", "android", "web"}
 	CampaignStates  = []string{"draft", "active", "completed"}
@@ -91,7 +91,7 @@ func (c *check) numberLiteral(v *verdict, field, lit string) bool {
 	return true
 }
 
-// validateCampaign applies CONTRACT's bounds on a campaign create.
+// validateCampaign applies the bounds of a campaign create (CMP-9 to CMP-12).
 func (c *check) validateCampaign(b map[string]any) verdict {
 	var v verdict
 	switch name, ok := b["name"].(string); {
@@ -141,7 +141,7 @@ func (c *check) validateCampaign(b map[string]any) verdict {
 	return v
 }
 
-// expectValidation holds a refusal to CONTRACT's VALIDATION_ERROR: 400, and
+// expectValidation holds a refusal to ERR-6's VALIDATION_ERROR: 400, and
 // error.details naming every invalid field and no valid one.
 func (c *check) expectValidation(v verdict) {
 	o := c.o
@@ -725,7 +725,7 @@ func inc(m map[string]any, k string) {
 	m[k] = json.Number(strconv.Itoa(n + 1))
 }
 
-// createWebhook holds POST /v1/webhooks to CONTRACT: url and events as
+// createWebhook holds POST /v1/webhooks to WH-1 to WH-6: url and events as
 // sent (repeats once), a whsec_ secret, active, at most 16 an account.
 func (c *check) createWebhook() {
 	o := c.o

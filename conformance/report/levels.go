@@ -1,6 +1,6 @@
 package report
 
-// Levels, from the tags of CONTRACT.md.
+// Levels of the rules of docs/contract.md, and of the scenarios' tags.
 const (
 	LevelMust    = "must"
 	LevelShould  = "should"

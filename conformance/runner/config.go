@@ -112,7 +112,7 @@ type Config struct {
 	// ExclusiveKey promises that nothing else uses APIKey during the run,
 	// so the model counts its rate limit and records exactly.
 	ExclusiveKey bool
-	// Contract switches on checks of CONTRACT.md rules that not every
+	// Contract switches on checks of rules of docs/contract.md that not every
 	// deployment implements yet.
 	Contract model.ContractSwitches
 	// Explore is how long the explorer runs with --profile sandbox: zero

@@ -408,7 +408,7 @@ func (s *ScenarioState) bodyContains(ctx context.Context, text string) error {
 	return nil
 }
 
-// jsonTimestampMillis is CONTRACT's form of every timestamp: RFC 3339 in UTC
+// jsonTimestampMillis is ENV-11's form of every timestamp: RFC 3339 in UTC
 // with exactly three fractional digits.
 func (s *ScenarioState) jsonTimestampMillis(ctx context.Context, path string) error {
 	got, err := s.jsonAt(ctx, path)
