@@ -159,3 +159,46 @@ Feature: Errors
     And the items at "error.details" should include one with "field" equal to "testersRequired"
     And the items at "error.details" should include one with "field" equal to "rewardPerBug"
     And the JSON at "error.details.0.message" should be a string
+
+  @sandbox @stable @ERR-8
+  Scenario: An empty body where one is expected is 400 INVALID_JSON
+    When I send a POST request to "/v1/campaigns" with a "application/json" body:
+      """
+      """
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+
+  @sandbox @stable @ERR-10
+  Scenario: A JSON object followed by more data is 400 INVALID_JSON
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Trailing", "platform": "web", "testersRequired": 1, "rewardPerBug": 1} {}'
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+
+  @sandbox @stable @ERR-11
+  Scenario: A JSON object that repeats a field name is 400 INVALID_JSON
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Twice", "name": "Again", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+
+  @sandbox @stable @ERR-12
+  Scenario: JSON nested deeper than 64 levels is 400 INVALID_JSON
+    When I send a POST request to "/v1/campaigns" with the body '{"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}'
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+
+  @sandbox @stable @ERR-14
+  Scenario: A number written in more than 32 characters is 400 VALIDATION_ERROR
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Long number", "platform": "web", "testersRequired": 1, "rewardPerBug": 1.000000000000000000000000000000000}'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+
+  @sandbox @stable @ERR-22 @LIST-1
+  Scenario Outline: A query string that cannot be read is 400 INVALID_PARAMETER: <query>
+    When I send a GET request to "/v1/campaigns?<query>"
+    Then the response status should be 400
+    And the error code should be "INVALID_PARAMETER"
+
+    Examples:
+      | query       |
+      | limit=%zz   |
+      | limit=5;x=1 |

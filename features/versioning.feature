@@ -35,3 +35,42 @@ Feature: Versioning
       | path          |
       | /campaigns    |
       | /v2/campaigns |
+
+  @sandbox @stable @ROUTE-3 @ROUTE-4
+  Scenario Outline: A path that is not clean is an unknown route, never a redirect: <path>
+    When I send a GET request to "<path>"
+    Then the response status should be 404
+    And the response should be an error envelope
+    And the error code should be "NOT_FOUND"
+
+    Examples:
+      | path                  |
+      | /v1/campaigns/        |
+      | //v1/campaigns        |
+      | /v1//campaigns        |
+
+  @sandbox @stable @ROUTE-6
+  Scenario: GET /healthz needs no key and says how the sandbox is
+    Given I am not authenticated
+    When I send a GET request to "/healthz"
+    Then the response status should be 200
+    And the JSON at "data.status" should be "ok"
+    And the JSON at "data.accounts" should be an integer
+    And the JSON at "data.goroutines" should be an integer
+
+  @sandbox @stable @ROUTE-7
+  Scenario: GET /openapi.json needs no key and serves the OpenAPI document, not an envelope
+    Given I am not authenticated
+    When I send a GET request to "/openapi.json"
+    Then the response status should be 200
+    And the header "X-RateLimit-Limit" should be absent
+    And the JSON at "openapi" should start with "3."
+    And the JSON at "success" should not exist
+
+  @sandbox @stable @ROUTE-7
+  Scenario: GET /openapi.yaml needs no key and serves the OpenAPI document
+    Given I am not authenticated
+    When I send a GET request to "/openapi.yaml"
+    Then the response status should be 200
+    And the header "X-RateLimit-Limit" should be absent
+    And the response body should contain "openapi: "

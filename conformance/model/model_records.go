@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
@@ -60,7 +61,18 @@ func (c *check) body() (map[string]any, bool) {
 	}
 	obj, dup, err := decodeStrictObject(o.ReqBody)
 	if err != nil {
-		c.expectRefusal("ERR-9", "a body that is not one JSON object", http.StatusBadRequest, "INVALID_JSON")
+		rule := "ERR-9"
+		switch {
+		case len(bytes.TrimSpace(o.ReqBody)) == 0:
+			rule = "ERR-8"
+		case strings.Contains(err.Error(), "trailing data"):
+			rule = "ERR-10"
+		}
+		c.expectRefusal(rule, "a body that is not one JSON object", http.StatusBadRequest, "INVALID_JSON")
+		return nil, false
+	}
+	if c.sandbox && nestedDeeperThan(o.ReqBody, maxJSONDepth) {
+		c.expectRefusal("ERR-12", "JSON nested deeper than 64 levels", http.StatusBadRequest, "INVALID_JSON")
 		return nil, false
 	}
 	if dup && c.m.Switches.DuplicateFields && c.sandbox {
@@ -68,6 +80,35 @@ func (c *check) body() (map[string]any, bool) {
 		return nil, false
 	}
 	return obj, true
+}
+
+// maxJSONDepth is how deep a request body's JSON may nest (ERR-12).
+const maxJSONDepth = 64
+
+// nestedDeeperThan says whether the JSON of b opens more than depth
+// objects and arrays inside one another.
+func nestedDeeperThan(b []byte, depth int) bool {
+	level := 0
+	inString, escaped := false, false
+	for _, ch := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && ch == '\\':
+			escaped = true
+		case ch == '"':
+			inString = !inString
+		case inString:
+		case ch == '{' || ch == '[':
+			level++
+			if level > depth {
+				return true
+			}
+		case ch == '}' || ch == ']':
+			level--
+		}
+	}
+	return false
 }
 
 // verdict is what validation makes of a body: fields certainly invalid, and

@@ -129,7 +129,9 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 	}
 	inAPI := req.URL.Path == "/v1" || strings.HasPrefix(req.URL.Path, "/v1/")
 	// An answer to HEAD has no body to hold to the envelope (RFC 9110).
-	if (inAPI || profile == wire.ProfileSandbox) && req.Method != http.MethodHead {
+	// The OpenAPI document is served as it is, not in an envelope (ROUTE-7).
+	document := req.URL.Path == "/openapi.json" || req.URL.Path == "/openapi.yaml"
+	if (inAPI || profile == wire.ProfileSandbox) && !document && req.Method != http.MethodHead {
 		contentType := "ENV-8"
 		if !inAPI {
 			contentType = "ENV-9"
@@ -143,7 +145,7 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: report.LevelShould, Message: err.Error(), Request: where, Exchange: e})
 		}
 	}
-	if profile == wire.ProfileSandbox {
+	if profile == wire.ProfileSandbox && !document {
 		if v, err := wire.DecodeJSON(body); err == nil && CountTimestamps(v) > 0 {
 			sink.Judged("ENV-11")
 			if err := CheckTimestamps(v); err != nil {
