@@ -174,12 +174,6 @@ Feature: Errors
     Then the response status should be 400
     And the error code should be "INVALID_JSON"
 
-  @sandbox @stable @ERR-11
-  Scenario: A JSON object that repeats a field name is 400 INVALID_JSON
-    When I send a POST request to "/v1/campaigns" with the body '{"name": "Twice", "name": "Again", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
-    Then the response status should be 400
-    And the error code should be "INVALID_JSON"
-
   @sandbox @stable @ERR-12
   Scenario: JSON nested deeper than 64 levels is 400 INVALID_JSON
     When I send a POST request to "/v1/campaigns" with the body '{"a": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}'
