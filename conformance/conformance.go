@@ -116,6 +116,9 @@ type StepDoc = steps.StepDoc
 // Steps documents every step pattern of the library, in catalogue order.
 var Steps = steps.Steps
 
+// BuiltinPlaceholders are the {placeholders} every scenario has.
+var BuiltinPlaceholders = steps.BuiltinPlaceholders
+
 // PlaceholderNames lists the placeholders of `should match:` documents.
 var PlaceholderNames = wire.PlaceholderNames
 

@@ -19,6 +19,7 @@
 //	rules            what every response must meet; rate-limit headers
 //	model            the contract's model: exchanges in, disagreements out
 //	transport        the checking transport that feeds the rules and the model
+//	receiver         the webhook receiver deliveries come to
 //	steps            the step library and its per-scenario state
 //	plan             feature loading, tags, skips and lint
 //	explore          the explorer, its shrinker and its Gherkin writer

@@ -3,8 +3,11 @@ package conformance_test
 import (
 	"bytes"
 	"flag"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -42,9 +45,7 @@ func TestConformance(t *testing.T) {
 // run; the tags went into the kit's selection, which checks them.
 func applyGodogFlags(o *godog.Options) {
 	if godogFlags.Format != "" {
-		// The kit's own silent formatter stays after the first comma.
-		_, kit, _ := strings.Cut(o.Format, ",")
-		o.Format, o.Output = godogFlags.Format+","+kit, os.Stdout
+		o.Format, o.Output = godogFlags.Format, os.Stdout
 	}
 	o.Randomize = godogFlags.Randomize
 	o.StopOnFailure = godogFlags.StopOnFailure
@@ -72,8 +73,13 @@ func TestSuiteRunsAsAGodogTestSuite(t *testing.T) {
 // with extra flags, as a Go team's `go test` would.
 func runTestConformance(t *testing.T, url string, args ...string) (string, error) {
 	t.Helper()
+	return runTestConformanceAs(t, conformance.ProfileSpec, url, args...)
+}
+
+func runTestConformanceAs(t *testing.T, profile, url string, args ...string) (string, error) {
+	t.Helper()
 	cmd := exec.CommandContext(t.Context(), os.Args[0], append([]string{"-test.run=^TestConformance$", "-test.v"}, args...)...)
-	cmd.Env = append(os.Environ(), "CONFORM_BASE_URL="+url, "SVC_API_KEY="+suiteKey, "CONFORM_PROFILE=")
+	cmd.Env = append(os.Environ(), "CONFORM_BASE_URL="+url, "SVC_API_KEY="+suiteKey, "CONFORM_PROFILE="+profile)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -106,5 +112,26 @@ func TestGoTestFailsOnAnEmptySelection(t *testing.T) {
 	out, err := runTestConformance(t, srv.URL, "-godog.tags=@bug")
 	if err == nil || !strings.Contains(out, "no scenario carries the tag @bug; did you mean @bugs?") {
 		t.Errorf("go test with -godog.tags=@bug: err %v, want a failure naming @bugs\n%s", err, out)
+	}
+}
+
+// TestGoTestNamesTheStepThatFailed: a rule of every response broken by an
+// exchange fails, under go test, with the file and line of the step that
+// sent it, not with godog's own source line alone.
+func TestGoTestNamesTheStepThatFailed(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(breaking(sandboxtest.NewHandler(t, sandboxtest.Options{}), nil, func(r *http.Request, res *response) {
+		if r.URL.Path == "/v1/testers" {
+			res.envelope(func(m map[string]any) { m["success"] = "yes" })
+		}
+	}))
+	defer srv.Close()
+	out, err := runTestConformanceAs(t, conformance.ProfileSandbox, srv.URL, "-godog.tags=@bugs")
+	if err == nil {
+		t.Fatalf("go test passed against a deployment that breaks the envelope:\n%s", out)
+	}
+	if !regexp.MustCompile(`features/bugs\.feature:\d+: every response is the envelope`).MatchString(out) &&
+		!regexp.MustCompile(`every response is the envelope[^\n]*sent by the step at features/bugs\.feature:\d+`).MatchString(out) {
+		t.Errorf("the failure does not name the step's file and line:\n%s", out)
 	}
 }

@@ -274,10 +274,10 @@ func printSteps(w io.Writer) {
 		fmt.Fprintf(w, "%s\n    %s\n\n", s.Pattern, strings.ReplaceAll(s.Example, "\n", "\n    "))
 	}
 	fmt.Fprintf(w, "Placeholders in paths, bodies, headers and expected values:\n")
-	fmt.Fprintf(w, "  {key}     the key from %s (never printed)\n", keyEnv)
-	fmt.Fprintf(w, "  {random}  a fresh random token\n")
-	fmt.Fprintf(w, "  {webhookURL}  the scenario's address on conform's webhook receiver\n")
-	fmt.Fprintf(w, "  {name}    a value saved with: I save the JSON at \"…\" as \"name\"\n\n")
+	for _, p := range conformance.BuiltinPlaceholders() {
+		fmt.Fprintf(w, "  %-12s  %s\n", "{"+p.Name+"}", p.Means)
+	}
+	fmt.Fprintf(w, "  %-12s  %s\n\n", "{name}", `a value saved with: I save the JSON at "…" as "name"`)
 	fmt.Fprintf(w, "Placeholders in `should match:` documents (objects match if every listed key matches):\n  %s\n\n",
 		strings.Join(conformance.PlaceholderNames(), " "))
 	fmt.Fprintf(w, "JSON paths are dotted from the top of the body: success, data.items.0.id, error.code.\n")

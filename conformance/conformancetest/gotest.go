@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/cucumber/godog"
-	"github.com/testcampaign/kit/conformance/plan"
 	"github.com/testcampaign/kit/conformance/runner"
 	"github.com/testcampaign/kit/conformance/wire"
 )
@@ -47,9 +46,7 @@ func Test(t *testing.T, cfg runner.Config, adjust func(*godog.Options)) {
 			}
 		}
 		t.Run(name, func(t *testing.T) {
-			suite := r.Suite(t.Context(), out)
-			defer runner.IndexRecorders.Delete(suite.Name)
-			suite.Options.FeatureContents = []godog.Feature{{Name: f.URI, Contents: plan.GodogContent(f)}}
+			suite := r.FeatureSuite(t.Context(), out, f)
 			suite.Options.TestingT = t
 			if adjust != nil {
 				adjust(suite.Options)

@@ -48,18 +48,9 @@ type xstep struct {
 	// saveAt/saveAs keep a value of a successful answer for later steps.
 	saveAt, saveAs string
 	burst          int // >1: sent that many times at once
-	note           string
 }
 
 var refRe = regexp.MustCompile(`\{([a-z]+[0-9]+)\}`)
-
-func (s xstep) refs() []string {
-	var out []string
-	for _, m := range refRe.FindAllStringSubmatch(s.path+s.body, -1) {
-		out = append(out, m[1])
-	}
-	return out
-}
 
 // explorer runs sequences against one deployment.
 type explorer struct {
@@ -111,6 +102,17 @@ func (s *session) key(i int) string {
 		s.left = append(s.left, -1)
 	}
 	return s.keys[i]
+}
+
+// close drops the session's fresh accounts from the model: nothing will
+// send to them again, and a long exploration must not keep them all.
+func (s *session) close() {
+	if !s.x.sandbox {
+		return
+	}
+	for _, k := range s.keys {
+		s.x.t.Model.Drop(k)
+	}
 }
 
 // expand fills in saved values; ok is false if one is missing.
@@ -247,6 +249,7 @@ func rebuild(req *http.Request) (*http.Request, error) {
 // sequence runs steps in order, stopping at the first violation.
 func (x *explorer) sequence(ctx context.Context, steps []xstep, sequential bool) outcome {
 	s := x.newSession()
+	defer s.close()
 	var out outcome
 	for _, st := range steps {
 		if ctx.Err() != nil {
@@ -298,13 +301,24 @@ type finding struct {
 // replayed one request at a time as a scenario would: first the prefix up
 // to the failure, then ever smaller chunks removed (delta debugging).
 func (x *explorer) shrink(ctx context.Context, out outcome) *finding {
+	return shrink(out, func(steps []xstep) outcome {
+		if ctx.Err() != nil {
+			return outcome{}
+		}
+		return x.sequence(ctx, steps, true)
+	})
+}
+
+// shrink is the search of (*explorer).shrink, with replay running a
+// sequence one request at a time on fresh accounts.
+func shrink(out outcome, replay func([]xstep) outcome) *finding {
 	f := &finding{violation: *out.violation, steps: out.ran[:out.failedAt+1]}
 	budget := shrinkBudget
 	fails := func(steps []xstep) (outcome, bool) {
-		if budget <= 0 || ctx.Err() != nil {
+		if budget <= 0 {
 			return outcome{}, false
 		}
-		o := x.sequence(ctx, steps, true)
+		o := replay(steps)
 		budget -= o.spent
 		return o, o.violation != nil && o.violation.Rule == f.violation.Rule
 	}

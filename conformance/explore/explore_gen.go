@@ -31,7 +31,7 @@ type generator struct {
 
 func newGenerator(rng *rand.Rand, x *explorer) *generator {
 	g := &generator{rng: rng, x: x, keys: 1, campaigns: map[int][]string{}, bugs: map[int][]string{}, cursors: map[int][]string{}}
-	if seed := x.t.Model.Seed; seed != nil {
+	if seed := x.t.Model.Seed(); seed != nil {
 		g.seedCampaigns = sortedIDs(seed.Records[model.KindCampaign])
 		g.seedBugs = sortedIDs(seed.Records[model.KindBug])
 		g.seedTesters = sortedIDs(seed.Records[model.KindTester])

@@ -34,10 +34,11 @@ import (
 // from the features' own steps.
 const RuleModel = "model"
 
-// historyShown is how many earlier requests of the key a disagreement shows.
+// historyShown is how many earlier requests of the key a Disagreement shows.
 const historyShown = 8
 
-// Disagreement is one answer the model did not expect.
+// Disagreement is one answer the model did not expect: the rule it breaks,
+// what the model wanted and what came back.
 type Disagreement struct {
 	ID   string // the rule's ID in docs/contract.md
 	Rule string // what the rule says, as a report names it
@@ -98,15 +99,17 @@ type Model struct {
 	mu       sync.Mutex
 	accounts map[string]*account
 	owned    map[string]bool
-	Seed     *seedState
+	seed     *Seed
+	// gaps say what the model does not check that it would normally
+	// check, and why, for the report; each once.
+	gaps []string
 	// firstIDs are the first IDs fresh accounts gave, per prefix: every
 	// fresh account must give the same (ACCT-5: deterministic IDs).
 	firstIDs map[string]string
 	// Coverage counts the rules judged on each exchange; nil keeps no count.
 	Coverage *coverage.Recorder
 	// frozen is learned from POST /_sandbox/clock: 1 frozen, -1 running.
-	frozen      int
-	frozenStart time.Time
+	frozen int
 }
 
 // ContractSwitches turn on checks of rules of docs/contract.md that not every
@@ -121,8 +124,47 @@ type ContractSwitches struct {
 	LongNumbers bool
 }
 
-func NewModel(profile string, sw ContractSwitches) *Model {
-	return &Model{profile: profile, Switches: sw, accounts: map[string]*account{}, owned: map[string]bool{}, firstIDs: map[string]string{}}
+// NewModel is the model of a run in profile. seed is what a fresh sandbox
+// account holds; without it the model holds no account's records exactly.
+func NewModel(profile string, sw ContractSwitches, seed *Seed) *Model {
+	return &Model{profile: profile, Switches: sw, seed: seed, accounts: map[string]*account{}, owned: map[string]bool{}, firstIDs: map[string]string{}}
+}
+
+// Seed is what a fresh account holds, as the model was handed it.
+func (m *Model) Seed() *Seed { return m.seed }
+
+// Gap records something the model will not check, and why: a report must
+// say what it did not judge.
+func (m *Model) Gap(why string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.gap(why)
+}
+
+func (m *Model) gap(why string) {
+	for _, g := range m.gaps {
+		if g == why {
+			return
+		}
+	}
+	m.gaps = append(m.gaps, why)
+}
+
+// Gaps are what the model did not check that it would normally check, each
+// with why.
+func (m *Model) Gaps() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.gaps...)
+}
+
+// Drop forgets key's account: the run has finished with it. An exploration
+// makes accounts without end, and the model's memory must not grow with them.
+func (m *Model) Drop(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.accounts, key)
+	delete(m.owned, key)
 }
 
 // Own marks key as the run's own. A fresh key also starts from the seed.
@@ -133,7 +175,7 @@ func (m *Model) Own(key string, fresh bool) {
 	a := m.account(key)
 	a.owned = true
 	if fresh {
-		a.startFresh(m.Seed)
+		a.startFresh(m.seed)
 	}
 }
 
@@ -201,7 +243,7 @@ func (m *Model) Observe(f *Flight, o *Observed) []Disagreement {
 }
 
 // HistoryOf is what a report shows of the requests that led to a
-// disagreement on key.
+// Disagreement on key.
 func (m *Model) HistoryOf(key string) []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()

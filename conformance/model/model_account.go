@@ -104,7 +104,6 @@ type pageWalk struct {
 	// next page starts right after it, whatever was written since (LIST-9).
 	after map[string]any
 	seen  map[string]bool
-	exact bool
 }
 
 func newAccount(key string) *account {
@@ -115,16 +114,16 @@ func newAccount(key string) *account {
 	return a
 }
 
-// seedState is what a fresh account holds, read once at the start of a
+// Seed is what a fresh account holds, read once at the start of a
 // run from a key nobody else uses.
-type seedState struct {
+type Seed struct {
 	Records [3]map[string]map[string]any
 	next    map[string]int
 }
 
 // startFresh makes the account what a fresh one is: the seed, no
 // webhooks, events, logged requests or faults, and whole windows.
-func (a *account) startFresh(seed *seedState) {
+func (a *account) startFresh(seed *Seed) {
 	a.reseed(seed)
 	a.ctl = rateState{untouched: true}
 	a.fresh = true
@@ -132,7 +131,7 @@ func (a *account) startFresh(seed *seedState) {
 
 // reseed is what a fresh account and a reset have in common; a reset
 // keeps the controls' budget (README).
-func (a *account) reseed(seed *seedState) {
+func (a *account) reseed(seed *Seed) {
 	for i := range a.records {
 		a.records[i] = map[string]*record{}
 	}

@@ -50,7 +50,7 @@ func (c *check) reset() {
 	}
 	a := c.a
 	if a.owned {
-		a.reseed(c.m.Seed)
+		a.reseed(c.m.seed)
 	} else {
 		a.reseed(nil)
 		a.forget()
@@ -346,6 +346,9 @@ func (c *check) requestLog() {
 			return
 		}
 	}
+	if len(a.reqlog) > 100 && d["hasMore"] == false {
+		c.m.gap(fmt.Sprintf("the length of a request log past %d requests: the model keeps only an account's newest requests", 100))
+	}
 	if d["hasMore"] == false && len(a.reqlog) <= 100 && size <= journalBytesJudged {
 		c.judge("JRNL-1")
 		if len(items) != len(logged) {
@@ -424,25 +427,36 @@ func (c *check) deliveries() {
 // nobody else uses: the status and the body.
 type seedGetter func(ctx context.Context, path string) (int, []byte, error)
 
+// maxSeedPages bounds the pages ReadSeed reads of one list: a seed larger
+// than that is not one the model can hold exactly.
+const maxSeedPages = 100
+
 // ReadSeed reads what a fresh account holds, through get: every campaign,
-// bug and tester, and the next ID of each sequence.
-func ReadSeed(ctx context.Context, get seedGetter) *seedState {
-	s := &seedState{next: map[string]int{}}
+// bug and tester, and the next ID of each sequence. Its error says why the
+// model cannot hold fresh accounts exactly, for the report to say so.
+func ReadSeed(ctx context.Context, get seedGetter) (*Seed, error) {
+	s := &Seed{next: map[string]int{}}
 	for _, kind := range []recordKind{KindCampaign, KindBug, KindTester} {
 		s.Records[kind] = map[string]map[string]any{}
 		cursor := ""
 		for page := 0; ; page++ {
+			if page == maxSeedPages {
+				return nil, fmt.Errorf("%s holds more than %d pages of 100", kindInfo[kind].path, maxSeedPages)
+			}
 			target := kindInfo[kind].path + "?limit=100"
 			if cursor != "" {
 				target += "&cursor=" + url.QueryEscape(cursor)
 			}
 			status, b, err := get(ctx, target)
-			if err != nil || status != http.StatusOK || page > 100 {
-				return nil
+			if err != nil {
+				return nil, fmt.Errorf("GET %s: %w", target, err)
+			}
+			if status != http.StatusOK {
+				return nil, fmt.Errorf("GET %s answered %d", target, status)
 			}
 			v, err := wire.DecodeJSON(b)
 			if err != nil {
-				return nil
+				return nil, fmt.Errorf("GET %s: %w", target, err)
 			}
 			d, _ := wire.Lookup(v, "data")
 			dm, _ := d.(map[string]any)
@@ -450,7 +464,7 @@ func ReadSeed(ctx context.Context, get seedGetter) *seedState {
 			for _, it := range items {
 				rec, ok := it.(map[string]any)
 				if !ok {
-					return nil
+					return nil, fmt.Errorf("GET %s: an item is not an object", target)
 				}
 				id := str(rec["id"])
 				s.Records[kind][id] = rec
@@ -466,10 +480,10 @@ func ReadSeed(ctx context.Context, get seedGetter) *seedState {
 		p := kindInfo[kind].prefix
 		if _, ok := s.next[p]; !ok {
 			if len(s.Records[kind]) > 0 {
-				return nil // IDs the model cannot follow
+				return nil, fmt.Errorf("the IDs of %s are not %s_ and a number, so the model cannot follow their sequence", kindInfo[kind].path, p)
 			}
 			s.next[p] = 0
 		}
 	}
-	return s
+	return s, nil
 }

@@ -38,11 +38,11 @@ type ex struct {
 // its exchange.
 func replay(t *testing.T, exchanges []ex) []string {
 	t.Helper()
-	m := NewModel(wire.ProfileSandbox, ContractSwitches{})
-	m.Seed = &seedState{next: map[string]int{"cmp": 1, "bug": 1, "tst": 1}}
-	for i := range m.Seed.Records {
-		m.Seed.Records[i] = map[string]map[string]any{}
+	seed := &Seed{next: map[string]int{"cmp": 1, "bug": 1, "tst": 1}}
+	for i := range seed.Records {
+		seed.Records[i] = map[string]map[string]any{}
 	}
+	m := NewModel(wire.ProfileSandbox, ContractSwitches{}, seed)
 	m.Own(trafficKey, true)
 	var found []string
 	for i, e := range exchanges {

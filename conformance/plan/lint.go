@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -18,7 +16,6 @@ import (
 
 	"github.com/testcampaign/kit/conformance/steps"
 	"github.com/testcampaign/kit/conformance/wire"
-	"github.com/testcampaign/kit/features"
 )
 
 // savedAsRe finds the name a step saves a value under.
@@ -42,17 +39,9 @@ var (
 // builtinProblems lints the embedded suite once per process: it never
 // changes, and matching every step against the library is not free.
 var builtinProblems = sync.OnceValue(func() []string {
-	var builtin []FeatureFile
-	err := fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
-			return err
-		}
-		b, err := fs.ReadFile(features.FS, p)
-		builtin = append(builtin, FeatureFile{URI: path.Join("features", p), content: b, builtin: true})
-		return err
-	})
+	builtin, err := builtinFiles()
 	if err != nil {
-		return []string{fmt.Sprintf("reading built-in features: %v", err)}
+		return []string{err.Error()}
 	}
 	return lintFiles(builtin)
 })
@@ -101,7 +90,10 @@ func lintFiles(files []FeatureFile) []string {
 		astSteps := stepNodes(doc.Feature)
 		columns := outlineColumns(doc.Feature)
 		for _, p := range gherkin.Pickles(*doc, f.URI, newID) {
-			known := map[string]bool{"key": true, "random": true, "webhookURL": true}
+			known := map[string]bool{}
+			for _, b := range steps.BuiltinPlaceholders() {
+				known[b.Name] = true
+			}
 			for _, st := range p.Steps {
 				node := astSteps[st.AstNodeIds[0]]
 				where := fmt.Sprintf("%s:%d", f.URI, node.Location.Line)

@@ -78,20 +78,11 @@ var lineSuffixRe = regexp.MustCompile(`^(.+\.feature):([0-9]+)$`)
 func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
 	var files []FeatureFile
 	if !cfg.NoBuiltin {
-		err := fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
-				return err
-			}
-			b, err := fs.ReadFile(features.FS, p)
-			if err != nil {
-				return err
-			}
-			files = append(files, FeatureFile{URI: path.Join("features", p), content: b, builtin: true})
-			return nil
-		})
+		builtin, err := builtinFiles()
 		if err != nil {
-			return nil, fmt.Errorf("reading built-in features: %w", err)
+			return nil, err
 		}
+		files = builtin
 	}
 	for _, dir := range cfg.FeatureDirs {
 		if m := lineSuffixRe.FindStringSubmatch(dir); m != nil {
@@ -116,7 +107,7 @@ func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("%w: reading features from %s: %v", wire.ErrUsage, dir, err)
+			return nil, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, dir, err)
 		}
 		if found == 0 {
 			return nil, fmt.Errorf("%w: no .feature files in %s", wire.ErrUsage, dir)
@@ -129,12 +120,32 @@ func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
 	return files, nil
 }
 
+// builtinFiles reads the embedded suite.
+func builtinFiles() ([]FeatureFile, error) {
+	var files []FeatureFile
+	err := fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
+			return err
+		}
+		b, err := fs.ReadFile(features.FS, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, FeatureFile{URI: path.Join("features", p), content: b, builtin: true})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading built-in features: %w", err)
+	}
+	return files, nil
+}
+
 // loadOneScenario reads file.feature for --features file.feature:LINE.
 func loadOneScenario(file, line string) (FeatureFile, error) {
 	n, _ := strconv.Atoi(line)
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return FeatureFile{}, fmt.Errorf("%w: reading features from %s: %v", wire.ErrUsage, file, err)
+		return FeatureFile{}, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, file, err)
 	}
 	return FeatureFile{URI: filepath.ToSlash(file), content: b, lines: map[int]bool{n: true}}, nil
 }
@@ -191,7 +202,7 @@ func Plan(cfg PlanOptions, files []FeatureFile, env RunEnv) ([]*PlannedScenario,
 	for _, f := range files {
 		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), newID)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", wire.ErrUsage, f.URI, err)
+			return nil, fmt.Errorf("%w: %s: %w", wire.ErrUsage, f.URI, err)
 		}
 		if seen[f.URI] {
 			return nil, fmt.Errorf("%w: two feature files named %s", wire.ErrUsage, f.URI)

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"errors"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +86,14 @@ func TestValidateTags(t *testing.T) {
 		if err := ValidateTags(tt.expr); (err == nil) != tt.ok {
 			t.Errorf("validateTags(%q) = %v, want ok=%v", tt.expr, err, tt.ok)
 		}
+	}
+}
+
+// TestLoadErrorsKeepTheirCause: a feature directory that cannot be read
+// is a usage error that still says, to errors.Is, what went wrong.
+func TestLoadErrorsKeepTheirCause(t *testing.T) {
+	_, err := LoadFeatures(PlanOptions{NoBuiltin: true, FeatureDirs: []string{filepath.Join(t.TempDir(), "missing")}})
+	if !errors.Is(err, wire.ErrUsage) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("LoadFeatures of a missing directory: %v; want a usage error wrapping fs.ErrNotExist", err)
 	}
 }

@@ -58,7 +58,7 @@ ul.skips li { margin: .2em 0; }
 <h3>[{{.Level}}] {{.Area}}: {{.Name}}</h3>
 <dl>
 <dt>Scenario</dt><dd><code>{{.Location}}</code></dd>
-{{if .FailedStep}}<dt>Step</dt><dd>{{.FailedStep}}</dd>{{end}}
+{{if .FailedStep}}<dt>Step</dt><dd>{{.FailedAt}}</dd>{{end}}
 {{if .Rule}}<dt>Rule</dt><dd class="rule">{{.Rule}}</dd>{{end}}
 <dt>Why</dt><dd><pre>{{.Message}}</pre></dd>
 {{if .Request}}<dt>Request</dt><dd><pre>{{.Request}}</pre></dd>{{end}}
@@ -67,6 +67,10 @@ ul.skips li { margin: .2em 0; }
 </div>
 {{end}}{{end}}{{end}}
 
+{{if .R.Unchecked}}
+<h2 id="unchecked">Not checked (the run could not judge these as it normally does)</h2>
+<ul class="skips">{{range .R.Unchecked}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
 {{range .Reasons}}{{if .List}}
 <h2 id="{{.ID}}">{{.Title}}</h2>
 <ul class="skips">{{range .List}}<li><strong>{{.N}}</strong> × {{.Reason}}</li>{{end}}</ul>

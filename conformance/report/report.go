@@ -73,7 +73,9 @@ type ScenarioResult struct {
 	// SkipReason says why a Disabled or Skipped scenario did not run.
 	SkipReason string
 	// FailedStep is the step that did not hold: what the spec wanted.
+	// FailedLine is its line in URI, 0 when it has none (the explorer's).
 	FailedStep string
+	FailedLine int
 	// Message explains the failure, with a diff where values differ.
 	Message string
 	// Request and Response describe the exchange at fault, with the key
@@ -90,6 +92,28 @@ type ScenarioResult struct {
 	// and bounded, for the junit and HTML reports of a failure.
 	Exchanges []string
 	Duration  time.Duration
+	// Steps are the scenario's steps as they ran, for the cucumber report.
+	Steps []StepResult
+}
+
+// StepResult is one step of a scenario as it ran.
+type StepResult struct {
+	Keyword string // "Given ", "When "… as written
+	Text    string
+	Line    int
+	// Status is godog's word for the outcome: passed, failed, skipped,
+	// undefined, pending or ambiguous.
+	Status   string
+	Error    string
+	Duration time.Duration
+}
+
+// FailedAt is the failing step with its file and line, as a report shows it.
+func (r ScenarioResult) FailedAt() string {
+	if r.FailedLine == 0 {
+		return r.FailedStep
+	}
+	return fmt.Sprintf("%s  (%s:%d)", r.FailedStep, r.URI, r.FailedLine)
 }
 
 // Location is the scenario's file and line, as editors understand it.
@@ -172,6 +196,10 @@ type Report struct {
 	// Coverage is every rule of docs/contract.md with how the run ended
 	// for it: checked, not exercised, or not applicable.
 	Coverage []coverage.Outcome
+	// Unchecked says what the run did not check that it would normally
+	// check, and why (the model could not read what a fresh account holds,
+	// say), so that a pass never hides a gap.
+	Unchecked []string
 }
 
 // Result is the worst status of the run; a run with nothing to judge is
@@ -270,6 +298,12 @@ func (r *Report) WriteSummary(w io.Writer) {
 	writeReasons(w, "SKIPPED (could not run here; --fail-on-skip fails the run on these)", r.With(Skipped))
 	writeReasons(w, "DISABLED (left out by this run's configuration)", r.With(Disabled))
 	r.writeUnexercised(w)
+	if len(r.Unchecked) > 0 {
+		fmt.Fprintf(w, "\nNOT CHECKED (the run could not judge these as it normally does)\n")
+		for _, u := range r.Unchecked {
+			fmt.Fprintf(w, "  - %s\n", u)
+		}
+	}
 }
 
 // coverageCounts says how the run ended for the rules of the catalogue.
@@ -376,7 +410,7 @@ func (r *Report) writeProblems(w io.Writer, title string, list []ScenarioResult)
 			fmt.Fprintf(w, "%2d. [%s] %s: %s  (%s)\n", i+1, s.Level, s.Area, s.Name, s.Location())
 		}
 		if s.FailedStep != "" {
-			fmt.Fprintf(w, "    step:    %s\n", s.FailedStep)
+			fmt.Fprintf(w, "    step:    %s\n", s.FailedAt())
 		}
 		if s.Request != "" {
 			fmt.Fprintf(w, "    request: %s\n", s.Request)
@@ -539,6 +573,9 @@ func (r *Report) properties(rules bool) *junitPropsList {
 			props = append(props, junitProp{"rule." + o.Rule.ID, o.Summary()})
 		}
 	}
+	for _, u := range r.Unchecked {
+		props = append(props, junitProp{"not-checked", u})
+	}
 	return &junitPropsList{Props: props}
 }
 
@@ -657,7 +694,7 @@ func problemText(s ScenarioResult) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "scenario: %s\n", s.Location())
 	if s.FailedStep != "" {
-		fmt.Fprintf(&b, "step:    %s\n", s.FailedStep)
+		fmt.Fprintf(&b, "step:    %s\n", s.FailedAt())
 	}
 	if s.Request != "" {
 		fmt.Fprintf(&b, "request: %s\n", s.Request)

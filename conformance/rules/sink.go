@@ -23,6 +23,8 @@ type RuleViolation struct {
 	Request string // method and URL of the exchange that broke it
 	// Exchange is the exchange that broke it, for the report to show.
 	Exchange *wire.Exchange
+	// Where is the step that sent it (file:line), when the sink knows.
+	Where string
 }
 
 // RuleSink collects the every-response violations of one scenario. Only the
@@ -30,6 +32,8 @@ type RuleViolation struct {
 type RuleSink struct {
 	mu         sync.Mutex
 	violations []RuleViolation
+	// at is the step now running, stamped on what it breaks.
+	at string
 	// keys are the credentials the scenario sent; none may come back whole.
 	keys map[string]bool
 	// Unbudgeted scenarios (@exhaustive ones) spend the window on purpose.
@@ -56,9 +60,20 @@ func (s *RuleSink) Broke(v RuleViolation) {
 	s.Add(v)
 }
 
+// At says which step (file:line) the next exchanges belong to.
+func (s *RuleSink) At(where string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.at = where
+}
+
+// Add keeps v unless the rule it breaks broke before.
 func (s *RuleSink) Add(v RuleViolation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if v.Where == "" {
+		v.Where = s.at
+	}
 	for _, o := range s.violations {
 		if o.Rule == v.Rule {
 			return
@@ -83,6 +98,7 @@ func (s *RuleSink) First() (RuleViolation, bool) {
 	return RuleViolation{}, false
 }
 
+// SentKey records a credential the scenario sent; no answer may echo it.
 func (s *RuleSink) SentKey(k string) {
 	if len(k) < 8 || k == wire.LivePrefix || k == wire.TestPrefix {
 		return // a bare prefix or a short token is ordinary text, not a secret
@@ -92,6 +108,7 @@ func (s *RuleSink) SentKey(k string) {
 	s.keys[k] = true
 }
 
+// SentKeys are the credentials the scenario sent.
 func (s *RuleSink) SentKeys() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -36,11 +36,11 @@ func loadSchema(ctx context.Context, cfg Config, client *http.Client) (rules.Sch
 		doc, err = os.ReadFile(source)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: --openapi %s: %v", wire.ErrUsage, source, err)
+		return nil, fmt.Errorf("%w: --openapi %s: %w", wire.ErrUsage, source, err)
 	}
 	v, err := cfg.LoadSchema(doc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --openapi %s: %v", wire.ErrUsage, source, err)
+		return nil, fmt.Errorf("%w: --openapi %s: %w", wire.ErrUsage, source, err)
 	}
 	return v, nil
 }

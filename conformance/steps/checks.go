@@ -545,7 +545,7 @@ func (s *ScenarioState) jsonContainsDoc(ctx context.Context, path string, doc *g
 	}
 	want, err := wire.DecodeJSON([]byte(text))
 	if err != nil {
-		return fmt.Errorf("%w: the expected item is not JSON: %v", wire.ErrUsage, err)
+		return fmt.Errorf("%w: the expected item is not JSON: %w", wire.ErrUsage, err)
 	}
 	items, err := s.arrayAt(ctx, path)
 	if err != nil {

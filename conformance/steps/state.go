@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+	"github.com/testcampaign/kit/conformance/receiver"
 	"github.com/testcampaign/kit/conformance/rules"
 	"github.com/testcampaign/kit/conformance/transport"
 	"github.com/testcampaign/kit/conformance/wire"
@@ -33,8 +34,8 @@ const (
 // it as its methods (see Library.Bind), so scenarios never share it.
 type ScenarioState struct {
 	t       *transport.Target
-	hooks   *Receiver // nil when no webhook receiver runs
-	key     string    // the key sent with authConfigured; a fresh account replaces it
+	hooks   *receiver.Receiver // nil when no webhook receiver runs
+	key     string             // the key sent with authConfigured; a fresh account replaces it
 	auth    authMode
 	rawAuth string
 	headers http.Header
@@ -45,11 +46,13 @@ type ScenarioState struct {
 	// Skip says why the scenario stopped without a verdict, if it did.
 	Skip string
 	// hook is the scenario's endpoint on the webhook receiver, at
-	// /hooks/<hookToken>; nil until a step needs it.
-	hook      *hookEndpoint
-	hookToken string
+	// hookURLOpen; nil until a step needs it.
+	hook        *receiver.Endpoint
+	hookURLOpen string
 	// usedDeliveries are the receiver's deliveries steps already consumed.
 	usedDeliveries map[int]bool
+	// fresh are the fresh sandbox accounts the scenario made.
+	fresh []string
 	// freshLeft and freshLimit are what the last answer to a fresh account
 	// said of its window (freshLeft is -1 until one said it), so that a
 	// scenario stops before its own setup runs into a small limit.
@@ -58,7 +61,7 @@ type ScenarioState struct {
 
 // NewScenarioState is the state of a scenario about to start against t,
 // with hooks the webhook receiver (nil when none runs).
-func NewScenarioState(t *transport.Target, hooks *Receiver) *ScenarioState {
+func NewScenarioState(t *transport.Target, hooks *receiver.Receiver) *ScenarioState {
 	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
@@ -127,8 +130,24 @@ func (s *ScenarioState) expandWith(text string, escape func(string) string) (str
 	return out, firstErr
 }
 
+// Placeholder is a {placeholder} every scenario has without saving it.
+type Placeholder struct{ Name, Means string }
+
+// BuiltinPlaceholders are the {placeholders} every scenario has; expandWith
+// gives each its value.
+func BuiltinPlaceholders() []Placeholder {
+	return []Placeholder{
+		{"key", "the operator's key (never printed)"},
+		{"random", "a fresh random token"},
+		{"webhookURL", "the scenario's address on conform's webhook receiver"},
+	}
+}
+
 func (s *ScenarioState) savedNames() string {
-	names := []string{"key", "random", "webhookURL"}
+	var names []string
+	for _, p := range BuiltinPlaceholders() {
+		names = append(names, p.Name)
+	}
 	for n := range s.saved {
 		names = append(names, n)
 	}

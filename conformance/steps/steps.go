@@ -212,6 +212,7 @@ func (s *ScenarioState) freshAccount(ctx context.Context) error {
 	}
 	s.key = wire.TestPrefix + "conform_" + wire.RandomToken()
 	s.t.Model.Own(s.key, true)
+	s.fresh = append(s.fresh, s.key)
 	s.freshLeft = -1
 	s.auth = authConfigured
 	return nil

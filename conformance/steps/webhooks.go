@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+	"github.com/testcampaign/kit/conformance/receiver"
 	"github.com/testcampaign/kit/conformance/transport"
 	"github.com/testcampaign/kit/conformance/wire"
 )
@@ -92,26 +93,16 @@ func (s *ScenarioState) receiverFails(ctx context.Context, status, n int) error 
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.failNext, e.failStatus = n, status
+	e.FailNext(n, status)
 	return nil
 }
 
-func eventType(d delivery) string {
-	v, err := wire.DecodeJSON(d.body)
-	if err != nil {
-		return ""
-	}
-	t, _ := wire.Lookup(v, "type")
-	s, _ := t.(string)
-	return s
-}
+func eventType(d receiver.Delivery) string { return receiver.EventType(d.Body) }
 
 // pushDelivery makes a delivery the last "response" of the scenario, so that
 // the JSON and header steps check it.
-func pushDelivery(s *ScenarioState, d delivery) {
-	s.history = append(s.history, &wire.Exchange{Method: "DELIVERY", URL: "(webhook receiver)", Status: d.answered, Header: d.header, Body: d.body})
+func pushDelivery(s *ScenarioState, d receiver.Delivery) {
+	s.history = append(s.history, &wire.Exchange{Method: "DELIVERY", URL: "(webhook receiver)", Status: d.Answered, Header: d.Header, Body: d.Body})
 }
 
 func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) error {
@@ -123,17 +114,17 @@ func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) er
 	tick := func() error {
 		return s.deliveryLogSays(ctx, hookURL, "", func(a attemptRecord) string {
 			if a.final && a.statusCode == 0 {
-				return fmt.Sprintf("the deployment's delivery log says it cannot post to the receiver at %s (%q) and will not try again (started with -webhook-deny-private, or behind a firewall?); pass --webhook-url with an address it may post to", s.hooks.base, a.err)
+				return fmt.Sprintf("the deployment's delivery log says it cannot post to the receiver at %s (%q) and will not try again (started with -webhook-deny-private, or behind a firewall?); pass --webhook-url with an address it may post to", s.hooks.Base(), a.err)
 			}
 			return ""
 		})
 	}
-	d, i, err := e.await(ctx, 0, time.Duration(secs)*time.Second, func(i int, d delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ }, tick)
+	d, i, err := e.Await(ctx, 0, time.Duration(secs)*time.Second, func(i int, d receiver.Delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ }, tick)
 	if errors.Is(err, godog.ErrSkip) {
 		return err
 	}
 	if err != nil {
-		return fmt.Errorf("webhook rule: no %q event reached the receiver within %d seconds (%d other deliveries): %w", typ, secs, len(e.all()), err)
+		return fmt.Errorf("webhook rule: no %q event reached the receiver within %d seconds (%d other deliveries): %w", typ, secs, len(e.All()), err)
 	}
 	s.usedDeliveries[i] = true
 	pushDelivery(s, d)
@@ -152,14 +143,14 @@ func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
 		return err
 	}
 	id := last.Header.Get("Webhook-Id")
-	all := e.all()
+	all := e.All()
 	from := 0
 	for i, d := range all {
-		if s.usedDeliveries[i] && d.header.Get("Webhook-Id") == id {
+		if s.usedDeliveries[i] && d.Header.Get("Webhook-Id") == id {
 			from = i + 1
 		}
 	}
-	typ := eventType(delivery{body: last.Body})
+	typ := receiver.EventType(last.Body)
 	_, hookURL, _ := s.endpoint()
 	eventID := ""
 	if v, err := last.JSON(); err == nil {
@@ -178,18 +169,18 @@ func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
 			return ""
 		})
 	}
-	d, i, err := e.await(ctx, from, time.Duration(secs)*time.Second, func(i int, d delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ }, tick)
+	d, i, err := e.Await(ctx, from, time.Duration(secs)*time.Second, func(i int, d receiver.Delivery) bool { return !s.usedDeliveries[i] && eventType(d) == typ }, tick)
 	if errors.Is(err, godog.ErrSkip) {
 		return err
 	}
 	if err != nil {
 		return fmt.Errorf("webhook rule: the event answered with %d was not delivered again within %d seconds: %w", last.Status, secs, err)
 	}
-	if got := d.header.Get("Webhook-Id"); got != id {
+	if got := d.Header.Get("Webhook-Id"); got != id {
 		return fmt.Errorf("webhook rule: a retry must keep its Webhook-Id: first %q, then %q", id, got)
 	}
-	if string(d.body) != string(last.Body) {
-		return fmt.Errorf("webhook rule: a retry must carry the same body: first %s, then %s", wire.Truncate(string(last.Body), 200), wire.Truncate(string(d.body), 200))
+	if string(d.Body) != string(last.Body) {
+		return fmt.Errorf("webhook rule: a retry must carry the same body: first %s, then %s", wire.Truncate(string(last.Body), 200), wire.Truncate(string(d.Body), 200))
 	}
 	s.usedDeliveries[i] = true
 	pushDelivery(s, d)
@@ -201,9 +192,9 @@ func (s *ScenarioState) noEvent(ctx context.Context, typ string) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range e.all() {
+	for _, d := range e.All() {
 		if eventType(d) == typ {
-			return fmt.Errorf("webhook rule: the receiver got a %q event (Webhook-Id %s); want none", typ, d.header.Get("Webhook-Id"))
+			return fmt.Errorf("webhook rule: the receiver got a %q event (Webhook-Id %s); want none", typ, d.Header.Get("Webhook-Id"))
 		}
 	}
 	return nil
@@ -211,9 +202,9 @@ func (s *ScenarioState) noEvent(ctx context.Context, typ string) error {
 
 // deliveriesOf counts the deliveries of one event type the scenario's
 // endpoint received, retries included.
-func deliveriesOf(e *hookEndpoint, typ string) int {
+func deliveriesOf(e *receiver.Endpoint, typ string) int {
 	n := 0
-	for _, d := range e.all() {
+	for _, d := range e.All() {
 		if eventType(d) == typ {
 			n++
 		}
@@ -222,7 +213,7 @@ func deliveriesOf(e *hookEndpoint, typ string) int {
 }
 
 // exactDeliveries holds when the receiver got exactly n deliveries of the
-// event type so far, each attempt counted (a retry is a delivery).
+// event type so far, each attempt counted (a retry is a receiver.Delivery).
 func (s *ScenarioState) exactDeliveries(ctx context.Context, n int, typ string) error {
 	e, _, err := s.endpoint()
 	if err != nil {
@@ -241,11 +232,11 @@ func (s *ScenarioState) noFurtherDelivery(ctx context.Context, typ string, secs 
 	if err != nil {
 		return err
 	}
-	from := len(e.all())
-	d, _, err := e.await(ctx, from, time.Duration(secs)*time.Second, func(_ int, d delivery) bool { return eventType(d) == typ }, func() error { return nil })
+	from := len(e.All())
+	d, _, err := e.Await(ctx, from, time.Duration(secs)*time.Second, func(_ int, d receiver.Delivery) bool { return eventType(d) == typ }, func() error { return nil })
 	switch {
 	case err == nil:
-		return fmt.Errorf("webhook rule: a further %q delivery arrived within %d seconds (Webhook-Id %s); want none", typ, secs, d.header.Get("Webhook-Id"))
+		return fmt.Errorf("webhook rule: a further %q delivery arrived within %d seconds (Webhook-Id %s); want none", typ, secs, d.Header.Get("Webhook-Id"))
 	case ctx.Err() != nil:
 		return ctx.Err()
 	}

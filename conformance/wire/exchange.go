@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"unicode/utf8"
 )
 
 // ErrConnection marks failures to talk to the deployment at all, as opposed
@@ -63,9 +64,15 @@ func RandomToken() string {
 	return hex.EncodeToString(b)
 }
 
+// Truncate cuts s to at most n bytes, marking the cut, never inside a
+// character.
 func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	// Cut at a character boundary: half a character is not text.
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

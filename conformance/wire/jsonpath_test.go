@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func mustJSON(t *testing.T, s string) any {
@@ -106,5 +107,25 @@ func TestRedaction(t *testing.T) {
 	}
 	if strings.Contains(out.String(), key) || strings.Count(out.String(), "svc_test_…1234") != 2 {
 		t.Errorf("redacted output %q", out.String())
+	}
+}
+
+func TestTruncateKeepsWholeCharacters(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"abcdef", 3, "abc…"},
+		{"café ☕ x", 4, "caf…"},
+		{"café ☕ x", 5, "café…"},
+		{"☕☕", 4, "☕…"},
+		{"☕", 1, "…"},
+	} {
+		got := Truncate(tt.in, tt.n)
+		if got != tt.want || !utf8.ValidString(got) {
+			t.Errorf("Truncate(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+		}
 	}
 }
