@@ -15,7 +15,8 @@
 // it):
 //
 //	wire             exchanges, JSON paths, timestamps, key redaction
-//	report           results and their summary, junit and HTML writers
+//	coverage         the rules of docs/contract.md each check judges, tallied
+//	report           results and their summary, junit, cucumber and HTML writers
 //	rules            what every response must meet; rate-limit headers
 //	model            the contract's model: exchanges in, disagreements out
 //	transport        the checking transport that feeds the rules and the model
