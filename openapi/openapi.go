@@ -51,10 +51,11 @@ type Validator struct {
 	model     *v3.Document
 	validator validator.Validator
 	schemas   schema_validation.SchemaValidator
-	// unrouted serializes checks against components.responses: the
-	// library renders a shared schema on each check, and that rendering
-	// is not safe for concurrent use.
-	unrouted sync.Mutex
+	// checking serializes every check: the library renders a shared
+	// schema (a components.responses entry, a $ref'd schema) on each
+	// validation of a request or response that uses it, and that
+	// rendering is not safe for concurrent use.
+	checking sync.Mutex
 }
 
 // Load parses an OpenAPI 3.1 document, in YAML or JSON. It fails if the
@@ -143,6 +144,8 @@ func (v *Validator) Validate() []Violation {
 // serve as components.responses.MethodNotAllowed says, when the document
 // has them.
 func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []Violation {
+	v.checking.Lock()
+	defer v.checking.Unlock()
 	req = withBody(req, reqBody)
 	res = withResponseBody(res, resBody)
 	pathItem, errs, template := paths.FindPath(req, v.model, nil)
@@ -171,6 +174,8 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response,
 // headers and body against the post operation of the document's webhook
 // named after the event type, such as "bug.created".
 func (v *Validator) CheckWebhook(eventType string, req *http.Request, body []byte) []Violation {
+	v.checking.Lock()
+	defer v.checking.Unlock()
 	var item *v3.PathItem
 	if v.model.Webhooks != nil {
 		item = v.model.Webhooks.GetOrZero(eventType)
@@ -216,8 +221,6 @@ var unroutedAnswers = map[int]string{
 
 // checkUnrouted checks the answer to a path or method the document lacks.
 func (v *Validator) checkUnrouted(req *http.Request, res *http.Response, resBody []byte, pathKnown bool, errs []*verrors.ValidationError) []Violation {
-	v.unrouted.Lock()
-	defer v.unrouted.Unlock()
 	name, status := "NotFound", http.StatusNotFound
 	if pathKnown {
 		name, status = "MethodNotAllowed", http.StatusMethodNotAllowed

@@ -378,7 +378,7 @@ func TestCheckIsSafeForConcurrentUse(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for _, target := range []string{"/v1/nowhere", "/v1/campaigns/cmp_000001", "/nowhere", "/v1/testers"} {
+			for _, target := range []string{"/v1/nowhere", "/v1/campaigns/cmp_000001", "/v1/campaigns/cmp_999999", "/nowhere", "/v1/testers", "/v1/bugs?status=bogus"} {
 				method := []string{"GET", "DELETE"}[i%2]
 				req := httptest.NewRequest(method, target, nil)
 				req.Header.Set("Authorization", "Bearer svc_test_concurrent_"+strconv.Itoa(i))
