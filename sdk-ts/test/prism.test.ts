@@ -81,6 +81,8 @@ test("through Prism, valid requests to every operation raise no violation", asyn
   await api.DELETE("/_sandbox/faults");
   await api.GET("/_sandbox/requests", { params: { query: { method: "GET", path: "/v1/testers" } } });
   await api.POST("/_sandbox/clock", { body: { advance: "90s" } });
+  await api.GET("/_sandbox/clock");
+  await api.POST("/_sandbox/deliveries/settle", { body: { timeoutMs: 2000 } });
   await api.POST("/_sandbox/reset");
 
   assert.deepEqual(violations, []);

@@ -49,7 +49,10 @@ export const checkout = { name: "Checkout", platform: "ios", testersRequired: 10
 export async function journal(client: SdkClient, method: "GET" | "POST" | "PATCH", path: string) {
   const { data, error } = await client.GET("/_sandbox/requests", { params: { query: { method, path } } });
   assert.equal(error, undefined);
-  return data!.data.items;
+  const answer = data!.data;
+  // The journal answers a count only when asked with count=true.
+  if (!("items" in answer)) throw new Error(`the journal answered a count, not a page: ${JSON.stringify(answer)}`);
+  return answer.items;
 }
 
 /** Plans a fault on the account and returns its id. */
