@@ -29,6 +29,10 @@ import (
 	"github.com/testcampaign/kit/conformance/wire"
 )
 
+// CouldNotJudge opens the reason of a run that stopped because of its
+// environment, not of anything the deployment was judged on.
+const CouldNotJudge = "could not judge"
+
 // ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM)
 // before every scenario finished; the report holds those that did.
 var ErrInterrupted = errors.New("interrupted")
@@ -58,8 +62,18 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w before the first scenario", ErrInterrupted)
 		}
+		if errors.Is(err, transport.ErrThrottled) {
+			err = fmt.Errorf("%s: %w", CouldNotJudge, err)
+		}
 		rep := stoppedReport(cfg, start, err)
 		return rep, errors.Join(err, files.write(cfg, rep))
+	}
+	// A request the deployment kept throttling stops the run: what is left
+	// could not be judged either.
+	var throttled atomic.Pointer[transport.ThrottledError]
+	r.tgt.OnThrottled = func(e *transport.ThrottledError) {
+		throttled.CompareAndSwap(nil, e)
+		cancel()
 	}
 	out := wire.NewRedactingWriter(cfg.Output, cfg.APIKey)
 	suite := r.Suite(ctx, out)
@@ -77,9 +91,14 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	explored := exploring.Wait()
 	rep := r.report(start, time.Since(start))
 	rep.Scenarios = append(rep.Scenarios, explored...)
-	if ctx.Err() != nil {
+	finished := len(rep.Scenarios) - rep.Count(report.Disabled) - rep.Count(report.Skipped)
+	switch e := throttled.Load(); {
+	case e != nil:
+		rep.Stopped = CouldNotJudge + ": " + e.Error()
+		err = fmt.Errorf("%s: %w; %d scenario(s) finished, %d did not", CouldNotJudge, e, finished, rep.Unfinished)
+	case ctx.Err() != nil:
 		rep.Stopped = ErrInterrupted.Error()
-		err = fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, len(rep.Scenarios)-rep.Count(report.Disabled)-rep.Count(report.Skipped), rep.Unfinished)
+		err = fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, finished, rep.Unfinished)
 	}
 	return rep, errors.Join(err, files.write(cfg, rep))
 }
@@ -432,8 +451,10 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 func newClient(cfg Config, t *transport.Target) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cfg.Concurrency * 2
+	// The timeout is the transport's, for each try: a wait for a
+	// throttled request's Retry-After is not the deployment's slowness.
+	t.Timeout = cfg.Timeout
 	return &http.Client{
-		Timeout:   cfg.Timeout,
 		Transport: &transport.CheckingTransport{Next: tr, Target: t},
 		// A redirect would hide the status the deployment really answered.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -448,6 +469,10 @@ func preflight(ctx context.Context, t *transport.Target) error {
 		return fmt.Errorf("%w: %v", wire.ErrUsage, err)
 	}
 	resp, err := t.Client.Do(req)
+	var throttled *transport.ThrottledError
+	if errors.As(err, &throttled) {
+		return throttled
+	}
 	if err != nil {
 		return fmt.Errorf("%w: cannot reach %s: %s", wire.ErrConnection, t.Redact(t.BaseURL), t.Redact(err.Error()))
 	}
@@ -710,7 +735,7 @@ func statusOf(err error) report.Status {
 	case errors.Is(err, godog.ErrSkip):
 		return report.Skipped
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous),
-		errors.Is(err, wire.ErrUsage), errors.Is(err, wire.ErrConnection):
+		errors.Is(err, wire.ErrUsage), errors.Is(err, wire.ErrConnection), errors.Is(err, transport.ErrThrottled):
 		return report.Errored
 	}
 	return report.Failed
