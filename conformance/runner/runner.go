@@ -681,6 +681,10 @@ func scenarioInitializer(t *transport.Target, hooks *steps.Receiver, rec *record
 				window.RUnlock()
 			}
 			s.CloseHooks()
+			// godog keeps every scenario's steps, and so their state, to the
+			// end of the run: what the report needs is taken below, and the
+			// answers themselves (up to 1 MiB each) are let go.
+			defer s.Forget()
 			if ctx.Err() != nil {
 				// Interrupted: whatever the steps said was cut short, not
 				// a verdict on the deployment.
