@@ -87,7 +87,7 @@ func lintFiles(files []FeatureFile) []string {
 		if doc.Feature == nil {
 			continue
 		}
-		astSteps := stepNodes(doc.Feature)
+		astSteps := StepNodes(doc.Feature)
 		columns := outlineColumns(doc.Feature)
 		for _, p := range gherkin.Pickles(*doc, f.URI, newID) {
 			known := map[string]bool{}
@@ -170,9 +170,10 @@ func docStringJSONError(content string) string {
 	return err.Error()
 }
 
-// stepNodes maps the AST id of every step to the step, for its line,
-// keyword and doc string.
-func stepNodes(f *messages.Feature) map[string]*messages.Step {
+// StepNodes maps the AST id of every step of a feature to the step, for
+// its line, keyword and doc string: the lint and the runner's reports
+// place a pickle step at its file and line through it.
+func StepNodes(f *messages.Feature) map[string]*messages.Step {
 	nodes := map[string]*messages.Step{}
 	add := func(steps []*messages.Step) {
 		for _, s := range steps {

@@ -113,7 +113,7 @@ func newPickleIndex(contents []godog.Feature) pickleIndex {
 			continue
 		}
 		lines := plan.NodeLines(doc.Feature)
-		nodes := astSteps(doc.Feature)
+		nodes := plan.StepNodes(doc.Feature)
 		for _, p := range pickles {
 			idx.pickles[p.Id] = pickleRef{uri: c.Name, name: p.Name, line: lines[p.AstNodeIds[len(p.AstNodeIds)-1]]}
 			for _, st := range p.Steps {
@@ -124,34 +124,6 @@ func newPickleIndex(contents []godog.Feature) pickleIndex {
 		}
 	}
 	return idx
-}
-
-// astSteps maps the AST id of every step of a feature to the step.
-func astSteps(f *messages.Feature) map[string]*messages.Step {
-	nodes := map[string]*messages.Step{}
-	add := func(list []*messages.Step) {
-		for _, s := range list {
-			nodes[s.Id] = s
-		}
-	}
-	for _, c := range f.Children {
-		switch {
-		case c.Background != nil:
-			add(c.Background.Steps)
-		case c.Scenario != nil:
-			add(c.Scenario.Steps)
-		case c.Rule != nil:
-			for _, rc := range c.Rule.Children {
-				if rc.Background != nil {
-					add(rc.Background.Steps)
-				}
-				if rc.Scenario != nil {
-					add(rc.Scenario.Steps)
-				}
-			}
-		}
-	}
-	return nodes
 }
 
 // recorder collects results from concurrently running scenarios, keyed by
