@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"net/url"
 	"strings"
 	"unicode/utf8"
 )
@@ -37,8 +36,105 @@ func Echo(s string) string {
 var keyPrefixes = []string{TestKeyPrefix, LiveKeyPrefix}
 
 // RedactKeys replaces every API key in s with its KeyHint, so a key pasted
-// into a path, a query or a body is never repeated whole.
+// into a path, a query, a header, a cookie or a body is never repeated whole.
+// A key is recognised by what it means, not by how it is spelt: a value that
+// spells one with escapes (svc%5Ftest_…, svc\u005ftest_…, escaped twice or
+// more) is returned unescaped, with the key redacted; one escaped too deeply
+// to unescape is replaced whole.
 func RedactKeys(s string) string {
+	if !strings.Contains(s, "svc_") && !strings.ContainsAny(s, `%\`) {
+		return s
+	}
+	unescaped, ok := unescapeAll(s)
+	if !ok {
+		return tooDeeplyEscaped
+	}
+	if unescaped == s || !strings.Contains(unescaped, "svc_") {
+		// Unescaping leaves a plain key as it is, so without one
+		// unescaped there is none in s either.
+		return redactPlainKeys(s)
+	}
+	if redacted := redactPlainKeys(unescaped); redacted != unescaped {
+		return redacted
+	}
+	return s
+}
+
+// tooDeeplyEscaped stands for a value escaped more times than RedactKeys
+// undoes: no client's real value is.
+const tooDeeplyEscaped = "(a value escaped too deeply to show)"
+
+// maxUnescapes is how many rounds of unescaping RedactKeys undoes.
+const maxUnescapes = 16
+
+// unescapeAll undoes percent-escapes and JSON \uXXXX escapes, round after
+// round, until nothing changes; false if that takes more than maxUnescapes
+// rounds.
+func unescapeAll(s string) (string, bool) {
+	for range maxUnescapes {
+		next := unescapeOnce(s)
+		if next == s {
+			return s, true
+		}
+		s = next
+	}
+	return s, unescapeOnce(s) == s
+}
+
+// unescapeOnce undoes every well-formed %XX and \uXXXX escape of s and
+// leaves anything else as it is, unlike url.QueryUnescape, which refuses a
+// whole string for one bad escape.
+func unescapeOnce(s string) string {
+	var out strings.Builder
+	from := 0
+	for i := 0; i < len(s); i++ {
+		var r rune
+		var n int
+		switch {
+		case s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			r, n = rune(unhex(s[i+1])<<4|unhex(s[i+2])), 3
+		case s[i] == '\\' && i+5 < len(s) && (s[i+1] == 'u' || s[i+1] == 'U') && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]):
+			r, n = rune(unhex(s[i+2])<<12|unhex(s[i+3])<<8|unhex(s[i+4])<<4|unhex(s[i+5])), 6
+		default:
+			continue
+		}
+		if out.Len() == 0 {
+			out.Grow(len(s))
+		}
+		out.WriteString(s[from:i])
+		if n == 3 {
+			out.WriteByte(byte(r))
+		} else {
+			out.WriteRune(r)
+		}
+		i += n - 1
+		from = i + 1
+	}
+	if from == 0 {
+		return s
+	}
+	out.WriteString(s[from:])
+	return out.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) int {
+	switch {
+	case c <= '9':
+		return int(c - '0')
+	case c <= 'F':
+		return int(c-'A') + 10
+	}
+	return int(c-'a') + 10
+}
+
+// redactPlainKeys replaces every key spelt as it is, without escapes, with
+// its hint. Keys written one against another are one run of key bytes,
+// replaced by one hint.
+func redactPlainKeys(s string) string {
 	if !strings.Contains(s, "svc_") {
 		return s
 	}
@@ -59,22 +155,15 @@ func RedactKeys(s string) string {
 			end++
 		}
 		out.WriteString(s[:at])
-		out.WriteString(KeyHint(s[at:end]))
+		if end == at+len(prefix) {
+			// A prefix alone hides nothing, and is how a hint starts:
+			// redacting what is redacted changes nothing.
+			out.WriteString(prefix)
+		} else {
+			out.WriteString(KeyHint(s[at:end]))
+		}
 		s = s[end:]
 	}
-}
-
-// RedactQueryKeys is RedactKeys for a raw query, which may also hold a key
-// written with escapes (svc%5Ftest_...): such a query is returned unescaped,
-// with the key redacted.
-func RedactQueryKeys(raw string) string {
-	redacted := RedactKeys(raw)
-	if unescaped, err := url.QueryUnescape(raw); err == nil {
-		if again := RedactKeys(unescaped); again != unescaped && redacted == raw {
-			return again
-		}
-	}
-	return redacted
 }
 
 // IsKeyByte reports whether c may appear in the secret of a test key.

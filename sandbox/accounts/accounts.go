@@ -214,6 +214,7 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 	opts := store.Options{OnEvent: func(e sandbox.Event, hooks []sandbox.Webhook) { r.announce(a, e, hooks) }}
 	if r.cfg.MemoryBudget > 0 {
 		opts.Meter = meter{r, a}
+		a.Requests.charge = meter{r, a}.chargeAnyway
 	}
 	db := r.cfg.Template.Open(r.identity(id.ID, 0), a.Clock, opts)
 	a.Store = db
@@ -296,6 +297,20 @@ func (m meter) Charge(n int64) error {
 	r.used += n
 	a.bytes += n
 	return nil
+}
+
+// chargeAnyway counts n bytes that the account keeps whatever the budget
+// says, such as its request journal, which is bounded by itself: it makes
+// room as Charge does, but never refuses.
+func (m meter) chargeAnyway(n int64) {
+	if err := m.Charge(n); err != nil {
+		m.r.mu.Lock()
+		defer m.r.mu.Unlock()
+		if !m.a.dropped {
+			m.r.used += n
+			m.a.bytes += n
+		}
+	}
 }
 
 // Release gives back bytes a write freed.

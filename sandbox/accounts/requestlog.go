@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -59,19 +60,35 @@ type LoggedRequest struct {
 	// the cursor of the journal's pages.
 	Seq uint64 `json:"-"`
 
+	// fields are the header fields as name, value pairs: the journal keeps
+	// no map, which would cost more than its fields, and Recent builds
+	// Headers from them.
+	fields []string
 	// raw is true while the entry is as the request came: not yet cut to
-	// the journal's bounds nor redacted, its Headers the request's own.
+	// the journal's bounds nor redacted.
 	raw bool
 }
 
-// size is about what the entry holds in memory, for MaxRequestLogBytes.
+// What an entry costs beside the bytes of its strings: the LoggedRequest
+// itself and its pointer in the log's array, which may be twice as long as
+// the log; a planned fault's copy; and each header string's own header and
+// the rounding of its allocation.
+const (
+	entryOverhead = 192
+	faultOverhead = 192
+	fieldOverhead = 24
+)
+
+// size is what the entry holds in memory, for MaxRequestLogBytes: every
+// string it keeps is its own (finish copies what it cuts), so their lengths
+// count whole.
 func (req *LoggedRequest) size() int {
-	n := len(req.Method) + len(req.Path) + len(req.Query) + len(req.Body) + 128
-	for name, values := range req.Headers {
-		n += len(name)
-		for _, v := range values {
-			n += len(v) + 16
-		}
+	n := len(req.Method) + len(req.Path) + len(req.Query) + len(req.Body) + entryOverhead
+	if req.Fault != nil {
+		n += faultOverhead
+	}
+	for _, f := range req.fields {
+		n += len(f) + fieldOverhead
 	}
 	return n
 }
@@ -79,11 +96,32 @@ func (req *LoggedRequest) size() int {
 // RequestLog keeps an account's most recent API requests.
 type RequestLog struct {
 	mu sync.Mutex
-	// entries are oldest first.
-	entries []LoggedRequest
+	// entries are oldest first, each an allocation of its own, so that
+	// what the array keeps beyond them is a pointer apiece.
+	entries []*LoggedRequest
 	bytes   int
 	// seq is the Seq of the last entry added.
 	seq uint64
+	// charged is what the log has been charged to the memory budget so
+	// far, in steps of chargeStep; charge, if set, asks for more.
+	charged int
+	charge  func(n int64)
+}
+
+// chargeStep is how much of the memory budget a journal asks for at a time,
+// so that a request takes the registry's lock for it a few times in an
+// account's life, not every time.
+const chargeStep = 16 << 10
+
+// uncharged returns how much more the log must be charged for what it
+// holds now, and counts it as charged; l.mu is held.
+func (l *RequestLog) uncharged() int64 {
+	if l.charge == nil || l.bytes <= l.charged {
+		return 0
+	}
+	more := (l.bytes - l.charged + chargeStep - 1) / chargeStep * chargeStep
+	l.charged += more
+	return int64(more)
 }
 
 // maxRawEntryBytes is the largest request, as size counts it, that the
@@ -93,29 +131,55 @@ type RequestLog struct {
 // more than a cut one may.
 const maxRawEntryBytes = 4 << 10
 
-// Add logs a request as it arrives and returns its Seq, by which Complete
-// finds it again. What Recent returns is cut to the journal's bounds, and
-// every API key in it redacted.
+// Add logs a request as it arrives, and returns its Seq, by which Complete
+// finds it again. It reads req.Headers but keeps no part of the map. What
+// Recent returns is cut to the journal's bounds, and every API key in it
+// redacted.
 func (l *RequestLog) Add(req LoggedRequest) uint64 {
+	req.fields, req.Headers = headerFields(req.Headers), nil
+	req.raw = true
 	req.stored()
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.seq++
 	req.Seq = l.seq
-	l.entries = append(l.entries, req)
+	l.entries = append(l.entries, &req)
 	l.bytes += req.size()
 	l.drop()
+	more := l.uncharged()
+	l.mu.Unlock()
+	if more > 0 {
+		l.charge(more)
+	}
 	return req.Seq
 }
 
 // stored readies an entry to be kept: raw while it is small, else cut and
 // redacted at once, so that a raw entry never holds more than a cut one may.
+// An entry cut already is cut again, for what Complete added to it.
 func (req *LoggedRequest) stored() {
-	if req.size() <= maxRawEntryBytes {
-		req.raw = true
-	} else {
+	if !req.raw || req.size() > maxRawEntryBytes {
 		req.finish()
 	}
+}
+
+// headerFields flattens h into name, value pairs, in name order so that
+// what is kept past MaxLoggedHeaders does not depend on map order.
+func headerFields(h map[string][]string) []string {
+	if len(h) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(h))
+	n := 0
+	for _, name := range names {
+		n += 2 * len(h[name])
+	}
+	fields := make([]string, 0, n)
+	for _, name := range names {
+		for _, v := range h[name] {
+			fields = append(fields, name, v)
+		}
+	}
+	return fields
 }
 
 // drop forgets the oldest entries beyond the journal's bounds; l.mu is held.
@@ -136,11 +200,11 @@ func (l *RequestLog) drop() {
 // holds it: complete fills in what was learnt while it was served.
 func (l *RequestLog) Complete(seq uint64, complete func(*LoggedRequest)) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if len(l.entries) == 0 || seq < l.entries[0].Seq || seq > l.entries[len(l.entries)-1].Seq {
+		l.mu.Unlock()
 		return
 	}
-	req := &l.entries[seq-l.entries[0].Seq]
+	req := l.entries[seq-l.entries[0].Seq]
 	l.bytes -= req.size()
 	complete(req)
 	// What complete added is neither cut nor redacted yet, whatever the
@@ -148,20 +212,30 @@ func (l *RequestLog) Complete(seq uint64, complete func(*LoggedRequest)) {
 	req.stored()
 	l.bytes += req.size()
 	l.drop()
+	more := l.uncharged()
+	l.mu.Unlock()
+	if more > 0 {
+		l.charge(more)
+	}
 }
 
 // finish cuts a raw entry to the journal's bounds and redacts every API key
-// in it. Its Headers are then a map of its own, no longer the request's.
+// in it. What it keeps is copied, so that a cut value no longer holds the
+// whole of what it was cut from.
 func (req *LoggedRequest) finish() {
+	// The method, path and query may be substrings of the whole request
+	// line, which is kilobytes when the query is.
+	req.Method = strings.Clone(req.Method)
 	var cutPath, cutQuery bool
 	req.Path, cutPath = Prefix(sandbox.RedactKeys(req.Path), MaxLoggedText)
-	req.Query, cutQuery = Prefix(sandbox.RedactQueryKeys(req.Query), MaxLoggedText)
+	req.Query, cutQuery = Prefix(sandbox.RedactKeys(req.Query), MaxLoggedText)
+	req.Path, req.Query = strings.Clone(req.Path), strings.Clone(req.Query)
 	req.Truncated = req.Truncated || cutPath || cutQuery
 	var cutBody bool
 	req.Body, cutBody = Prefix(sandbox.RedactKeys(req.Body), MaxLoggedBody)
 	req.BodyTruncated = req.BodyTruncated || cutBody
 	var cutHeaders bool
-	req.Headers, cutHeaders = loggedHeaders(req.Headers)
+	req.fields, cutHeaders = loggedFields(req.fields)
 	req.HeadersTruncated = req.HeadersTruncated || cutHeaders
 	req.raw = false
 }
@@ -173,7 +247,7 @@ func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 	defer l.mu.Unlock()
 	recent := make([]LoggedRequest, 0, len(l.entries))
 	for i := len(l.entries) - 1; i >= 0; i-- {
-		req := &l.entries[i]
+		req := l.entries[i]
 		if req.raw && !req.Pending {
 			before := req.size()
 			req.finish()
@@ -186,42 +260,60 @@ func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 				// and only what is shown is cut and redacted.
 				shown.finish()
 			}
+			shown.Headers = headerOf(shown.fields)
 			recent = append(recent, shown)
 		}
 	}
 	return recent
 }
 
-// loggedHeaders keeps at most MaxLoggedHeaders fields, each value cut to
-// MaxLoggedText, with every key redacted, Authorization's included. Past
-// MaxLoggedHeaders it keeps the first in name order, so that what is kept
-// does not depend on map order.
-func loggedHeaders(h http.Header) (http.Header, bool) {
-	names, cut := maps.Keys(h), len(h) > MaxLoggedHeaders
-	if cut {
-		names = slices.Values(slices.Sorted(maps.Keys(h))[:MaxLoggedHeaders])
+// loggedFields keeps the fields of at most MaxLoggedHeaders names, the
+// first in name order, and at most four values of each, every name and
+// value cut to MaxLoggedText and redacted, Authorization's included. It
+// reports whether it dropped or cut anything.
+func loggedFields(fields []string) ([]string, bool) {
+	keep := make([]bool, len(fields)/2)
+	kept, names, values := 0, 0, 0
+	for i := range keep {
+		if i == 0 || fields[2*i] != fields[2*i-2] {
+			names, values = names+1, 0
+		}
+		values++
+		if keep[i] = names <= MaxLoggedHeaders && values <= 4; keep[i] {
+			kept++
+		}
 	}
-	fields := min(len(h), MaxLoggedHeaders)
-	logged := make(http.Header, fields)
-	// One array for the values of all fields: most have one.
-	kept := make([]string, 0, fields)
-	for name := range names {
-		values := h[name]
-		if len(values) == 0 {
+	logged := make([]string, 0, 2*kept)
+	cut := kept < len(keep)
+	for i, k := range keep {
+		if !k {
 			continue
 		}
-		if len(values) > 4 {
-			values, cut = values[:4], true
-		}
-		first := len(kept)
-		for _, v := range values {
-			v, cutValue := Prefix(sandbox.RedactKeys(v), MaxLoggedText)
-			cut = cut || cutValue
-			kept = append(kept, v)
-		}
-		logged[name] = kept[first:len(kept):len(kept)]
+		name, cutName := Prefix(redactName(fields[2*i]), MaxLoggedText)
+		value, cutValue := Prefix(sandbox.RedactKeys(fields[2*i+1]), MaxLoggedText)
+		cut = cut || cutName || cutValue
+		logged = append(logged, strings.Clone(name), strings.Clone(value))
 	}
 	return logged, cut
+}
+
+// redactName redacts a key used as a header field's name, which net/http
+// has given capitals (Svc_test_…): such a name is shown in lower case.
+func redactName(name string) string {
+	lower := strings.ToLower(name)
+	if redacted := sandbox.RedactKeys(lower); redacted != lower {
+		return redacted
+	}
+	return sandbox.RedactKeys(name)
+}
+
+// headerOf builds the Headers a reader sees from name, value pairs.
+func headerOf(fields []string) http.Header {
+	h := make(http.Header, len(fields)/2)
+	for i := 0; i+1 < len(fields); i += 2 {
+		h[fields[i]] = append(h[fields[i]], fields[i+1])
+	}
+	return h
 }
 
 // Prefix returns at most max bytes of s, cut at a rune boundary, and

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/app"
 	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 	"github.com/testcampaign/kit/sandbox/webhook"
@@ -332,5 +333,37 @@ func TestTheClockCanBeRead(t *testing.T) {
 	c.ok("GET", "/_sandbox/clock", "", &clock)
 	if clock.Frozen || clock.Now == "" {
 		t.Errorf("a running clock: %+v", clock)
+	}
+}
+
+// A key spelt with escapes, as a header's name, in a cookie or beside another
+// key is still the key: neither the journal nor the log repeats it whole.
+func TestDisguisedKeysNeverComeOutWhole(t *testing.T) {
+	const secret = "0123456789abcdef"
+	var logs bytes.Buffer
+	// Built without the OpenAPI check of sandboxtest: a hostile client's
+	// requests are off the document by design.
+	built, err := app.New(app.Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(built.Close)
+	c := &client{t: t, handler: built.Handler, key: testKey}
+	c.do("GET", "/v1/campaigns?q=svc_test_"+secret+"&k=svc%5Ftest%5F"+secret, "")
+	c.do("GET", "/v1/campaigns/svc%255Ftest%255F"+secret, "")
+	c.do("GET", "/v1/testers", "", "Cookie", "session=svc%5Ftest_"+secret+"; theme=dark")
+	c.do("GET", "/v1/testers", "", "Svc_test_"+secret, "1", "X-Key", "svc_test_"+secret)
+	c.do("POST", "/v1/campaigns", `{"name":"svc\u005ftest\u005f`+secret+`","platform":"ios","testersRequired":1,"rewardPerBug":1}`)
+	c.do("POST", "/v1/campaigns", `{"name":"svc%5Ftest_`+secret+`","platform":"web","testersRequired":1,"rewardPerBug":1}`)
+	journal := c.do("GET", "/_sandbox/requests", "")
+	if journal.status != http.StatusOK {
+		t.Fatalf("journal: %d %s", journal.status, journal.raw)
+	}
+	for what, text := range map[string]string{"journal": string(journal.raw), "log": logs.String()} {
+		for _, spelt := range []string{secret, "0123456789ABCDEF", `\u0030\u0031`} {
+			if strings.Contains(text, spelt) {
+				t.Errorf("the %s holds the key (%s):\n%s", what, spelt, text)
+			}
+		}
 	}
 }
