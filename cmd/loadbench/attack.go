@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// attacks are issue 17's attacks other than the webhook one. Each starts the
+// attacks are the attacks of a hostile tenant, other than the webhook one. Each starts the
 // real sandbox binary with its default flags, attacks it on loopback, bounded
 // in count and time, prints its figures beside a baseline measured in the
 // same run, and says whether the issue's bar held.
@@ -43,6 +43,16 @@ type attacks struct {
 	// while another client's tenantAccounts are checked every checkEvery.
 	floodKeys, floodWorkers, tenantAccounts int
 	checkEvery                              time.Duration
+	// delayedBodies POSTs of bodySize bytes are sent, bodiesAtOnce at a
+	// time, into a planned delay.
+	delayedBodies int
+	// trickle is how long the trickled answer takes.
+	trickle time.Duration
+	// stalled requests' bodies stall before SIGTERM.
+	stalled int
+	// sweepAddrs addresses are swept behind -trust-forwarded-for; sweepLimit,
+	// if not zero, is -client-limit-minute.
+	sweepAddrs, sweepLimit int
 }
 
 // fullAttacks are the issue's sizes.
@@ -51,6 +61,7 @@ var fullAttacks = attacks{
 	bodies: 192, bodiesAtOnce: 64, bodySize: 1<<20 - 64, tenantEvery: 20 * time.Millisecond, tenantAlone: 3 * time.Second,
 	bigNumbers: 20, digits: 10_000, zeros: 1_000_000,
 	floodKeys: 100_000, floodWorkers: 64, tenantAccounts: 20, checkEvery: 2 * time.Second,
+	delayedBodies: 2000, trickle: 20 * time.Second, stalled: 100, sweepAddrs: 1 << 16,
 }
 
 func (a *attacks) flags(fset *flag.FlagSet) {
@@ -59,19 +70,26 @@ func (a *attacks) flags(fset *flag.FlagSet) {
 	fset.IntVar(&a.conns, "attack-conns", a.conns, "with -attack conns: idle keep-alive connections (at most what this process's open-file hard limit allows)")
 	fset.IntVar(&a.bodies, "attack-bodies", a.bodies, "with -attack bodies: adversarial 1 MiB bodies")
 	fset.IntVar(&a.floodKeys, "attack-keys", a.floodKeys, "with -attack keyflood: fresh keys from one client")
+	fset.IntVar(&a.delayedBodies, "attack-delayed-bodies", a.delayedBodies, "with -attack delaybodies: delayed 1 MiB POSTs from one key")
+	fset.DurationVar(&a.trickle, "attack-trickle", a.trickle, "with -attack trickle: how long the trickled answer takes")
 }
 
 // attackOrder is the order of -attack all.
-var attackOrder = []string{"conns", "bodies", "bignumber", "keyflood", "keypath"}
+var attackOrder = []string{"conns", "bodies", "bignumber", "keyflood", "keypath", "delays", "delaybodies", "trickle", "stalled", "sweep"}
 
 // attackRuns run one attack each against the sandbox binary bin and report
 // whether its bar held.
 var attackRuns = map[string]func(bin string, a attacks, out io.Writer) (held bool, err error){
-	"conns":     attackConns,
-	"bodies":    attackBodies,
-	"bignumber": attackBigNumber,
-	"keyflood":  attackKeyFlood,
-	"keypath":   attackKeyPath,
+	"conns":       attackConns,
+	"bodies":      attackBodies,
+	"bignumber":   attackBigNumber,
+	"keyflood":    attackKeyFlood,
+	"keypath":     attackKeyPath,
+	"delays":      attackDelays,
+	"delaybodies": attackDelayedBodies,
+	"trickle":     attackTrickle,
+	"stalled":     attackStalled,
+	"sweep":       attackSweep,
 }
 
 func runAttacks(opts options, out io.Writer) error {
