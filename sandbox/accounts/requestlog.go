@@ -109,9 +109,9 @@ type RequestLog struct {
 }
 
 // chargeStep is how much of the memory budget a journal asks for at a time,
-// so that a request takes the registry's lock for it a few times in an
+// so that a request takes the registry's lock for it some sixty times in an
 // account's life, not every time.
-const chargeStep = 16 << 10
+const chargeStep = 1 << 10
 
 // uncharged returns how much more the log must be charged for what it
 // holds now, and counts it as charged; l.mu is held.
