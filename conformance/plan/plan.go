@@ -30,6 +30,11 @@ const (
 	tagSandbox    = "@sandbox"
 	tagSeed       = "@seed"
 	tagDelivery   = "@delivery"
+	// A scenario that moves the account's clock, or reads the instant it
+	// is frozen at, needs a sandbox started with -frozen-clock; one that
+	// checks what a running clock refuses needs one started without it.
+	tagFrozenClock  = "@frozen-clock"
+	tagRunningClock = "@running-clock"
 )
 
 // PlanOptions are the parts of a run's configuration that decide which
@@ -51,7 +56,16 @@ type RunEnv struct {
 	// NoReceiver says why conform's webhook receiver cannot take
 	// deliveries from the deployment; empty when it can.
 	NoReceiver string
+	// Clock is how a fresh sandbox account's clock behaves: ClockFrozen,
+	// ClockRunning, or "" when the run could not tell.
+	Clock string
 }
+
+// The clocks a sandbox account may have (RunEnv.Clock).
+const (
+	ClockFrozen  = "frozen"
+	ClockRunning = "running"
+)
 
 type FeatureFile struct {
 	URI     string
@@ -315,6 +329,24 @@ var skipRules = []skipRule{
 	{[]string{tagSeed}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
 		if !env.Seeded {
 			return "@seed checks the built-in seed, and a fresh account of this deployment does not hold it (started with other fixtures?)"
+		}
+		return ""
+	}},
+	{[]string{tagFrozenClock}, report.Disabled, func(_ PlanOptions, env RunEnv) string {
+		if env.Clock == ClockRunning {
+			return "@frozen-clock moves the account's clock, and this sandbox's clocks run (started without -frozen-clock)"
+		}
+		return ""
+	}},
+	{[]string{tagRunningClock}, report.Disabled, func(_ PlanOptions, env RunEnv) string {
+		if env.Clock == ClockFrozen {
+			return "@running-clock checks a clock that runs, and this sandbox's clocks are frozen (-frozen-clock)"
+		}
+		return ""
+	}},
+	{[]string{tagFrozenClock, tagRunningClock}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
+		if env.Clock == "" {
+			return "@frozen-clock and @running-clock need to know whether the sandbox's clocks are frozen, and POST /_sandbox/clock did not say"
 		}
 		return ""
 	}},

@@ -9,7 +9,7 @@ const (
 
 // Areas in report order: those of the built-in suite. Scenarios of other
 // features are reported under their file name.
-var AreaOrder = [...]string{"envelope", "auth", "errors", "ratelimit", "campaigns", "bugs", "webhooks", "testers", "analytics", "versioning", AreaSchema}
+var AreaOrder = [...]string{"envelope", "auth", "errors", "ratelimit", "campaigns", "bugs", "webhooks", "testers", "analytics", "versioning", "events", "clock", "reset", "controls", "journal", AreaSchema}
 
 // AreaSchema is where --openapi reports exchanges that break the document,
 // whatever scenario made them.

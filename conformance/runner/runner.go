@@ -158,6 +158,9 @@ func Prepare(ctx context.Context, cfg Config) (*prepared, error) {
 		tgt.Schema = schema
 	}
 	env := plan.RunEnv{NoReceiver: receiverProblem(cfg)}
+	if cfg.Profile == wire.ProfileSandbox {
+		env.Clock = clockKind(ctx, tgt)
+	}
 	tgt.Model = startModel(ctx, cfg, tgt)
 	tgt.Model.Coverage = tgt.Coverage
 	env.Seeded = holdsBuiltinSeed(tgt.Model.Seed())
@@ -296,6 +299,32 @@ func readBudget(ctx context.Context, t *transport.Target) *transport.Budget {
 func holdsBuiltinSeed(seed *model.Seed) bool {
 	return seed != nil && len(seed.Records[model.KindCampaign]) == seedCampaigns &&
 		len(seed.Records[model.KindBug]) == seedBugs && len(seed.Records[model.KindTester]) == seedTesters
+}
+
+// clockKind tells a sandbox whose account clocks are frozen from one whose
+// clocks run, by moving the clock of an account nobody else uses (CLK-2,
+// CLK-4): a frozen clock moves, a running one is 409 CONFLICT.
+func clockKind(ctx context.Context, t *transport.Target) string {
+	key := wire.TestPrefix + "conform_clock_" + wire.RandomToken()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.BaseURL+"/_sandbox/clock", strings.NewReader(`{"advance": "1ms"}`))
+	if err != nil {
+		return ""
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := t.Client.Do(req)
+	if err != nil {
+		return ""
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, wire.MaxBody))
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return plan.ClockFrozen
+	case http.StatusConflict:
+		return plan.ClockRunning
+	}
+	return ""
 }
 
 // The size of the built-in seed, as the README documents it.

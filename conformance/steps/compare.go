@@ -19,7 +19,7 @@ import (
 // Steps that compare numbers, save headers, wait for asynchronous effects
 // and set up sandbox data through the API.
 
-var operandRe = regexp.MustCompile(`^(?:(-?[0-9]+(?:\.[0-9]+)?|true|false)|the saved "([^"]*)"|the header "([^"]*)"|the JSON at "([^"]*)")(?: (plus|minus) ([0-9]+))?$`)
+var operandRe = regexp.MustCompile(`^(?:(-?[0-9]+(?:\.[0-9]+)?|true|false)|the saved "([^"]*)"|the header "([^"]*)"|the JSON at "([^"]*)")( in Unix seconds)?(?: (plus|minus) ([0-9]+))?$`)
 
 // scalar is one side of a comparison: a number, an instant or a
 // boolean, as read from a JSON value, a header or a literal.
@@ -32,7 +32,8 @@ type scalar struct {
 }
 
 // scalarOf reads v as a number (a JSON number or a numeric string, as
-// headers are), a timestamp (RFC 3339 text) or a boolean.
+// headers are), a timestamp (RFC 3339 text, or an HTTP date as the Date
+// header has) or a boolean.
 func scalarOf(v any) (scalar, error) {
 	switch x := v.(type) {
 	case bool:
@@ -49,8 +50,20 @@ func scalarOf(v any) (scalar, error) {
 		if at, err := wire.ParseTimestamp(t); err == nil {
 			return scalar{at: at, kind: "timestamp", raw: x}, nil
 		}
+		if at, err := http.ParseTime(t); err == nil {
+			return scalar{at: at, kind: "timestamp", raw: x}, nil
+		}
 	}
 	return scalar{}, fmt.Errorf("%s is neither a number, a timestamp nor a boolean", wire.Describe(v))
+}
+
+// unixSeconds turns an instant into the whole seconds since the Unix epoch,
+// as Webhook-Timestamp and X-RateLimit-Reset count time.
+func (c scalar) unixSeconds() (scalar, error) {
+	if c.kind != "timestamp" {
+		return c, fmt.Errorf("a %s (%s) is not an instant to count in Unix seconds", c.kind, c.raw)
+	}
+	return scalar{num: new(big.Rat).SetInt64(c.at.Unix()), kind: "number", raw: strconv.FormatInt(c.at.Unix(), 10)}, nil
 }
 
 // plus moves a number by d, or an instant by d seconds.
@@ -86,11 +99,13 @@ func (c scalar) compare(o scalar) (int, error) {
 
 // operand reads the right-hand side of a comparison: a literal number or
 // boolean, a saved value, a header or a JSON value of the last response,
-// optionally plus or minus a whole number (seconds, for a timestamp).
+// optionally read in Unix seconds (a timestamp as a number, to compare
+// with a header that counts seconds), and optionally plus or minus a whole
+// number (seconds, for a timestamp).
 func operand(s *ScenarioState, text string) (scalar, error) {
 	m := operandRe.FindStringSubmatch(text)
 	if m == nil {
-		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\"", wire.ErrUsage, text)
+		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\" (optionally followed by \"in Unix seconds\", then \"plus N\" or \"minus N\")", wire.ErrUsage, text)
 	}
 	var v any
 	switch {
@@ -126,8 +141,13 @@ func operand(s *ScenarioState, text string) (scalar, error) {
 		return c, fmt.Errorf("%s: %w", text, err)
 	}
 	if m[5] != "" {
-		d, _ := new(big.Rat).SetString(m[6])
-		if m[5] == "minus" {
+		if c, err = c.unixSeconds(); err != nil {
+			return c, fmt.Errorf("%s: %w", text, err)
+		}
+	}
+	if m[6] != "" {
+		d, _ := new(big.Rat).SetString(m[7])
+		if m[6] == "minus" {
 			d.Neg(d)
 		}
 		return c.plus(d)

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/testcampaign/kit/conformance/rules"
@@ -76,4 +77,36 @@ func (s *ScenarioState) headerInteger(ctx context.Context, name string) error {
 	}
 	_, err = rules.IntHeader(e, name)
 	return err
+}
+
+// matchesPattern checks a string of the last response, a header's value or
+// a JSON string, against a regular expression (Go syntax, unanchored
+// unless the pattern says ^ and $), for formats no other step spells out:
+// an id's digits, a header's shape.
+func (s *ScenarioState) matchesPattern(ctx context.Context, kind, name, pattern string) error {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return fmt.Errorf("%w: the pattern %q: %v", wire.ErrUsage, pattern, err)
+	}
+	var got string
+	if kind == "header" {
+		if got, _, err = s.headerOf(ctx, name); err != nil {
+			return err
+		}
+	} else {
+		v, err := s.jsonAt(ctx, name)
+		if err != nil {
+			return err
+		}
+		text, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("the JSON at %q: want a string matching %q, got %s", name, pattern, wire.Describe(v))
+		}
+		got = text
+	}
+	if !re.MatchString(got) {
+		kind = strings.TrimSuffix(kind, " at")
+		return fmt.Errorf("the %s %q is %q; want it to match %q", kind, name, got, pattern)
+	}
+	return nil
 }

@@ -117,6 +117,7 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^the header "([^"]*)" should be absent$`, `Then the header "WWW-Authenticate" should be absent`, s.headerAbsent),
 		d(`^the header "([^"]*)" should not be "([^"]*)"$`, `Then the header "Webhook-Id" should not be "{firstWebhookId}"`, s.headerIsNot),
 		d(`^the header "([^"]*)" should be an integer$`, `Then the header "Retry-After" should be an integer`, s.headerInteger),
+		d(`^the (JSON at|header) "([^"]*)" should match the pattern "(.*)"$`, `Then the header "Webhook-Id" should match the pattern "^msg_[0-9a-f]{32}$"`, s.matchesPattern),
 
 		// Rate limits (spec section 8).
 		d(`^the rate-limit headers should be present as integers$`, `Then the rate-limit headers should be present as integers`, s.rateHeadersIntegers),
