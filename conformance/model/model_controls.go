@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/testcampaign/kit/conformance/wire"
 )
@@ -63,6 +64,12 @@ func (c *check) reset() {
 	}
 }
 
+// Bounds of a filed bug's text, in characters (CTL-7).
+const (
+	maxBugTitle       = 200
+	maxBugDescription = 10000
+)
+
 // fileBug is a tester filing a bug: new, no resolution, the oldest tester
 // on the campaign's platform unless one is named.
 func (c *check) fileBug() {
@@ -77,9 +84,13 @@ func (c *check) fileBug() {
 	sev, _ := b["severity"].(string)
 	tester, named := b["testerId"]
 	desc, hasDesc := b["description"]
+	descText, descOK := desc.(string)
 	switch {
-	case !titleOK || title == "" || !OneOf(sev, BugSeverities):
-		c.expectRefusal("CTL-7", "a bug without a title or with an unknown severity", 0)
+	case !titleOK || strings.TrimSpace(title) == "" || utf8.RuneCountInString(title) > maxBugTitle || !OneOf(sev, BugSeverities):
+		c.expectRefusal("CTL-7", "a bug without a title of 1 to 200 characters, or with an unknown severity", 0)
+		return
+	case hasDesc && (!descOK || utf8.RuneCountInString(descText) > maxBugDescription):
+		c.expectRefusal("CTL-7", "a bug whose description is not text of at most 10000 characters", 0)
 		return
 	case campaign == nil && a.complete && c.exact:
 		c.expectRefusal("CTL-6", "a bug on a campaign the account does not hold", 0)
