@@ -84,6 +84,8 @@ func (c *check) fileBug() {
 	sev, _ := b["severity"].(string)
 	tester, named := b["testerId"]
 	desc, hasDesc := b["description"]
+	// A null description is no description: the bug is filed with "".
+	hasDesc = hasDesc && desc != nil
 	descText, descOK := desc.(string)
 	switch {
 	case !titleOK || strings.TrimSpace(title) == "" || utf8.RuneCountInString(title) > maxBugTitle || !OneOf(sev, BugSeverities):
