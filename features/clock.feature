@@ -7,20 +7,16 @@ Feature: Each account's clock
   moved. Scenarios tagged @frozen-clock or @running-clock run only where the
   sandbox's clocks are so; conform finds out before the first scenario.
 
-  @running-clock
+  @running-clock @CLK-4
   Scenario: A running clock cannot be moved
-    Rules: CLK-4.
-
     Given a fresh sandbox account
     When I send a POST request to "/_sandbox/clock" with the body '{"advance": "90s"}'
     Then the response status should be 409
     And the response should be an error envelope
     And the error code should be "CONFLICT"
 
-  @frozen-clock @writes
+  @frozen-clock @writes @CLK-1 @ACCT-8
   Scenario: Every account starts at the same frozen instant
-    Rules: CLK-1, ACCT-8.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "First", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     And I save the JSON at "data.createdAt" as "atFirst"
@@ -32,10 +28,8 @@ Feature: Each account's clock
     And the header "Date" should be at most the JSON at "data.createdAt"
     And the header "Date" should be greater than the JSON at "data.createdAt" minus 1
 
-  @frozen-clock @writes
+  @frozen-clock @writes @CLK-2 @CLK-6 @CLK-7 @ENV-11
   Scenario: A move shifts the account's time by exactly the advance
-    Rules: CLK-2, CLK-6, CLK-7, ENV-11.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Before", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
     And I save the JSON at "data.createdAt" as "before"
@@ -53,10 +47,8 @@ Feature: Each account's clock
     And the header "Date" should be at most the JSON at "data.createdAt"
     And the JSON at "data.createdAt" should be a timestamp in UTC with milliseconds
 
-  @frozen-clock @writes
+  @frozen-clock @writes @CLK-1 @CLK-3
   Scenario: A move changes only the caller's clock
-    Rules: CLK-1, CLK-3.
-
     Given I save "svc_test_conform_clock_a_{random}" as "keyA"
     And I save "svc_test_conform_clock_b_{random}" as "keyB"
     And I use the API key "{keyA}"
@@ -72,10 +64,8 @@ Feature: Each account's clock
     And the header "Date" should be at most the saved "atA"
     And the header "Date" should be greater than the saved "atA" minus 1
 
-  @frozen-clock @writes
+  @frozen-clock @writes @CLK-7 @BUG-21 @RATE-6 @RATE-10 @RATE-16
   Scenario: Events, bug changes and rate-limit windows follow a moved clock
-    Rules: CLK-7, BUG-21, RATE-6, RATE-10, RATE-16.
-
     Given a fresh sandbox account
     And a bug with status "new"
     And I save the JSON at "data.createdAt" as "filedAt"
@@ -90,10 +80,8 @@ Feature: Each account's clock
     Then the JSON at "data.items.0.type" should be "bug.updated"
     And the JSON at "data.items.0.createdAt" should be equal to the saved "filedAt" plus 7200
 
-  @frozen-clock @writes @delivery
+  @frozen-clock @writes @delivery @CLK-7 @DLV-6
   Scenario: A delivery is stamped with the account's clock
-    Rules: CLK-7, DLV-6.
-
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     When I send a POST request to "/_sandbox/clock" with the body '{"advance": "36h"}'
@@ -105,10 +93,8 @@ Feature: Each account's clock
     And the JSON at "createdAt" should equal the saved "now"
     And the header "Webhook-Timestamp" should be equal to the saved "now" in Unix seconds
 
-  @frozen-clock @writes @delivery
+  @frozen-clock @writes @delivery @DLV-11 @DLV-12 @DLV-13 @DLV-15 @CLK-7
   Scenario: Moving the clock past a retry makes it due at once, along the whole backoff schedule
-    Rules: DLV-11, DLV-12, DLV-13, DLV-15, CLK-7.
-
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     And the receiver answers 500 to the next 5 deliveries
@@ -143,10 +129,8 @@ Feature: Each account's clock
     Then no further "campaign.created" delivery should reach the receiver within 1 second
     And the receiver should have got exactly 5 "campaign.created" deliveries
 
-  @frozen-clock
+  @frozen-clock @CLK-5 @ERR-6
   Scenario Outline: A move must be a positive duration of at most 366 days: <advance>
-    Rules: CLK-5, ERR-6.
-
     Given a fresh sandbox account
     When I send a POST request to "/_sandbox/clock" with the body '{"advance": <advance>}'
     Then the response status should be 400
@@ -164,10 +148,8 @@ Feature: Each account's clock
       | 90        |
       | null      |
 
-  @frozen-clock
+  @frozen-clock @CLK-5
   Scenario: A move of exactly 366 days is accepted
-    Rules: CLK-5.
-
     Given a fresh sandbox account
     When I send a POST request to "/_sandbox/clock" with the body '{"advance": "8784h"}'
     Then the response status should be 200

@@ -5,9 +5,8 @@ Feature: The sandbox's controls
   POST /_sandbox/bugs files a bug as a tester would, which the API itself
   cannot do.
 
+  @CTL-1 @ACCT-2 @FAULT-4
   Scenario: A control acts on the caller's account only
-    Rules: CTL-1, ACCT-2, FAULT-4.
-
     Given I save "svc_test_conform_ctl_a_{random}" as "keyA"
     And I save "svc_test_conform_ctl_b_{random}" as "keyB"
     And I use the API key "{keyA}"
@@ -27,9 +26,8 @@ Feature: The sandbox's controls
     When I send a GET request to "/_sandbox/requests"
     Then the JSON at "data.items" should be empty
 
+  @CTL-1 @AUTH-15
   Scenario Outline: <method> <path> needs a valid key
-    Rules: CTL-1, AUTH-15.
-
     Given I am not authenticated
     When I send a <method> request to "<path>"
     Then the response status should be 401
@@ -43,9 +41,8 @@ Feature: The sandbox's controls
       | POST   | /_sandbox/clock     |
       | DELETE | /_sandbox/faults    |
 
+  @CTL-2 @CTL-3 @RATE-14
   Scenario: The controls carry their own budget's headers
-    Rules: CTL-2, CTL-3, RATE-14.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers"
     And I save the header "X-RateLimit-Remaining" as "apiLeft"
@@ -62,10 +59,8 @@ Feature: The sandbox's controls
     And I send a GET request to "/_sandbox/deliveries"
     Then the header "X-RateLimit-Remaining" should be equal to the saved "controlsLeft" minus 3
 
-  @writes
+  @writes @CTL-4 @EVT-1 @BUG-4
   Scenario: A filed bug is new, unresolved and announced
-    Rules: CTL-4, EVT-1, BUG-4.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers?limit=1"
     And I save the JSON at "data.items.0.id" as "testerId"
@@ -88,10 +83,8 @@ Feature: The sandbox's controls
     Then the JSON at "data.items.0.type" should be "bug.created"
     And the JSON at "data.items.0.data.id" should equal the saved "bugId"
 
-  @writes @seed
+  @writes @seed @CTL-5 @ACCT-3
   Scenario: Without a tester named, the oldest tester on the campaign's platform files the bug
-    Rules: CTL-5, ACCT-3.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers?platform=web&limit=100"
     Then the JSON at "data.items" should have 3 items
@@ -102,10 +95,8 @@ Feature: The sandbox's controls
     Then the response status should be 200
     And the JSON at "data.testerId" should equal the saved "oldestWeb"
 
-  @writes
+  @writes @CTL-6 @CTL-7 @ERR-6
   Scenario Outline: Filing a bug with <case> is refused, naming <field>
-    Rules: CTL-6, CTL-7, ERR-6.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Refusals", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     And I save the JSON at "data.id" as "campaignId"
@@ -125,10 +116,8 @@ Feature: The sandbox's controls
       | a title of 201 chars  | title      | {"campaignId": "{campaignId}", "title": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "severity": "low"} |
       | an unknown severity   | severity   | {"campaignId": "{campaignId}", "title": "T", "severity": "blocker"}                            |
 
-  @writes
+  @writes @CTL-7
   Scenario: A title of 200 characters is accepted
-    Rules: CTL-7.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Long titles", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
     And I save the JSON at "data.id" as "campaignId"

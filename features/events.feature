@@ -5,10 +5,8 @@ Feature: Events and delivery records
   every attempt to deliver one, with its answer and when the next is due.
   Scenarios tagged @delivery register conform's own receiver ({webhookURL}).
 
-  @writes
+  @writes @EVT-1 @EVT-2 @EVT-4 @ENV-11
   Scenario: Each write emits one event of its kind, newest first, carrying the record as answered
-    Rules: EVT-1, EVT-2, EVT-4, ENV-11.
-
     Given a fresh sandbox account
     When I send a GET request to "/_sandbox/events"
     Then the response status should be 200
@@ -40,10 +38,8 @@ Feature: Events and delivery records
     And the items at "data.items" should be ordered by "createdAt" descending
     And every timestamp in the response should be in UTC with milliseconds
 
-  @writes
+  @writes @EVT-3 @BUG-18
   Scenario: A refused write emits no event
-    Rules: EVT-3, BUG-18.
-
     Given a fresh sandbox account
     And a bug with status "new"
     When I send a GET request to "/_sandbox/events"
@@ -59,10 +55,8 @@ Feature: Events and delivery records
     When I send a GET request to "/_sandbox/events"
     Then the JSON at "data.items" should equal the saved "before"
 
-  @writes
+  @writes @EVT-4 @LIST-1 @LIST-7 @LIST-8
   Scenario: Events are walked page by page without loss or repeat
-    Rules: EVT-4, LIST-1, LIST-7, LIST-8.
-
     Given a fresh sandbox account
     And a bug with status "resolved"
     When I send a GET request to "/_sandbox/events?limit=2"
@@ -72,9 +66,8 @@ Feature: Events and delivery records
     And walking "/_sandbox/events" with limit 1 should give every item once, newest first
     And the JSON at "items" should have 4 items
 
+  @EVT-4 @LIST-5
   Scenario Outline: The events list refuses a limit of <limit>
-    Rules: EVT-4, LIST-5.
-
     Given a fresh sandbox account
     When I send a GET request to "/_sandbox/events?limit=<limit>"
     Then the response status should be 400
@@ -86,10 +79,8 @@ Feature: Events and delivery records
       | 101   |
       | ten   |
 
-  @writes @delivery
+  @writes @delivery @DLV-1 @DLV-2 @DLV-3 @DLV-8 @DLV-14 @DLV-15
   Scenario: A delivery is the event as listed, and a 2xx ends it after one attempt
-    Rules: DLV-1, DLV-2, DLV-3, DLV-8, DLV-14, DLV-15.
-
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Once", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
@@ -112,10 +103,8 @@ Feature: Events and delivery records
     And the JSON at "data.items.0.id" should start with "dlv_"
     And the JSON at "data.items.0.eventId" should equal the saved "eventId"
 
-  @writes @delivery
+  @writes @delivery @DLV-9 @DLV-11 @DLV-14 @DLV-15 @DLV-16
   Scenario: A failed attempt is recorded with the receiver's status and when the next is due
-    Rules: DLV-9, DLV-11, DLV-14, DLV-15, DLV-16.
-
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     And the receiver answers 503 to the next 1 delivery
@@ -138,10 +127,8 @@ Feature: Events and delivery records
     And I save the JSON at "data.items.1.eventId" as "eventId"
     And the JSON at "data.items.0.eventId" should equal the saved "eventId"
 
-  @writes @delivery
+  @writes @delivery @DLV-9 @DLV-11 @DLV-15
   Scenario: Each retry waits twice as long as the one before
-    Rules: DLV-9, DLV-11, DLV-15.
-
     Given a fresh sandbox account
     And I register a webhook for "bug.created"
     And the receiver answers 500 to the next 2 deliveries
@@ -156,10 +143,8 @@ Feature: Events and delivery records
     And the JSON at "data.items.0.statusCode" should be at least 200
     And the JSON at "data.items.0.error" should be ""
 
-  @writes @delivery
+  @writes @delivery @DLV-10 @DLV-16
   Scenario: A redirect is a failed attempt, not followed
-    Rules: DLV-10, DLV-16.
-
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     And the receiver answers 302 to the next 1 delivery
@@ -171,10 +156,8 @@ Feature: Events and delivery records
     And the JSON at "data.items.1.error" should contain "receiver answered 302"
     And the JSON at "data.items.1.nextAttemptAt" should be a timestamp
 
-  @writes
+  @writes @DLV-14 @DLV-16 @DLV-20
   Scenario: A destination nobody answers on is recorded with a generic reason, never the address
-    Rules: DLV-14, DLV-16, DLV-20.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/webhooks" with the body '{"url": "http://127.0.0.1:9/nobody-listens", "events": ["campaign.created"]}'
     Then the response status should be 200
@@ -183,10 +166,8 @@ Feature: Events and delivery records
     Then the JSON at "data.items.0.statusCode" should equal 0
     And the JSON at "data.items.0.error" should be one of "connection refused, destination not allowed by the sandbox's egress policy"
 
-  @writes
+  @writes @DLV-17 @DLV-20
   Scenario: A link-local destination is refused once and never retried
-    Rules: DLV-17, DLV-20.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/webhooks" with the body '{"url": "http://169.254.169.254/latest", "events": ["*"]}'
     Then the response status should be 200
@@ -198,10 +179,8 @@ Feature: Events and delivery records
       {"attempt": 1, "statusCode": 0, "error": "destination not allowed by the sandbox's egress policy", "nextAttemptAt": null}
       """
 
-  @writes @delivery
+  @writes @delivery @DLV-1 @DLV-4 @DLV-8 @WH-7
   Scenario: Two webhooks for one event are each sent it once, with one Webhook-Id, and recorded apart
-    Rules: DLV-1, DLV-4, DLV-8, WH-7.
-
     Given a fresh sandbox account
     And I register 2 webhooks for "bug.created"
     And a bug with status "new"

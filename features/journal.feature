@@ -5,10 +5,8 @@ Feature: The request journal
   answered: status, the planned fault that hit them, when, and how long the
   answer took. Control requests are not in it, and a reset empties it.
 
-  @writes
+  @writes @JRNL-1 @JRNL-3 @JRNL-7 @JRNL-10 @JRNL-11
   Scenario: An entry holds the request as sent and its answer
-    Rules: JRNL-1, JRNL-3, JRNL-7, JRNL-10, JRNL-11.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Journalled", "platform": "web", "testersRequired": 3, "rewardPerBug": 7.50}'
     And I save the JSON at "data.createdAt" as "createdAt"
@@ -36,10 +34,8 @@ Feature: The request journal
     And the JSON at "data.items.2.durationMs" should be at least 0
     And the JSON at "data.items.2.at" should be a timestamp in UTC with milliseconds
 
-  @frozen-clock @writes
+  @frozen-clock @writes @JRNL-11 @CLK-7
   Scenario: An entry is stamped on the account's clock
-    Rules: JRNL-11, CLK-7.
-
     Given a fresh sandbox account
     When I send a POST request to "/_sandbox/clock" with the body '{"advance": "3h"}'
     And I save the JSON at "data.now" as "now"
@@ -47,9 +43,8 @@ Feature: The request journal
     And I send a GET request to "/_sandbox/requests"
     Then the JSON at "data.items.0.at" should equal the saved "now"
 
+  @JRNL-7 @JRNL-10 @JRNL-11 @FAULT-18 @FAULT-25
   Scenario: An entry names the fault that answered, and the time a delay took
-    Rules: JRNL-7, JRNL-10, JRNL-11, FAULT-18, FAULT-25.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns"
     And I send a POST request to "/_sandbox/faults" with the body '{"status": 502}'
@@ -75,9 +70,8 @@ Feature: The request journal
     And the JSON at "data.items.2.fault.id" should equal the saved "statusFault"
     And the JSON at "data.items.2.fault.status" should equal 502
 
+  @JRNL-12 @AUTH-6 @SHR-12
   Scenario: Every key in an entry appears only as its hint
-    Rules: JRNL-12, AUTH-6, SHR-12.
-
     Given a fresh sandbox account
     And I set the request header "User-Agent" to "sdk-test {key}"
     When I send a GET request to "/v1/campaigns/{key}"
@@ -93,9 +87,8 @@ Feature: The request journal
     And the JSON at "data.items.0.headers.Authorization.0" should contain "svc_test_"
     And the JSON at "data.items.0.headers.User-Agent.0" should start with "sdk-test svc_test_"
 
+  @JRNL-13
   Scenario: The journal filters by method and by path pattern
-    Rules: JRNL-13.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/bugs?status=new"
     And I send a GET request to "/v1/bugs?severity=high"
@@ -115,9 +108,8 @@ Feature: The request journal
     When I send a GET request to "/_sandbox/requests?method=DELETE"
     Then the JSON at "data.items" should be empty
 
+  @JRNL-14
   Scenario Outline: A journal filter it cannot use is refused: <query>
-    Rules: JRNL-14.
-
     Given a fresh sandbox account
     When I send a GET request to "/_sandbox/requests?<query>"
     Then the response status should be 400
@@ -131,9 +123,8 @@ Feature: The request journal
       | path=/v1/*/bugs   |
       | path=/v1/bugs?x=1 |
 
+  @JRNL-6
   Scenario: A long path or query is cut, and said to be
-    Rules: JRNL-6.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/testers?platform=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
     And I send a GET request to "/v1/testers?platform=web"
@@ -142,9 +133,8 @@ Feature: The request journal
     And the JSON at "data.items.1.truncated" should equal true
     And the JSON at "data.items.1.query" should match the pattern "^platform=a{247}$"
 
+  @JRNL-4
   Scenario: A long header value is cut, and said to be
-    Rules: JRNL-4.
-
     Given a fresh sandbox account
     And I set the request header "User-Agent" to "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
     When I send a GET request to "/v1/testers"
@@ -152,10 +142,8 @@ Feature: The request journal
     Then the JSON at "data.items.0.headersTruncated" should equal true
     And the JSON at "data.items.0.headers.User-Agent.0" should match the pattern "^b{256}$"
 
-  @writes
+  @writes @JRNL-5
   Scenario: A long body is kept in part, and its size in whole
-    Rules: JRNL-5.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with a JSON body of 5000 bytes
     And I send a GET request to "/_sandbox/requests"
@@ -163,9 +151,8 @@ Feature: The request journal
     And the JSON at "data.items.0.bodyTruncated" should equal true
     And the JSON at "data.items.0.body" should match the pattern "^\{"name": "a{1000}a{1000}a{38}$"
 
+  @JRNL-2
   Scenario: The journal keeps the last 100 requests
-    Rules: JRNL-2.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=1"
     And I send 100 GET requests to "/v1/testers"

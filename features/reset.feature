@@ -6,10 +6,8 @@ Feature: Resetting an account
   deliveries are cancelled. The controls' own budget carries on, and webhook
   secrets stay derivable.
 
-  @writes
+  @writes @RESET-1 @RESET-2 @RESET-3 @ACCT-5
   Scenario: A reset gives back the seeded records and starts IDs over
-    Rules: RESET-1, RESET-2, RESET-3, ACCT-5.
-
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=100"
     And I save the JSON at "data.items.0.id" as "newestSeeded"
@@ -28,10 +26,8 @@ Feature: Resetting an account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Again", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     Then the JSON at "data.id" should equal the saved "campaignId"
 
-  @writes
+  @writes @RESET-4 @DLV-14
   Scenario: A reset starts the events and the delivery records over
-    Rules: RESET-4, DLV-14.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/webhooks" with the body '{"url": "http://169.254.169.254/reset", "events": ["*"]}'
     And a bug with status "confirmed"
@@ -50,10 +46,8 @@ Feature: Resetting an account
     When I send a GET request to "/_sandbox/deliveries"
     Then the JSON at "data.items" should be empty
 
-  @writes
+  @writes @RESET-5 @CTL-2 @CTL-3
   Scenario: A reset starts the /v1 counts over, and the controls' budget carries on
-    Rules: RESET-5, CTL-2, CTL-3.
-
     Given a fresh sandbox account
     When I send 3 GET requests to "/v1/testers"
     And I save the header "X-RateLimit-Remaining" as "apiLeft"
@@ -64,10 +58,8 @@ Feature: Resetting an account
     When I send a GET request to "/v1/testers"
     Then the header "X-RateLimit-Remaining" should be equal to the saved "apiLeft" plus 2
 
-  @writes
+  @writes @RESET-7 @RESET-8 @FAULT-30
   Scenario: A reset clears every planned fault and the journal
-    Rules: RESET-7, RESET-8, FAULT-30.
-
     Given a fresh sandbox account
     When I send 2 GET requests to "/v1/campaigns"
     And I send a POST request to "/_sandbox/faults" with the body '{"status": 500, "count": 5}'
@@ -84,10 +76,8 @@ Feature: Resetting an account
     Then the JSON at "data.items" should have 1 item
     And the JSON at "data.items.0.path" should be "/v1/testers"
 
-  @frozen-clock @writes
+  @frozen-clock @writes @RESET-2 @RESET-3 @RESET-6 @CLK-1 @ACCT-8
   Scenario: A reset starts the clock over at the frozen instant
-    Rules: RESET-2, RESET-3, RESET-6, CLK-1, ACCT-8.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Then", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     And I save the JSON at "data.createdAt" as "start"
@@ -102,10 +92,8 @@ Feature: Resetting an account
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Now", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     Then the JSON at "data.createdAt" should equal the saved "start"
 
-  @writes
+  @writes @RESET-9 @WH-8
   Scenario: A reset keeps webhook secrets derivable
-    Rules: RESET-9, WH-8.
-
     Given a fresh sandbox account
     When I send a POST request to "/v1/webhooks" with the body '{"url": "http://127.0.0.1:9/derived", "events": ["bug.created"]}'
     And I save the JSON at "data.id" as "firstHook"
@@ -115,10 +103,8 @@ Feature: Resetting an account
     Then the JSON at "data.id" should equal the saved "firstHook"
     And the JSON at "data.secret" should equal the saved "firstSecret"
 
-  @writes @delivery
+  @writes @delivery @DLV-5 @DLV-24 @RESET-4
   Scenario: A reset cancels a pending retry, and a new Webhook-Id is derived afterwards
-    Rules: DLV-5, DLV-24, RESET-4.
-
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     And the receiver answers 500 to the next 1 delivery
