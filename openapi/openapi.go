@@ -51,6 +51,9 @@ type Validator struct {
 	model     *v3.Document
 	validator validator.Validator
 	schemas   schema_validation.SchemaValidator
+	// requestHeaders also reports request headers the document does not
+	// declare.
+	requestHeaders bool
 	// checking serializes every check: the library renders a shared
 	// schema (a components.responses entry, a $ref'd schema) on each
 	// validation of a request or response that uses it, and that
@@ -87,7 +90,10 @@ func Load(doc []byte, opts ...Option) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model OpenAPI document: %w", err)
 	}
-	return &Validator{model: &model.Model, validator: v, schemas: schema_validation.NewSchemaValidatorWithLogger(quiet)}, nil
+	return &Validator{
+		model: &model.Model, validator: v, schemas: schema_validation.NewSchemaValidatorWithLogger(quiet),
+		requestHeaders: o.strictRequestHeaders,
+	}, nil
 }
 
 // Default returns a validator of this package's document.
@@ -99,7 +105,8 @@ func Default(opts ...Option) (*Validator, error) {
 type Option func(*options)
 
 type options struct {
-	strict bool
+	strict               bool
+	strictRequestHeaders bool
 }
 
 // Strict also reports response properties and headers that the document
@@ -107,8 +114,20 @@ type options struct {
 // the sandbox's own document uses it, so that nothing the sandbox sends goes
 // undocumented; a deployment checked against a published document usually
 // should not, since clients must tolerate additions.
+//
+// Request headers the document does not declare are still allowed: clients
+// send their own (Idempotency-Key, traceparent, a retry counter), and a
+// server ignores what it does not know. StrictRequestHeaders reports them
+// too.
 func Strict() Option {
 	return func(o *options) { o.strict = true }
+}
+
+// StrictRequestHeaders is Strict that also reports every request header the
+// document does not declare, for a client whose headers are all meant to be
+// part of the API.
+func StrictRequestHeaders() Option {
+	return func(o *options) { o.strict, o.strictRequestHeaders = true, true }
 }
 
 // Operations returns the document's operations as "METHOD /path/{param}",
@@ -159,9 +178,13 @@ func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response,
 	if res.StatusCode >= 200 && res.StatusCode < 300 {
 		_, reqErrs := v.validator.ValidateHttpRequestSyncWithPathItem(req, pathItem, template)
 		for _, violation := range violations("request", reqErrs) {
-			// Unknown request fields are ignored by design; strictness is
+			// Unknown request fields are ignored by design, and so are
+			// unknown request headers unless asked for: strictness is
 			// about what the API sends.
-			if violation.In != "request undeclared-property" {
+			switch {
+			case violation.In == "request undeclared-property":
+			case violation.In == "request undeclared-header" && !v.requestHeaders:
+			default:
 				found = append(found, violation)
 			}
 		}

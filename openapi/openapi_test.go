@@ -363,6 +363,45 @@ func TestStrictReportsUndeclaredResponseFieldsOnly(t *testing.T) {
 	}
 }
 
+func TestStrictAllowsUndeclaredRequestHeadersUnlessAsked(t *testing.T) {
+	answer := `{"success":true,"data":` + strings.Replace(campaign, `"status":"draft"`, `"status":"draft","colour":"red"`, 1) + `}`
+	undeclaredAnswer := openapi.Violation{In: "response undeclared-property", Path: "$.data.colour"}
+	for _, tt := range []struct {
+		name string
+		opt  openapi.Option
+		want []openapi.Violation
+	}{
+		{"strict", openapi.Strict(), []openapi.Violation{undeclaredAnswer}},
+		{"strict request headers", openapi.StrictRequestHeaders(), []openapi.Violation{
+			{In: "request undeclared-header", Path: "Idempotency-Key"},
+			{In: "request undeclared-header", Path: "Traceparent"},
+			undeclaredAnswer,
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := openapi.Default(tt.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := `{"name":"Beta","platform":"ios","testersRequired":5,"rewardPerBug":19.99}`
+			req := httptest.NewRequest("POST", "/v1/campaigns", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer svc_test_0123456789")
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Idempotency-Key", "9f1c7f4e-checkout")
+			req.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+			res := &http.Response{StatusCode: 200, Header: http.Header{}, Request: req}
+			for k, val := range limited {
+				res.Header.Set(k, val)
+			}
+			got := v.Check(req, []byte(body), res, []byte(answer))
+			sortViolations := cmpopts.SortSlices(func(a, b openapi.Violation) bool { return a.In+a.Path < b.In+b.Path })
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(openapi.Violation{}, "Want", "Message"), sortViolations); diff != "" {
+				t.Errorf("violations (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // TestCheckIsSafeForConcurrentUse checks answers of every kind, the unrouted
 // ones included, from parallel goroutines; the race detector is the judge.
 func TestCheckIsSafeForConcurrentUse(t *testing.T) {

@@ -33,17 +33,26 @@ func Default(tb testing.TB) *openapi.Validator {
 }
 
 // Handler returns h, wrapped so that every exchange it serves is checked
-// against the embedded document, and every violation fails tb.
+// against the embedded document, strictly (openapi.Strict), and every
+// violation fails tb. Options add to Strict, as openapi.StrictRequestHeaders
+// does.
 //
 // Benchmarks and fuzz targets get h unwrapped: checking would be measured
 // with the handler, and a fuzz target may not fail through its *testing.F.
-func Handler(tb testing.TB, h http.Handler) http.Handler {
+func Handler(tb testing.TB, h http.Handler, opts ...openapi.Option) http.Handler {
 	tb.Helper()
 	switch tb.(type) {
 	case *testing.B, *testing.F:
 		return h
 	}
-	return Checking(Default(tb), h, func(r *http.Request, status int, v openapi.Violation) {
+	v := Default(tb)
+	if len(opts) > 0 {
+		var err error
+		if v, err = openapi.Default(append([]openapi.Option{openapi.Strict()}, opts...)...); err != nil {
+			tb.Fatalf("load the OpenAPI document: %v", err)
+		}
+	}
+	return Checking(v, h, func(r *http.Request, status int, v openapi.Violation) {
 		tb.Errorf("OpenAPI drift: %s %s answered %d: %s", r.Method, r.URL.RequestURI(), status, v)
 	})
 }

@@ -10,7 +10,9 @@
 //
 // Options set what the sandbox's flags set: a frozen clock, rate limits,
 // fixtures, a server secret. Every exchange with the sandbox is also checked
-// against the OpenAPI document, and one that breaks it fails the test.
+// against the OpenAPI document, and one that breaks it fails the test;
+// request headers the document does not declare pass unless
+// Options.StrictRequestHeaders says otherwise.
 // Start serves a sandbox where there is no test to own it, as in TestMain.
 package sandboxtest
 
@@ -69,6 +71,11 @@ type Options struct {
 	// Clients bounds each client address; zero bounds nothing. Its minutes
 	// are counted at Now when that is set, so they never roll over.
 	Clients httpapi.ClientLimits
+	// StrictRequestHeaders also fails the test on a request header the
+	// OpenAPI document does not declare. Without it, the headers a client
+	// adds of its own (Idempotency-Key, traceparent, a retry counter) pass,
+	// and only what the sandbox answers is held to the document strictly.
+	StrictRequestHeaders bool
 }
 
 // Sandbox is a whole sandbox built for a test.
@@ -93,7 +100,15 @@ func New(tb testing.TB, opts Options) *Sandbox {
 	}
 	tb.Cleanup(built.Close)
 	// Every exchange of every test is checked against the OpenAPI document.
-	return &Sandbox{Handler: openapitest.Handler(tb, built.Handler), Accounts: built.Accounts}
+	return &Sandbox{Handler: openapitest.Handler(tb, built.Handler, checkOptions(opts)...), Accounts: built.Accounts}
+}
+
+// checkOptions are the options of the OpenAPI check beyond openapi.Strict.
+func checkOptions(opts Options) []openapi.Option {
+	if opts.StrictRequestHeaders {
+		return []openapi.Option{openapi.StrictRequestHeaders()}
+	}
+	return nil
 }
 
 // appConfig is the configuration of a sandbox with these options.
@@ -164,7 +179,7 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build sandbox: %w", err)
 	}
-	validator, err := openapi.Default(openapi.Strict())
+	validator, err := openapi.Default(append([]openapi.Option{openapi.Strict()}, checkOptions(opts)...)...)
 	if err != nil {
 		built.Close()
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
