@@ -148,7 +148,11 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 	// An answer to HEAD has no body to hold to the envelope (RFC 9110).
 	// The OpenAPI document is served as it is, not in an envelope (ROUTE-7).
 	document := req.URL.Path == "/openapi.json" || req.URL.Path == "/openapi.yaml"
-	if (inAPI || profile == wire.ProfileSandbox) && !document && req.Method != http.MethodHead {
+	// An answer a planned fault wrote (X-Sandbox-Fault) is what the plan
+	// asked for, a malformed body or a raw one included: the model judges
+	// it against the fault (FAULT rules), not against the envelope.
+	planned := profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != ""
+	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && req.Method != http.MethodHead {
 		contentType := "ENV-8"
 		if !inAPI {
 			contentType = "ENV-9"

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/testcampaign/kit/conformance/coverage"
@@ -26,6 +27,10 @@ import (
 	"github.com/testcampaign/kit/conformance/transport"
 	"github.com/testcampaign/kit/conformance/wire"
 )
+
+// CouldNotJudge opens the reason of a run that stopped because of its
+// environment, not of anything the deployment was judged on.
+const CouldNotJudge = "could not judge"
 
 // ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM)
 // before every scenario finished; the report holds those that did.
@@ -56,8 +61,18 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w before the first scenario", ErrInterrupted)
 		}
+		if errors.Is(err, transport.ErrThrottled) {
+			err = fmt.Errorf("%s: %w", CouldNotJudge, err)
+		}
 		rep := stoppedReport(cfg, start, err)
 		return rep, errors.Join(err, files.finish(cfg, rep))
+	}
+	// A request the deployment kept throttling stops the run: what is left
+	// could not be judged either.
+	var throttled atomic.Pointer[transport.ThrottledError]
+	r.tgt.OnThrottled = func(e *transport.ThrottledError) {
+		throttled.CompareAndSwap(nil, e)
+		cancel()
 	}
 	out := wire.NewRedactingWriter(cfg.Output, cfg.APIKey)
 	r.writesReports = true
@@ -75,13 +90,17 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	rep := r.report(start, time.Since(start))
 	rep.Scenarios = append(rep.Scenarios, explored...)
 	rep.Unchecked = r.tgt.Model.Gaps()
-	switch {
+	finished := len(rep.Scenarios) - rep.Count(report.Disabled) - rep.Count(report.Skipped)
+	switch e := throttled.Load(); {
 	case code > 1:
 		stop := fmt.Errorf("%w: godog refused the options (exit %d)", wire.ErrUsage, code)
 		rep.Stopped, err = stop.Error(), errors.Join(stop, err)
+	case e != nil:
+		rep.Stopped = CouldNotJudge + ": " + e.Error()
+		err = errors.Join(fmt.Errorf("%s: %w; %d scenario(s) finished, %d did not", CouldNotJudge, e, finished, rep.Unfinished), err)
 	case ctx.Err() != nil:
 		rep.Stopped = ErrInterrupted.Error()
-		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, len(rep.Scenarios)-rep.Count(report.Disabled)-rep.Count(report.Skipped), rep.Unfinished), err)
+		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, finished, rep.Unfinished), err)
 	}
 	return rep, errors.Join(err, files.finish(cfg, rep))
 }
@@ -237,8 +256,10 @@ func isLoopbackHost(h string) bool {
 func newClient(cfg Config, t *transport.Target) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cfg.Concurrency * 2
+	// The timeout is the transport's, for each try: a wait for a
+	// throttled request's Retry-After is not the deployment's slowness.
+	t.Timeout = cfg.Timeout
 	return &http.Client{
-		Timeout:   cfg.Timeout,
 		Transport: &transport.CheckingTransport{Next: tr, Target: t},
 		// A redirect would hide the status the deployment really answered.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -253,6 +274,10 @@ func preflight(ctx context.Context, t *transport.Target) error {
 		return fmt.Errorf("%w: %w", wire.ErrUsage, err)
 	}
 	resp, err := t.Client.Do(req)
+	var throttled *transport.ThrottledError
+	if errors.As(err, &throttled) {
+		return throttled
+	}
 	if err != nil {
 		return fmt.Errorf("%w: cannot reach %s: %s", wire.ErrConnection, t.Redact(t.BaseURL), t.Redact(err.Error()))
 	}

@@ -346,7 +346,7 @@ func statusOf(err error) report.Status {
 	case errors.Is(err, godog.ErrSkip):
 		return report.Skipped
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous),
-		errors.Is(err, wire.ErrUsage), errors.Is(err, wire.ErrConnection):
+		errors.Is(err, wire.ErrUsage), errors.Is(err, wire.ErrConnection), errors.Is(err, transport.ErrThrottled):
 		return report.Errored
 	}
 	return report.Failed

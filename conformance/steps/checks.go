@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/testcampaign/kit/conformance/rules"
@@ -604,6 +605,36 @@ func (s *ScenarioState) lastStatuses(ctx context.Context, n, want int) error {
 		if e.Status != want {
 			return fmt.Errorf("response %d of the last %d (%s %s): want HTTP status %d, got %d", i+1, n, e.Method, e.URL, want, e.Status)
 		}
+	}
+	return nil
+}
+
+// droppedWithoutAnswer holds when the last request's connection ended
+// before an answer came, as a planned reset, close or truncate ends it.
+func (s *ScenarioState) droppedWithoutAnswer(ctx context.Context) error {
+	e, err := s.lastSent()
+	if err != nil {
+		return err
+	}
+	if e.NoAnswer == "" {
+		return fmt.Errorf("%s %s was answered (%d); want the connection dropped without an answer", e.Method, s.Redact(pathOf(e.URL)), e.Status)
+	}
+	return nil
+}
+
+// tookAtLeast holds when the last answer, or the drop that ended it, came
+// at least ms milliseconds after its request was sent, as a planned delay
+// or trickle makes it.
+func (s *ScenarioState) tookAtLeast(ctx context.Context, ms int) error {
+	e, err := s.lastSent()
+	if err != nil {
+		return err
+	}
+	if e.Method == "DELIVERY" {
+		return fmt.Errorf("%w: the last thing received is a webhook delivery, which has no response time; send a request first", wire.ErrUsage)
+	}
+	if want := time.Duration(ms) * time.Millisecond; e.Elapsed < want {
+		return fmt.Errorf("%s %s took %s; want at least %s", e.Method, s.Redact(pathOf(e.URL)), e.Elapsed.Round(time.Millisecond), want)
 	}
 	return nil
 }

@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/testcampaign/kit/conformance/receiver"
@@ -57,6 +60,9 @@ type ScenarioState struct {
 	// said of its window (freshLeft is -1 until one said it), so that a
 	// scenario stops before its own setup runs into a small limit.
 	freshLeft, freshLimit int
+	// droppable is set once the scenario has planned a network fault, so
+	// that a connection dropped afterwards is an answer to record.
+	droppable bool
 }
 
 // NewScenarioState is the state of a scenario about to start against t,
@@ -65,7 +71,17 @@ func NewScenarioState(t *transport.Target, hooks *receiver.Receiver) *ScenarioSt
 	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
+// Last is the last exchange of the scenario, for the steps that judge an
+// answer: a request that got none fails them, saying so.
 func (s *ScenarioState) Last() (*wire.Exchange, error) {
+	e, err := s.lastSent()
+	if err == nil && e.NoAnswer != "" {
+		return e, fmt.Errorf("%s %s got no answer: the connection was dropped (%s)", e.Method, s.Redact(pathOf(e.URL)), e.NoAnswer)
+	}
+	return e, err
+}
+
+func (s *ScenarioState) lastSent() (*wire.Exchange, error) {
 	if len(s.history) == 0 {
 		return nil, errors.New("no request has been sent yet in this scenario")
 	}
@@ -185,33 +201,46 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 		s.Skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
 		return nil, godog.ErrSkip
 	}
+	sent := time.Now()
 	resp, err := s.t.Client.Do(req)
 	if errors.Is(err, transport.ErrBudgetSpent) {
 		s.Skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.Budget.Of, s.t.Budget.Share)
 		return nil, godog.ErrSkip
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(target), s.Redact(err.Error()))
+	if errors.Is(err, transport.ErrThrottled) {
+		return nil, err
 	}
-	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
+	var rb []byte
+	cut := false
+	if err == nil {
+		rb, cut, err = wire.ReadBody(resp.Body)
+		cut = cut || wire.WasCut(resp.Body)
+		resp.Body.Close()
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the answer to %s %s: %s", wire.ErrConnection, method, s.Redact(path), s.Redact(err.Error()))
+		// A connection that a fault this scenario planned drops is an
+		// outcome to check, not a reason to stop: the steps after it look
+		// at what the account kept.
+		if s.droppable && ctx.Err() == nil && dropped(err) {
+			ex := &wire.Exchange{Method: method, URL: target, ReqHeader: req.Header, ReqBody: body, Elapsed: time.Since(sent), NoAnswer: s.Redact(err.Error())}
+			s.history = append(s.history, ex)
+			return ex, nil
+		}
+		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(target), s.Redact(err.Error()))
 	}
 	ex := &wire.Exchange{
 		Method: method, URL: target, ReqHeader: req.Header, ReqBody: body,
-		Status: resp.StatusCode, Header: resp.Header, Body: rb,
+		Status: resp.StatusCode, Header: resp.Header, Body: rb, BodyCut: cut, Elapsed: time.Since(sent),
 	}
-	// A 429 on the operator's key that the run's own share cannot explain
-	// was caused by the key's other clients: nothing to judge here.
-	if ex.Status == http.StatusTooManyRequests && s.auth == authConfigured && s.key == s.t.Key && !s.Sink.Unbudgeted && s.t.Budget != nil {
-		s.Skip = fmt.Sprintf("the key's window was spent by its other clients: 429 while the run had spent at most %d of its share of %d", s.t.Budget.Share, s.t.Budget.Of)
-		return nil, godog.ErrSkip
-	}
-	if fresh {
+	// Only the account's own window tells how much is left of it; a
+	// client address's budget is the deployment's business.
+	if fresh && transport.ScopeOf(ex.Header) == transport.ScopeKey {
 		if h, err := rules.ReadRateHeaders(ex); err == nil {
 			s.freshLeft, s.freshLimit = h.Remaining, h.Limit
 		}
+	}
+	if plansNetworkFault(ex) {
+		s.droppable = true
 	}
 	s.history = append(s.history, ex)
 	return ex, nil
@@ -240,6 +269,9 @@ func (s *ScenarioState) RequestLine(e *wire.Exchange) string {
 
 // ResponseLine describes what came back, with the headers the spec cares about.
 func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
+	if e.NoAnswer != "" {
+		return "no answer: the connection was dropped (" + s.Redact(e.NoAnswer) + ")"
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d", e.Status)
 	if ct := e.Header.Get("Content-Type"); ct != "" {
@@ -251,6 +283,9 @@ func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
 		}
 	}
 	fmt.Fprintf(&b, " body: %s", wire.Truncate(s.Redact(strings.TrimSpace(string(e.Body))), 300))
+	if e.BodyCut {
+		b.WriteString(" " + wire.CutNote)
+	}
 	return s.Redact(b.String())
 }
 
@@ -279,4 +314,37 @@ func (s *ScenarioState) Transcript() []string {
 		out = append(out, s.RequestLine(e)+"\n    → "+s.ResponseLine(e))
 	}
 	return out
+}
+
+// plansNetworkFault tells whether ex planned a fault that drops or cuts
+// connections.
+func plansNetworkFault(ex *wire.Exchange) bool {
+	if ex.Method != http.MethodPost || !strings.HasSuffix(strings.TrimRight(pathOf(ex.URL), "/"), "/_sandbox/faults") || ex.Status/100 != 2 {
+		return false
+	}
+	doc, err := ex.JSON()
+	if err != nil {
+		return false
+	}
+	v, err := wire.Lookup(doc, "data.network")
+	n, _ := v.(string)
+	return err == nil && n != ""
+}
+
+func pathOf(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Path
+	}
+	return u
+}
+
+// dropped tells whether err is a connection ended without (the whole of)
+// an answer, as the network faults end it, rather than one never made.
+func dropped(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "server closed")
 }

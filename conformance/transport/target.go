@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"context"
 	"net/http"
+	"time"
 
 	"github.com/testcampaign/kit/conformance/coverage"
 	"github.com/testcampaign/kit/conformance/model"
@@ -24,4 +26,19 @@ type Target struct {
 	// Coverage counts, per rule of docs/contract.md, the exchanges of the
 	// run judged against it.
 	Coverage *coverage.Recorder
+	// Timeout bounds each try of a request, its answer's body included.
+	Timeout time.Duration
+	// Sleep waits out a 429 the run did not plan; nil is Sleep. Tests
+	// give a clock of their own.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnThrottled hears of a request that stayed throttled, so that the
+	// run can stop: it cannot judge what it cannot send.
+	OnThrottled func(*ThrottledError)
+}
+
+func (t *Target) sleep(ctx context.Context, d time.Duration) error {
+	if t.Sleep != nil {
+		return t.Sleep(ctx, d)
+	}
+	return Sleep(ctx, d)
 }

@@ -6,12 +6,15 @@ package transport
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/testcampaign/kit/conformance/model"
 	"github.com/testcampaign/kit/conformance/rules"
@@ -64,30 +67,34 @@ func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if m := t.Target.Model; m != nil && sink != nil && token != "" {
 		fl = m.Begin(token)
 	}
+	abandon := func() {
+		if fl != nil {
+			t.Target.Model.Abandon(fl, req.Method, req.URL.Path)
+		}
+	}
 	if req.GetBody != nil {
 		if rc, err := req.GetBody(); err == nil {
 			reqBody, _ = io.ReadAll(rc)
 			rc.Close()
 		}
 	}
-	resp, err := t.Next.RoundTrip(req)
-	if err != nil || sink == nil {
-		if fl != nil {
-			t.Target.Model.Abandon(fl, req.Method, req.URL.Path)
-		}
-		return resp, err
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
-	resp.Body.Close()
+	resp, err := t.send(req, token, sink)
 	if err != nil {
-		if fl != nil {
-			t.Target.Model.Abandon(fl, req.Method, req.URL.Path)
-		}
+		abandon()
 		return nil, err
 	}
-	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if sink == nil {
+		return resp, nil
+	}
+	body, cut, err := wire.ReadBody(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		abandon()
+		return nil, err
+	}
+	resp.Body = wire.CutBody{Reader: bytes.NewReader(body), Cut: cut}
 	e := &wire.Exchange{Method: req.Method, URL: req.URL.String(), ReqHeader: req.Header, ReqBody: reqBody,
-		Status: resp.StatusCode, Header: resp.Header, Body: body}
+		Status: resp.StatusCode, Header: resp.Header, Body: body, BodyCut: cut}
 	rules.CheckResponse(t.Target.Profile, sink, req, e)
 	if fl != nil {
 		t.Target.feedModel(fl, sink, token, req, reqBody, resp, body)
@@ -99,6 +106,72 @@ func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		}
 	}
 	return resp, nil
+}
+
+// send sends req, and again while the answer is a 429 the run did not plan,
+// each time after the wait its Retry-After asks for, up to MaxThrottleWait
+// in all. Each try has the request timeout of its own, so that waiting is
+// not mistaken for a deployment too slow to answer.
+func (t *CheckingTransport) send(req *http.Request, token string, sink *rules.RuleSink) (*http.Response, error) {
+	var waited time.Duration
+	for try := req; ; {
+		resp, err := t.try(try)
+		if err != nil || !t.Target.unplanned(resp, token, sink) {
+			return resp, err
+		}
+		wait := retryAfter(resp.Header)
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, wire.MaxBody))
+		resp.Body.Close()
+		if waited+wait > MaxThrottleWait || (req.Body != nil && req.GetBody == nil) {
+			limit, _ := strconv.Atoi(resp.Header.Get("X-RateLimit-Limit"))
+			e := &ThrottledError{Scope: ScopeOf(resp.Header), Limit: limit, Request: req.Method + " " + req.URL.Path, RetryAfter: wait, Waited: waited}
+			if t.Target.OnThrottled != nil {
+				t.Target.OnThrottled(e)
+			}
+			return nil, e
+		}
+		if err := t.Target.sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+		waited += wait
+		try = req.Clone(req.Context())
+		if req.GetBody != nil {
+			if try.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// try sends req once, under the request timeout, which also covers reading
+// the answer's body.
+func (t *CheckingTransport) try(req *http.Request) (*http.Response, error) {
+	if t.Target.Timeout <= 0 {
+		return t.Next.RoundTrip(req)
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), t.Target.Timeout)
+	resp, err := t.Next.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		cancel()
+		if ctx.Err() == context.DeadlineExceeded && req.Context().Err() == nil {
+			err = fmt.Errorf("%w (no answer within %s)", err, t.Target.Timeout)
+		}
+		return nil, err
+	}
+	resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// cancelOnClose releases a try's timeout once its body is closed.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
 }
 
 type RuleSinkKey struct{}

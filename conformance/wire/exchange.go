@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"time"
 	"unicode/utf8"
 )
 
@@ -23,13 +24,20 @@ var ErrConnection = errors.New("connection error")
 // Exchange is one request and its response, kept so that later steps can
 // check it and the report can show what was sent and what came back.
 type Exchange struct {
-	Method     string
-	URL        string
-	ReqHeader  http.Header
-	ReqBody    []byte
-	Status     int
-	Header     http.Header
-	Body       []byte
+	Method    string
+	URL       string
+	ReqHeader http.Header
+	ReqBody   []byte
+	Status    int
+	Header    http.Header
+	Body      []byte
+	// BodyCut is set when the deployment sent more than MaxBody.
+	BodyCut bool
+	// NoAnswer, when set, says how the connection was dropped before an
+	// answer came: Status is 0 then.
+	NoAnswer string
+	// Elapsed is the time from sending the request to the end of the answer.
+	Elapsed    time.Duration
 	parsed     any
 	parseErr   error
 	parseTried bool
@@ -82,6 +90,34 @@ func Truncate(s string, n int) string {
 // of the deployment.
 var ErrUsage = errors.New("usage error")
 
-// MaxBody bounds what the kit reads of one answer, so that a deployment
-// streaming without end cannot exhaust its memory.
-const MaxBody = 8 << 20
+// MaxBody bounds what the kit reads of one body, in every profile, so that
+// a deployment streaming without end cannot exhaust its memory. No answer
+// of the API comes near it; a body cut there is said so in the report.
+const MaxBody = 1 << 20
+
+// ReadBody reads at most MaxBody bytes of r and says whether there was more.
+func ReadBody(r io.Reader) (b []byte, cut bool, err error) {
+	b, err = io.ReadAll(io.LimitReader(r, MaxBody+1))
+	if len(b) > MaxBody {
+		return b[:MaxBody], true, err
+	}
+	return b, false, err
+}
+
+// CutBody is a body already read, at most MaxBody of it, that remembers
+// whether the deployment sent more.
+type CutBody struct {
+	*bytes.Reader
+	Cut bool
+}
+
+func (CutBody) Close() error { return nil }
+
+// WasCut tells whether body is a CutBody whose original was longer.
+func WasCut(body io.Reader) bool {
+	c, ok := body.(CutBody)
+	return ok && c.Cut
+}
+
+// CutNote is how a report says that a body was cut.
+const CutNote = "(cut: the kit reads at most 1 MiB of a body)"

@@ -144,6 +144,7 @@ Feature: Planned faults, as an SDK's QA engineer uses them
     And I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "delayMs": 200}'
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Slow", "platform": "android", "testersRequired": 4, "rewardPerBug": 2.5}'
     Then the response status should be 200
+    And the response should have taken at least 200 ms
     And the header "X-Sandbox-Fault" should contain "flt_"
     And the header "X-RateLimit-Remaining" should be equal to the saved "before" minus 1
     And I save the JSON at "data.id" as "campaignId"
@@ -209,7 +210,8 @@ Feature: Planned faults, as an SDK's QA engineer uses them
     And I save the JSON at "data.items.0.id" as "newestBefore"
     And I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "network": "reset"}'
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Dropped", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
-    And I send a GET request to "/_sandbox/requests?method=POST"
+    Then the connection should be dropped without an answer
+    When I send a GET request to "/_sandbox/requests?method=POST"
     Then the JSON at "data.items.0.status" should equal null
     And the JSON at "data.items.0.fault.network" should be "reset"
     When I send a GET request to "/v1/campaigns"
