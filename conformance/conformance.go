@@ -110,6 +110,14 @@ const (
 // RedactKey shows an API key as its type prefix and last four characters.
 var RedactKey = wire.RedactKey
 
+// Redact hides every spelling of key in text that the kit's leak detector
+// recognises, as every report of the kit does.
+func Redact(text, key string) string { return wire.RedactAll(text, key) }
+
+// KeySpellings are the forms of key that the leak detector recognises and
+// no report shows.
+var KeySpellings = wire.Spellings
+
 // StepDoc documents one step of the library.
 type StepDoc = steps.StepDoc
 

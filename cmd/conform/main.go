@@ -237,7 +237,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 // redact is for the few messages main prints itself; everything the runner
 // prints is already redacted.
 func redact(s, key string) string {
-	return strings.ReplaceAll(s, key, conformance.RedactKey(key))
+	return conformance.Redact(s, key)
 }
 
 // printRules prints the catalogue of docs/contract.md, each rule with how

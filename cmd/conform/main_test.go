@@ -165,6 +165,56 @@ func TestKeyNeverPrintedWhole(t *testing.T) {
 	}
 }
 
+// TestKeyNeverPrintedInAnySpelling runs against a hostile deployment that
+// echoes the key back disguised, in the spellings the leak detector
+// catches, and checks that no output of the run shows any of them: the
+// summary, the report on standard output, and the junit, cucumber and HTML
+// files.
+func TestKeyNeverPrintedInAnySpelling(t *testing.T) {
+	t.Parallel()
+	secret := strings.TrimPrefix(testKey, "svc_test_")
+	disguises := []string{
+		strings.ReplaceAll(testKey, "_", `\u005f`),
+		strings.ReplaceAll(testKey, "_", "%5F"),
+		secret,
+		secret[:len(secret)-4],
+	}
+	hostile := serve(t, rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
+		func(r *http.Request, st int, h http.Header, b []byte) (int, []byte) {
+			if !strings.Contains(r.Header.Get("Authorization"), testKey) {
+				return st, b
+			}
+			d := disguises[len(r.URL.Path)%len(disguises)]
+			h.Set("X-Echo", d)
+			return st, bytes.Replace(b, []byte(`"message":"`), []byte(`"message":"`+d+` `), 1)
+		}))
+	dir := t.TempDir()
+	files := map[string]string{"junit": filepath.Join(dir, "r.xml"), "cucumber": filepath.Join(dir, "r.json"), "html": filepath.Join(dir, "r.html")}
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", hostile, "--profile", "sandbox", "--format", "pretty",
+		"--junit", files["junit"], "--cucumber", files["cucumber"], "--html", files["html"], "--tags", "@auth,@errors")
+	if got.code != conformance.ExitDeviations {
+		t.Fatalf("exit code %d, want %d: the echoed key is a deviation\n%s", got.code, conformance.ExitDeviations, got.stderr)
+	}
+	outputs := map[string]string{"stdout": got.stdout, "stderr": got.stderr}
+	for name, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs[name] = string(b)
+	}
+	if !strings.Contains(got.stderr, "echoes the key") {
+		t.Errorf("the leak was not reported:\n%s", got.stderr)
+	}
+	for name, out := range outputs {
+		for _, sp := range conformance.KeySpellings(testKey) {
+			if strings.Contains(out, sp) {
+				t.Errorf("%s shows the key as %q", name, sp)
+			}
+		}
+	}
+}
+
 // liveDeployment stands in for production: it takes svc_live_ keys (by
 // handing the sandbox a test key) and counts the writes it accepts.
 func liveDeployment(t *testing.T, writes *atomic.Int64) string {

@@ -419,7 +419,7 @@ func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duratio
 	res.Rule, res.RuleLevel = f.violation.Rule, f.violation.Level
 	res.FailedStep = "every answer agrees with the model: " + f.violation.Rule
 	res.Request = f.violation.Request
-	scenario := x.gherkin(f)
+	scenario := x.t.Redact(x.gherkin(f))
 	how := "the shortest sequence that still fails, replayed one request at a time"
 	if !f.shrunk {
 		how = "the sequence that failed (it did not fail again when replayed one request at a time, so it was not shrunk)"

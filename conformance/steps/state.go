@@ -293,15 +293,7 @@ func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
 // a fresh account's key and any key a step sent. It runs before any
 // truncation, so that a cut never leaves most of a key behind.
 func (s *ScenarioState) Redact(text string) string {
-	text = s.t.Redact(text)
-	keys := append(s.Sink.SentKeys(), s.key)
-	sort.Slice(keys, func(i, j int) bool { return len(keys[i]) > len(keys[j]) })
-	for _, k := range keys {
-		if len(k) >= 8 {
-			text = strings.ReplaceAll(text, k, wire.RedactKey(k))
-		}
-	}
-	return text
+	return wire.RedactAll(s.t.Redact(text), append(s.Sink.SentKeys(), s.key)...)
 }
 
 // Transcript is every exchange of the scenario, one line each, redacted.
