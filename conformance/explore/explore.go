@@ -193,7 +193,10 @@ func (s *session) send(ctx context.Context, key, method, path, body, contentType
 	if body != "" {
 		rd = bytes.NewReader([]byte(body))
 	}
-	req, err := http.NewRequestWithContext(context.WithValue(ctx, transport.RuleSinkKey{}, s.sink), method, s.x.t.BaseURL+path, rd)
+	// The explorer waits out its client address's budget itself, within
+	// its deadline.
+	ctx = transport.SelfPaced(context.WithValue(ctx, transport.RuleSinkKey{}, s.sink))
+	req, err := http.NewRequestWithContext(ctx, method, s.x.t.BaseURL+path, rd)
 	if err != nil {
 		return nil, err
 	}

@@ -81,8 +81,11 @@ func ScopeOf(h http.Header) string {
 // purpose; the key's budgets are when the key is the operator's, shared
 // with its other clients, outside a scenario that spends the window on
 // purpose. A fresh account's own window is its scenario's business.
-func (t *Target) unplanned(resp *http.Response, token string, sink *rules.RuleSink) bool {
+func (t *Target) unplanned(req *http.Request, resp *http.Response, token string, sink *rules.RuleSink) bool {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("X-Sandbox-Fault") != "" {
+		return false
+	}
+	if paced, _ := req.Context().Value(selfPacedKey{}).(bool); paced {
 		return false
 	}
 	switch ScopeOf(resp.Header) {
@@ -122,4 +125,13 @@ func Sleep(ctx context.Context, d time.Duration) error {
 	case <-timer.C:
 		return nil
 	}
+}
+
+type selfPacedKey struct{}
+
+// SelfPaced marks requests whose sender waits out throttling itself, on a
+// schedule of its own (the explorer, under its deadline): the transport
+// hands their 429s back as they came.
+func SelfPaced(ctx context.Context) context.Context {
+	return context.WithValue(ctx, selfPacedKey{}, true)
 }

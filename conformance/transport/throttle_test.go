@@ -182,3 +182,22 @@ func TestRetryAfterForms(t *testing.T) {
 		}
 	}
 }
+
+func TestSelfPacedRequestsGetTheirThrottlingBack(t *testing.T) {
+	srv, _ := throttling(t, 1, http.Header{"X-Ratelimit-Scope": {"client"}, "Retry-After": {"30"}})
+	c, _, waits := client(srv)
+	ctx := SelfPaced(context.WithValue(context.Background(), RuleSinkKey{}, rules.NewRuleSink()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/testers", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+operatorKey)
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || len(*waits) != 0 {
+		t.Errorf("got %d after waiting %v; want the 429 handed back at once", resp.StatusCode, *waits)
+	}
+}

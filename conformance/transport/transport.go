@@ -116,7 +116,7 @@ func (t *CheckingTransport) send(req *http.Request, token string, sink *rules.Ru
 	var waited time.Duration
 	for try := req; ; {
 		resp, err := t.try(try)
-		if err != nil || !t.Target.unplanned(resp, token, sink) {
+		if err != nil || !t.Target.unplanned(try, resp, token, sink) {
 			return resp, err
 		}
 		wait := retryAfter(resp.Header)
