@@ -72,3 +72,16 @@ Feature: Steps the built-in suite does not use
     Then within 10 seconds the receiver should get a "campaign.created" event
     And no further "campaign.created" delivery should reach the receiver within 1 second
     And the receiver should have got exactly 1 "campaign.created" delivery
+
+  @writes
+  Scenario: A planned drop is an answer to check, and a planned delay is measured
+    Rules: FAULT-18, FAULT-19, FAULT-28.
+
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "network": "close"}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Dropped", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the connection should be dropped without an answer
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "GET", "path": "/v1/campaigns", "delayMs": 150, "count": 1}'
+    And I send a GET request to "/v1/campaigns"
+    Then the response should have taken at least 150 ms
+    And no item at "data.items" should have "name" equal to "Dropped"
