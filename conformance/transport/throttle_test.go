@@ -78,7 +78,7 @@ func TestUnplannedThrottlingIsWaitedOut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, bodies := throttling(t, 2, tt.header)
 			c, _, waits := client(srv)
-			resp, err := post(t, c, srv, tt.key, rules.NewRuleSink())
+			resp, err := post(t, c, srv, tt.key, rules.NewRuleSink(nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestUnplannedThrottlingIsWaitedOut(t *testing.T) {
 }
 
 func TestPlannedThrottlingIsTheScenarios(t *testing.T) {
-	exhaustive := rules.NewRuleSink()
+	exhaustive := rules.NewRuleSink(nil)
 	exhaustive.Unbudgeted = true
 	tests := []struct {
 		name   string
@@ -109,9 +109,9 @@ func TestPlannedThrottlingIsTheScenarios(t *testing.T) {
 		key    string
 		sink   *rules.RuleSink
 	}{
-		{"a planned fault's 429", http.Header{"X-Ratelimit-Scope": {"key"}, "X-Sandbox-Fault": {"flt_000001"}, "Retry-After": {"7"}}, operatorKey, rules.NewRuleSink()},
-		{"a fresh account's own window", http.Header{"X-Ratelimit-Scope": {"key"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewRuleSink()},
-		{"a fresh account's controls budget", http.Header{"X-Ratelimit-Scope": {"controls"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewRuleSink()},
+		{"a planned fault's 429", http.Header{"X-Ratelimit-Scope": {"key"}, "X-Sandbox-Fault": {"flt_000001"}, "Retry-After": {"7"}}, operatorKey, rules.NewRuleSink(nil)},
+		{"a fresh account's own window", http.Header{"X-Ratelimit-Scope": {"key"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewRuleSink(nil)},
+		{"a fresh account's controls budget", http.Header{"X-Ratelimit-Scope": {"controls"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewRuleSink(nil)},
 		{"the operator key's window spent on purpose", http.Header{"X-Ratelimit-Scope": {"key"}, "Retry-After": {"7"}}, operatorKey, exhaustive},
 	}
 	for _, tt := range tests {
@@ -146,7 +146,7 @@ func TestPersistentThrottlingStopsNamingTheBudget(t *testing.T) {
 			c, tgt, waits := client(srv)
 			var heard *ThrottledError
 			tgt.OnThrottled = func(e *ThrottledError) { heard = e }
-			_, err := post(t, c, srv, operatorKey, rules.NewRuleSink())
+			_, err := post(t, c, srv, operatorKey, rules.NewRuleSink(nil))
 			var te *ThrottledError
 			if !errors.As(err, &te) || !errors.Is(err, ErrThrottled) {
 				t.Fatalf("error %v, want a ThrottledError", err)
@@ -186,7 +186,7 @@ func TestRetryAfterForms(t *testing.T) {
 func TestSelfPacedRequestsGetTheirThrottlingBack(t *testing.T) {
 	srv, _ := throttling(t, 1, http.Header{"X-Ratelimit-Scope": {"client"}, "Retry-After": {"30"}})
 	c, _, waits := client(srv)
-	ctx := SelfPaced(context.WithValue(context.Background(), RuleSinkKey{}, rules.NewRuleSink()))
+	ctx := SelfPaced(context.WithValue(context.Background(), RuleSinkKey{}, rules.NewRuleSink(nil)))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/testers", nil)
 	if err != nil {
 		t.Fatal(err)

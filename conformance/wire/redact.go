@@ -40,6 +40,20 @@ func RedactKey(key string) string {
 // every report is cleaned of them, so that a deployment echoing the key in
 // a disguise it is caught for never gets the key printed either.
 func Spellings(key string) []string {
+	if v, ok := spellingsOf.Load(key); ok {
+		return v.([]string)
+	}
+	out := spellings(key)
+	spellingsOf.Store(key, out)
+	return out
+}
+
+// spellingsOf and replacerOf keep what Spellings and Redactor work out for
+// each key, since every answer and every report line asks again. A run
+// meets a few hundred keys.
+var spellingsOf, replacerOf sync.Map
+
+func spellings(key string) []string {
 	secret := key
 	for _, p := range []string{LivePrefix, TestPrefix} {
 		secret = strings.TrimPrefix(secret, p)
@@ -82,7 +96,11 @@ func Redactor(secret string) func(string) string {
 	if secret == "" {
 		return func(s string) string { return s }
 	}
+	if r, ok := replacerOf.Load(secret); ok {
+		return r.(*strings.Replacer).Replace
+	}
 	r := strings.NewReplacer(pairs(secret)...)
+	replacerOf.Store(secret, r)
 	return r.Replace
 }
 
