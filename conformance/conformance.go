@@ -56,6 +56,7 @@ const (
 // Defaults for the zero values of Config.
 const (
 	DefaultTimeout     = runner.DefaultTimeout
+	DefaultRunTimeout  = runner.DefaultRunTimeout
 	DefaultConcurrency = runner.DefaultConcurrency
 )
 

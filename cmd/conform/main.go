@@ -120,6 +120,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "run only the --features directories, not the built-in suite")
 	fs.BoolVar(&cfg.Strict, "strict", false, "@should failures fail the run instead of warning")
 	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "timeout of each HTTP request")
+	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 0, fmt.Sprintf("deadline of the whole run, after which it stops as could not judge with the reports of what finished (default %s, plus --explore)", conformance.DefaultRunTimeout))
 	fs.IntVar(&cfg.Concurrency, "concurrency", 0, fmt.Sprintf("scenarios run at once (default 1 with --format pretty, else %d)", conformance.DefaultConcurrency))
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "with a live key, also run @writes and @exhaustive scenarios (they change real data)")
 	fs.BoolVar(&cfg.Exhaustive, "exhaustive", false, "run @exhaustive scenarios, which spend a whole rate-limit window")

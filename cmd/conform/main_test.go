@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
@@ -212,6 +213,49 @@ func TestKeyNeverPrintedInAnySpelling(t *testing.T) {
 				t.Errorf("%s shows the key as %q", name, sp)
 			}
 		}
+	}
+}
+
+// TestStalledRunEndsByItsDeadline runs against a deployment that answers
+// the first request and then sends every answer a byte at a time, slower
+// than any request timeout allows for: the run ends by --run-timeout as
+// could not judge, with its reports written.
+func TestStalledRunEndsByItsDeadline(t *testing.T) {
+	t.Parallel()
+	stop := make(chan struct{})
+	var first atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if first.CompareAndSwap(false, true) {
+			_, _ = w.Write([]byte(`{"success":true,"data":{}}`))
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		for {
+			if _, err := w.Write([]byte(" ")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-stop:
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+	junit := filepath.Join(t.TempDir(), "r.xml")
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", srv.URL, "--profile", "sandbox", "--format", "none",
+		"--run-timeout", "2s", "--junit", junit)
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "could not judge: the run did not finish within --run-timeout 2s") {
+		t.Fatalf("exit code %d, want %d with could not judge\n%s", got.code, conformance.ExitError, got.stderr)
+	}
+	b, err := os.ReadFile(junit)
+	if err != nil || !bytes.Contains(b, []byte("could not judge")) {
+		t.Errorf("the junit report does not say why the run stopped (%v):\n%s", err, b)
 	}
 }
 

@@ -36,6 +36,11 @@ func Formats() []string {
 const (
 	DefaultTimeout     = 10 * time.Second
 	DefaultConcurrency = 4
+	// DefaultRunTimeout bounds a whole run, beyond any --explore time: the
+	// default run takes seconds, and waits for throttled requests take
+	// two minutes each at most, so a run still going after this is
+	// stalled by its deployment.
+	DefaultRunTimeout = 10 * time.Minute
 )
 
 // Config is one run of the suite against one deployment.
@@ -67,6 +72,10 @@ type Config struct {
 	Strict bool
 	// Timeout bounds each HTTP request; DefaultTimeout when zero.
 	Timeout time.Duration
+	// RunTimeout bounds the whole run: past it the run stops as could not
+	// judge, with the reports of what finished. When zero,
+	// DefaultRunTimeout plus Explore.
+	RunTimeout time.Duration
 	// Concurrency is how many scenarios run at once. When zero it is 1 for
 	// the pretty format, whose output godog interleaves otherwise, and
 	// DefaultConcurrency for the others.
@@ -187,6 +196,9 @@ func (c Config) WithDefaults() (Config, error) {
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
+	if c.RunTimeout <= 0 {
+		c.RunTimeout = DefaultRunTimeout + max(c.Explore, 0)
+	}
 	switch {
 	case c.Concurrency < 0:
 		return c, fmt.Errorf("%w: concurrency %d is negative", wire.ErrUsage, c.Concurrency)
@@ -211,4 +223,9 @@ func (c Config) WithDefaults() (Config, error) {
 		return c, fmt.Errorf("%w: --openapi: this build of conform has no OpenAPI validator; build it with `go build -tags openapi ./cmd/conform`", wire.ErrUsage)
 	}
 	return c, nil
+}
+
+// overdue says why a run that reached its RunTimeout stopped.
+func (c Config) overdue() string {
+	return fmt.Sprintf("the run did not finish within --run-timeout %s (a deployment answering too slowly?)", c.RunTimeout)
 }

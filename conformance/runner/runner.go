@@ -53,12 +53,16 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
 	start := time.Now()
+	overdue := func() bool { return ctx.Err() == context.DeadlineExceeded }
 	r, err := Prepare(ctx, cfg)
 	if err != nil {
-		if ctx.Err() != nil {
+		switch {
+		case overdue():
+			err = fmt.Errorf("%s: %s before the first scenario", CouldNotJudge, cfg.overdue())
+		case ctx.Err() != nil:
 			err = fmt.Errorf("%w before the first scenario", ErrInterrupted)
 		}
 		if errors.Is(err, transport.ErrThrottled) {
@@ -98,6 +102,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	case e != nil:
 		rep.Stopped = CouldNotJudge + ": " + e.Error()
 		err = errors.Join(fmt.Errorf("%s: %w; %d scenario(s) finished, %d did not", CouldNotJudge, e, finished, rep.Unfinished), err)
+	case overdue():
+		rep.Stopped = CouldNotJudge + ": " + cfg.overdue()
+		err = errors.Join(fmt.Errorf("%s; %d scenario(s) finished, %d did not", rep.Stopped, finished, rep.Unfinished), err)
 	case ctx.Err() != nil:
 		rep.Stopped = ErrInterrupted.Error()
 		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, finished, rep.Unfinished), err)
