@@ -192,3 +192,11 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 		}
 	}
 }
+
+// Forget lets go of the violations' exchanges once the scenario's result
+// is recorded.
+func (s *RuleSink) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.violations = nil
+}

@@ -293,6 +293,10 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 				window.RUnlock()
 			}
 			s.Close()
+			// godog keeps every scenario's steps, and so their state, to the
+			// end of the run: what the report needs is taken below, and the
+			// answers themselves (up to 1 MiB each) are let go.
+			defer s.Forget()
 			if ctx.Err() != nil {
 				// Interrupted: whatever the steps said was cut short, not
 				// a verdict on the deployment.

@@ -340,3 +340,10 @@ func dropped(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "server closed")
 }
+
+// Forget lets go of the scenario's exchanges and saved values once its
+// result is recorded.
+func (s *ScenarioState) Forget() {
+	s.history, s.saved = nil, nil
+	s.Sink.Forget()
+}
