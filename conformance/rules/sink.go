@@ -132,7 +132,8 @@ func leaks(text []byte, key string) bool {
 
 // CheckResponse applies the rules of every response: the envelope (ENV-1 to
 // ENV-7), a JSON content type (ENV-8, ENV-9), the sandbox's timestamps
-// (ENV-11), and no credential sent in the scenario echoed whole (AUTH-6).
+// (ENV-11), error codes (ERR-4, ERR-5) and budget scopes (RATE-14), and no
+// credential sent in the scenario echoed whole (AUTH-6).
 // Outside /v1 the spec says nothing, so there only the sandbox profile
 // holds answers to the envelope.
 func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Exchange) {
@@ -161,6 +162,20 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 		}
 		if err := CheckJSONContentType(e); err != nil {
 			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: report.LevelShould, Message: err.Error(), Request: where, Exchange: e})
+		}
+	}
+	if profile == wire.ProfileSandbox && !planned {
+		if judged, err := CheckErrorCode(e); judged {
+			sink.Judged("ERR-4", "ERR-5")
+			if err != nil {
+				sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every error has a documented code with its status", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+			}
+		}
+		if judged, err := CheckScope(req.URL.Path, e); judged {
+			sink.Judged("RATE-14")
+			if err != nil {
+				sink.Broke(RuleViolation{ID: "RATE-14", Rule: "every budget reported names its scope", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+			}
 		}
 	}
 	if profile == wire.ProfileSandbox && !document {
