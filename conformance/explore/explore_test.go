@@ -21,7 +21,7 @@ import (
 
 func testExplorer(seed uint64) *explorer {
 	m := model.NewModel(wire.ProfileSandbox, model.ContractSwitches{DuplicateFields: true, LongNumbers: true}, nil)
-	return &explorer{t: &transport.Target{Model: m}, seed: seed, sandbox: true}
+	return &explorer{t: &transport.Target{Model: m, Redact: wire.Redactor("svc_test_9f3kq2zx7wpl")}, seed: seed, sandbox: true}
 }
 
 func generate(seed uint64, n int) []xstep {
