@@ -88,7 +88,9 @@ func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 				t.Errorf("%d scenarios passed, want at least %d", passed, tt.minPassed)
 			}
 			for _, s := range rep.With(conformance.Skipped) {
-				ok := hasTag(s.Tags, "@exhaustive")
+				// A count that spans the end of a wall-clock minute cannot be
+				// judged, in any configuration: the step says so and skips.
+				ok := hasTag(s.Tags, "@exhaustive") || strings.Contains(s.SkipReason, "a rate-limit window ended")
 				for _, reason := range tt.skips {
 					ok = ok || strings.Contains(s.SkipReason, reason)
 				}
