@@ -1,14 +1,23 @@
 // A small SDK as a TypeScript team would write it: openapi-fetch over the
 // types generated from the sandbox's document, behind a fetch that times
-// out, retries 429s, 5xxs and lost answers, honours Retry-After and turns a body
-// that is not JSON into an error of its own.
+// out, retries only what is safe to send again, honours Retry-After and
+// turns a body that is not JSON into an error of its own.
+//
+// What is retried: a request whose method is idempotent (GET, HEAD, OPTIONS,
+// PUT, DELETE) after a 429, a 500, 502, 503 or 504, a lost or cut answer or
+// a timeout, since sending it again does what sending it once did. Any other
+// request (POST, PATCH) only when the failure proves it was not applied: a
+// 429, which refuses a request before it is carried out, or a connection
+// refused, which sent nothing. After a 5xx, a reset or closed connection, a
+// truncated body or a timeout, a POST may have created its record already,
+// so its failure goes to the caller, who knows whether a second one is safe.
 import createClient from "openapi-fetch";
 import type { paths } from "../build/api.d.ts";
 
 /** The User-Agent every request of this client carries. */
 export const userAgent = "test-campaign-sdk-ts/1.0.0 (sandbox tests)";
 
-/** An answer whose body was cut short or never came: worth another try. */
+/** An answer whose body was cut short or never came: retried only when the request is idempotent. */
 export class NetworkError extends Error {
   override name = "NetworkError";
 }
@@ -45,6 +54,22 @@ export interface RetryOptions {
 
 const retriedStatuses = new Set([429, 500, 502, 503, 504]);
 
+/** The methods RFC 9110 calls idempotent: sending one twice does what sending it once does. */
+const idempotentMethods = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+/** Whether a status proves the request was refused before it was carried out. */
+function refusedUnapplied(status: number): boolean {
+  return status === 429;
+}
+
+/** Whether fetch failed because the connection was refused, before any byte of the request went out. */
+function connectionRefused(err: unknown): boolean {
+  const cause = err instanceof Error ? (err.cause as { code?: unknown; errors?: unknown[] } | undefined) : undefined;
+  if (cause?.code === "ECONNREFUSED") return true;
+  // Node tries each address of a name in turn and reports them together.
+  return Array.isArray(cause?.errors) && cause.errors.length > 0 && cause.errors.every((e) => (e as { code?: unknown }).code === "ECONNREFUSED");
+}
+
 function sleepFor(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
@@ -68,6 +93,7 @@ function waitMs(res: Response, attempt: number): number {
 export function retryingFetch(options: RetryOptions = {}): (request: Request) => Promise<Response> {
   const { attempts = 4, timeoutMs = 5000, sleep = sleepFor, onRetry } = options;
   return async (request) => {
+    const idempotent = idempotentMethods.has(request.method);
     for (let attempt = 1; ; attempt++) {
       const last = attempt >= attempts;
       let res: Response;
@@ -80,13 +106,13 @@ export function retryingFetch(options: RetryOptions = {}): (request: Request) =>
           err instanceof DOMException && err.name === "TimeoutError"
             ? new TimeoutError(`no answer within ${timeoutMs} ms`, { cause: err })
             : new NetworkError(`${request.method} ${new URL(request.url).pathname}: ${String(err)}`, { cause: err });
-        if (last) throw failure;
+        if (last || !(idempotent || connectionRefused(err))) throw failure;
         const wait = backoffMs(attempt);
         onRetry?.({ attempt, waitMs: wait, reason: failure.name });
         await sleep(wait);
         continue;
       }
-      if (retriedStatuses.has(res.status) && !last) {
+      if (retriedStatuses.has(res.status) && (idempotent || refusedUnapplied(res.status)) && !last) {
         const wait = waitMs(res, attempt);
         onRetry?.({ attempt, waitMs: wait, reason: `status ${res.status}` });
         await sleep(wait);

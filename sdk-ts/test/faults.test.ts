@@ -1,8 +1,12 @@
 // Every fault POST /_sandbox/faults can plan, met by the SDK's retrying
-// fetch as a real network's failures would be.
+// fetch as a real network's failures would be, and retried only where a
+// second request is safe.
 import assert from "node:assert/strict";
+import { once as nextEvent } from "node:events";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { test } from "node:test";
-import { MalformedResponseError, NetworkError, TimeoutError, type RetryOptions } from "../src/client.ts";
+import { freshKey } from "../harness/sandbox.ts";
+import { MalformedResponseError, NetworkError, TimeoutError, sdkClient, type RetryOptions } from "../src/client.ts";
 import { checkout, eventually, journal, newAccount, planFault, useSandbox } from "./support.ts";
 
 const baseUrl = useSandbox();
@@ -157,8 +161,7 @@ test("a delayed answer times out through the AbortSignal, is retried, and the jo
 });
 
 test("a fault on POST /v1/campaigns leaves every other route alone", async () => {
-  const { waits, options } = recordedWaits();
-  const { api, once } = newAccount(baseUrl(), options);
+  const { once } = newAccount(baseUrl());
   const plan = { method: "POST", path: "/v1/campaigns", status: 503, retryAfter: 2 } as const;
   const faultId = await planFault(once, plan);
 
@@ -173,13 +176,101 @@ test("a fault on POST /v1/campaigns leaves every other route alone", async () =>
   assert.equal(refused.error?.error.code, "INJECTED_FAILURE");
   assert.equal(refused.response.headers.get("Retry-After"), "2");
 
-  await planFault(once, plan);
+  const campaigns = (await once.GET("/v1/campaigns", { params: { query: { limit: 100 } } })).data!.data.items;
+  assert.equal(campaigns.length, 4, "the refused create created nothing");
+});
+
+test("a POST is not retried after a 5xx, which may come after the record was created", async () => {
+  for (const status of [500, 502, 503, 504]) {
+    const { waits, reasons, options } = recordedWaits();
+    const { api, once } = newAccount(baseUrl(), options);
+    const faultId = await planFault(once, { method: "POST", path: "/v1/campaigns", status, retryAfter: 0 });
+
+    const failed = await api.POST("/v1/campaigns", { body: checkout });
+    assert.equal(failed.response.status, status);
+    assert.equal(failed.response.headers.get("X-Sandbox-Fault"), faultId);
+    assert.deepEqual([reasons, waits], [[], []], `the client retried a POST after a ${status}`);
+    assert.equal((await journal(once, "POST", "/v1/campaigns")).length, 1, `POSTs sent after a ${status}`);
+  }
+});
+
+test("a POST is retried after a 429, which refuses it before it is carried out, and creates one record", async () => {
+  const { waits, reasons, options } = recordedWaits();
+  const { api, once } = newAccount(baseUrl(), options);
+  const faultId = await planFault(once, { method: "POST", path: "/v1/campaigns", status: 429, retryAfter: 2 });
+
   const created = await api.POST("/v1/campaigns", { body: checkout });
   assert.equal(created.data?.data.status, "draft");
-  assert.deepEqual(waits, [2000]);
+  assert.deepEqual([reasons, waits], [["status 429"], [2000]]);
+  const sent = await journal(once, "POST", "/v1/campaigns");
+  assert.deepEqual(
+    sent.map((r) => [r.status, r.fault?.id ?? null]),
+    [[200, null], [429, faultId]],
+  );
   const campaigns = (await once.GET("/v1/campaigns", { params: { query: { limit: 100 } } })).data!.data.items;
-  assert.equal(campaigns.length, 5, "the refused creates created nothing, the retried one created one campaign");
+  assert.equal(campaigns.length, 5, "one campaign created");
 });
+
+for (const network of ["reset", "close", "truncate"] as const) {
+  test(`a POST is not retried after ${lostAnswers[network]}, though the retry would be for a GET`, async () => {
+    const { reasons, options } = recordedWaits();
+    const { api, once } = newAccount(baseUrl(), options);
+    await planFault(once, { method: "POST", path: "/v1/campaigns", network });
+
+    await assert.rejects(api.POST("/v1/campaigns", { body: checkout }), NetworkError);
+    assert.deepEqual(reasons, []);
+    assert.equal((await journal(once, "POST", "/v1/campaigns")).length, 1, "POSTs sent");
+    // A truncated answer comes after the campaign was created: a retry would have made a second one.
+    const campaigns = (await once.GET("/v1/campaigns", { params: { query: { limit: 100 } } })).data!.data.items;
+    assert.equal(campaigns.length, network === "truncate" ? 5 : 4);
+  });
+}
+
+test("a POST whose connection was refused, which sent nothing, is retried", async () => {
+  // A port nothing listens on until the client's first wait, when a proxy
+  // to the sandbox starts on it: the first try is refused, the second lands.
+  const port = await freePort();
+  const target = new URL(baseUrl());
+  const sockets = new Set<Socket>();
+  const proxy = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on("error", () => socket.destroy());
+      socket.on("close", () => sockets.delete(socket));
+    }
+    client.pipe(upstream).pipe(client);
+  });
+  const reasons: string[] = [];
+  const key = freshKey();
+  const api = sdkClient(`http://127.0.0.1:${port}`, key, {
+    sleep: async () => {
+      proxy.listen(port, "127.0.0.1");
+      await nextEvent(proxy, "listening");
+    },
+    onRetry: ({ reason }) => reasons.push(reason),
+  });
+  try {
+    const created = await api.POST("/v1/campaigns", { body: checkout });
+    assert.equal(created.data?.data.status, "draft");
+    assert.deepEqual(reasons, ["NetworkError"]);
+    const sent = await journal(sdkClient(baseUrl(), key, { attempts: 1 }), "POST", "/v1/campaigns");
+    assert.deepEqual(sent.map((r) => r.status), [200], "one POST reached the sandbox");
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    proxy.close();
+  }
+});
+
+/** A loopback port that was free a moment ago, and that nothing listens on now. */
+async function freePort(): Promise<number> {
+  const probe = createServer().listen(0, "127.0.0.1");
+  await nextEvent(probe, "listening");
+  const { port } = probe.address() as AddressInfo;
+  probe.close();
+  await nextEvent(probe, "close");
+  return port;
+}
 
 test("a seeded rate fault hits the same requests every run, until cleared", async () => {
   const plan = { method: "GET", path: "/v1/testers", status: 500, rate: 0.5, seed: 7 } as const;
