@@ -47,6 +47,11 @@ type recipe struct {
 	line   int // of the opening fence
 	text   string
 	notRun string // why the recipe is not run; empty when it is
+	// example names the Example function a ```go block is the body of, as
+	// its file and name, from a marker on the line before the fence:
+	//
+	//	<!-- example: ../sandbox/sandboxtest/example_test.go ExampleControls -->
+	example string
 }
 
 func (r recipe) String() string {
@@ -62,6 +67,9 @@ var (
 	conformRun   = regexp.MustCompile(`^(.*\bconform\b.*--base-url\b[^#]*?)(\s*(?:#.*)?)$`)
 	errorCode    = regexp.MustCompile(`"success"\s*:\s*false\s*,\s*"error"\s*:\s*\{\s*"code"\s*:\s*"([A-Z_]+)"`)
 	comment      = regexp.MustCompile(`(?:^|\s)#.*$`)
+	// exampleMarker names, by its file (from docs/) and name, the Example
+	// function the ```go block after it shows the body of.
+	exampleMarker = regexp.MustCompile(`^<!-- example: (\S+ Example\w*) -->$`)
 )
 
 // readRecipes returns the ```sh blocks of one Markdown file, in order.
@@ -96,10 +104,17 @@ func readBlocks(file, lang string) ([]recipe, error) {
 		if marked && info != "sh" {
 			return nil, fmt.Errorf("%s:%d: a not-run marker stands before a %q block, which never runs", file, i+1, info)
 		}
+		example := i > 0 && exampleMarker.MatchString(lines[i-1])
+		if example && info != "go" {
+			return nil, fmt.Errorf("%s:%d: an example marker stands before a %q block, not a go one", file, i+1, info)
+		}
 		if info == lang {
 			r := recipe{file: file, line: i + 1, text: strings.Join(lines[i+1:end], "\n")}
 			if marked {
 				r.notRun = notRunMarker.FindStringSubmatch(lines[i-1])[1]
+			}
+			if example {
+				r.example = strings.TrimSpace(exampleMarker.FindStringSubmatch(lines[i-1])[1])
 			}
 			out = append(out, r)
 		}
@@ -204,6 +219,11 @@ func TestGoSnippetsCompile(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, b := range blocks {
+			if b.example != "" {
+				// go test compiles and runs it where it lives; see
+				// TestExampleSnippetsAreTheExamples.
+				continue
+			}
 			found++
 			t.Run(b.String(), func(t *testing.T) {
 				if err := vetSnippet(t, b.text); err != nil {

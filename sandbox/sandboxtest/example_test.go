@@ -1,6 +1,7 @@
 package sandboxtest_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/testcampaign/kit/openapi/client"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -79,4 +81,38 @@ func ExampleStart_fault() {
 	// Output:
 	// 503 Retry-After: 2
 	// 200
+}
+
+// Controls plan a fault and count what the client sent.
+func ExampleControls() {
+	srv, err := sandboxtest.Start(sandboxtest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, ctl := context.Background(), sandboxtest.NewControls(srv.URL, "svc_test_example")
+	// The next request to /v1/campaigns gets a 503.
+	_, err = ctl.PlanFault(ctx, client.FaultPlanCreate{Path: new("/v1/campaigns"), Status: new(503)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Your SDK's call goes here; a plain request stands in for it.
+	req, err := http.NewRequest(http.MethodGet, srv.URL+"/v1/campaigns", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer svc_test_example")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		log.Fatal(err)
+	}
+	res.Body.Close()
+	sent, err := ctl.CountRequests(ctx, sandboxtest.RequestFilter{Method: "GET", Path: "/v1/campaigns"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.StatusCode, res.Header.Get("X-Sandbox-Fault"), sent)
+	if err := srv.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output: 503 flt_000001 1
 }

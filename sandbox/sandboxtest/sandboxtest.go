@@ -14,6 +14,8 @@
 // request headers the document does not declare pass unless
 // Options.StrictRequestHeaders says otherwise.
 // Start serves a sandbox where there is no test to own it, as in TestMain.
+// Controls plans faults, reads the request journal, moves the clock, resets
+// the account and waits for webhook deliveries, on any sandbox.
 package sandboxtest
 
 import (
