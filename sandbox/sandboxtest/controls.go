@@ -24,7 +24,7 @@ type Controls struct {
 }
 
 // NewControls returns the controls of apiKey's account on the sandbox at
-// baseURL, sent with http.DefaultClient.
+// baseURL, sent with http.DefaultClient until WithHTTPClient says otherwise.
 func NewControls(baseURL, apiKey string) *Controls {
 	return &Controls{api: &client.Client{
 		Server: strings.TrimSuffix(baseURL, "/") + "/",
@@ -34,6 +34,14 @@ func NewControls(baseURL, apiKey string) *Controls {
 			return nil
 		}},
 	}}
+}
+
+// WithHTTPClient returns controls of the same account that send through hc:
+// for a sandbox served over TLS, a client that trusts its certificate.
+func (c *Controls) WithHTTPClient(hc *http.Client) *Controls {
+	api := *c.api
+	api.Client = hc
+	return &Controls{api: &api}
 }
 
 // ControlError is a control's error answer: the envelope's status, code and

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -343,5 +344,24 @@ func TestSettleWaitsForTheDeliveriesThatDeliveriesThenLists(t *testing.T) {
 	}
 	if n := len(first.Items) + len(rest.Items); n != 2 {
 		t.Errorf("Deliveries lists %d attempts over two pages, want 2", n)
+	}
+}
+
+func TestControlsReachATLSSandboxThroughWithHTTPClient(t *testing.T) {
+	srv := httptest.NewUnstartedServer(sandboxtest.NewHandler(t, sandboxtest.Options{Now: frozenAt}))
+	// The handshake the default client refuses is expected; its log line is not news.
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0)
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ctl := sandboxtest.NewControls(srv.URL, "svc_test_tls")
+	if _, err := ctl.Clock(t.Context()); err == nil {
+		t.Error("the default client trusted the test server's certificate")
+	}
+	read, err := ctl.WithHTTPClient(srv.Client()).Clock(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !read.Now.Equal(frozenAt) {
+		t.Errorf("Clock over TLS = %+v, want %v", read, frozenAt)
 	}
 }
