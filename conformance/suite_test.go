@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -28,7 +29,9 @@ const suiteKey = "svc_test_conformance_suite_0042"
 // runSuite runs the built-in suite, sandbox profile and strict, against h.
 func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conformance.Report, string) {
 	t.Helper()
-	srv := httptest.NewServer(h)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.MaxHeaderBytes = httpapi.MaxHeaderBytes
+	srv.Start()
 	t.Cleanup(srv.Close)
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), conformance.Config{

@@ -291,3 +291,16 @@ Feature: Bugs
     And a fresh sandbox account
     And a bug with status "new"
     Then the JSON at "data.id" should equal the saved "firstAccountBug"
+
+  @sandbox @writes @BUG-7
+  Scenario: A change that names neither status nor resolution is refused, and the bug is unchanged
+    Given a fresh sandbox account
+    And a bug with status "confirmed"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '{}'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"severity": "low"}'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+    When I send a GET request to "/v1/bugs?campaignId={campaignId}"
+    Then the JSON at "data.items.0.status" should be "confirmed"

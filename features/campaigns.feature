@@ -281,3 +281,19 @@ Feature: Campaigns
       | a reward over 100000    | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 100000.01} |
       | a reward with 3 decimals | rewardPerBug   | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1.234} |
       | no reward               | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1} |
+
+  @sandbox @writes @CMP-16 @CMP-14
+  Scenario: No request moves a campaign out of draft
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Stays a draft", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1, "status": "active"}'
+    Then the response status should be 200
+    And the JSON at "data.status" should be "draft"
+    And I save the JSON at "data.id" as "campaignId"
+    When I send a PATCH request to "/v1/campaigns/{campaignId}" with the body '{"status": "active"}'
+    Then the response status should be 405
+    When I send a PUT request to "/v1/campaigns/{campaignId}" with the body '{"status": "completed"}'
+    Then the response status should be 405
+    When I send a GET request to "/v1/campaigns/{campaignId}"
+    Then the JSON at "data.status" should be "draft"
+    When I send a GET request to "/v1/campaigns?status=active&limit=100"
+    Then no item at "data.items" should have "id" equal to "{campaignId}"

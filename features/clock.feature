@@ -154,3 +154,28 @@ Feature: Each account's clock
     When I send a POST request to "/_sandbox/clock" with the body '{"advance": "8784h"}'
     Then the response status should be 200
     And the JSON at "data.now" should be a timestamp in UTC with milliseconds
+
+  @frozen-clock @writes @CLK-8 @CLK-1
+  Scenario: The clock control reads the caller's time, frozen, and its move
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Now", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.createdAt" as "createdAt"
+    And I send a GET request to "/_sandbox/clock"
+    Then the response status should be 200
+    And the JSON at "data.now" should equal the saved "createdAt"
+    And the JSON at "data.frozen" should equal true
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "90s"}'
+    And I send a GET request to "/_sandbox/clock"
+    Then the JSON at "data.now" should be equal to the saved "createdAt" plus 90
+
+  @running-clock @CLK-8 @CLK-4
+  Scenario: The clock control reads a running clock
+    Given a fresh sandbox account
+    When I send a GET request to "/_sandbox/clock"
+    Then the response status should be 200
+    And the JSON at "data.frozen" should equal false
+    And the JSON at "data.now" should be a timestamp in UTC with milliseconds
+    And I save the JSON at "data.now" as "before"
+    When I send a GET request to "/v1/analytics"
+    And I send a GET request to "/_sandbox/requests"
+    Then the JSON at "data.items.0.at" should be at least the saved "before"

@@ -196,3 +196,20 @@ Feature: Errors
       | query       |
       | limit=%zz   |
       | limit=5;x=1 |
+
+  @sandbox @stable @ERR-20
+  Scenario: A request target over 8 KiB is 414 URI_TOO_LONG, and one of 8 KiB is read
+    When I send a GET request to "/v1/campaigns/cmp_" padded with "0" to a request target of 8192 bytes
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"
+    When I send a GET request to "/v1/campaigns/cmp_" padded with "0" to a request target of 8193 bytes
+    Then the response status should be 414
+    And the error code should be "URI_TOO_LONG"
+
+  @sandbox @stable @SHR-10
+  Scenario: A value echoed in an error message is cut to 64 characters and marked as cut
+    When I send a GET request to "/v1/campaigns?status=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxyyyy"
+    Then the response status should be 400
+    And the error code should be "INVALID_PARAMETER"
+    And the JSON at "error.message" should match the pattern "\"x{64}…\(cut\)\""
+    And the response body should not contain "yyyy"

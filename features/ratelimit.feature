@@ -219,3 +219,10 @@ Feature: Rate limits
     When I send a POST request to "/_sandbox/reset"
     And I send a GET request to "/v1/campaigns"
     Then the response status should be 200
+
+  @sandbox @stable @RATE-9
+  Scenario: The headers describe the window with the fewest requests left, the minute's
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/testers"
+    Then X-RateLimit-Reset should be a Unix time in seconds within 60 seconds of the server's clock
+    And X-RateLimit-Reset should be the end of the server's current UTC minute, hour or day

@@ -152,3 +152,21 @@ Feature: Webhooks
       | no events         | {"url": "http://127.0.0.1:9/hooks"}                  |
       | events not a list | {"url": "http://127.0.0.1:9/hooks", "events": "*"}   |
       | a url without host | {"url": "https:///hooks", "events": ["*"]}           |
+
+  @sandbox @writes @delivery @CLK-10 @DLV-8 @DLV-14
+  Scenario: Settling waits until the account's deliveries are done
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Settled", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the response status should be 200
+    And the JSON at "data" should match:
+      """
+      {"settled": true, "inFlight": 0, "queued": 0, "due": 0}
+      """
+    And the receiver should have got exactly 1 "campaign.created" delivery
+    When I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0.statusCode" should be at least 200
+    And the JSON at "data.items.0.statusCode" should be less than 300
+    And the JSON at "data.items.0.error" should be ""

@@ -161,10 +161,7 @@ func main() {
 
 // Bounds of what the server reads from a client.
 const (
-	// maxHeaderBytes fits any real request's headers with room to spare;
-	// past it net/http answers 431 before a handler runs.
-	maxHeaderBytes = 64 << 10
-	readTimeout    = 30 * time.Second
+	readTimeout = 30 * time.Second
 	// shutdownGrace is how long requests in flight get to finish.
 	shutdownGrace = 10 * time.Second
 )
@@ -234,7 +231,7 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 		Handler:           sandboxApp.Handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       readTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
+		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
 		// Long enough for the slowest injected fault, a delay and then a
 		// trickle; the writing of each response has its own, shorter
 		// deadline (-write-timeout), which a trickle extends by its length.

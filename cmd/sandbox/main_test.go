@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/testcampaign/kit/sandbox/httpapi"
 )
 
 func TestParseFlags(t *testing.T) {
@@ -160,14 +162,14 @@ func TestOversizedHeadersAreRefusedBeforeAnyHandler(t *testing.T) {
 	defer stop()
 	req, _ := http.NewRequest("GET", base+"/v1/campaigns", nil)
 	req.Header.Set("Authorization", "Bearer svc_test_header_flood_user")
-	req.Header.Set("X-Filler", strings.Repeat("x", 2*maxHeaderBytes))
+	req.Header.Set("X-Filler", strings.Repeat("x", 2*httpapi.MaxHeaderBytes))
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res.Body.Close()
 	if res.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
-		t.Errorf("a %d-byte header got %d, want 431", 2*maxHeaderBytes, res.StatusCode)
+		t.Errorf("a %d-byte header got %d, want 431", 2*httpapi.MaxHeaderBytes, res.StatusCode)
 	}
 }
 

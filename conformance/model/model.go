@@ -303,6 +303,11 @@ func (c *check) run() {
 		// before any account saw it (RATE-15): nothing happened.
 		return
 	}
+	if o.Status == http.StatusRequestHeaderFieldsTooLarge {
+		// The HTTP server refused headers too large to read before any
+		// account saw the request (ERR-24): nothing happened.
+		return
+	}
 	c.clock()
 	switch {
 	case inAPI:

@@ -132,7 +132,8 @@ func leaks(text []byte, key string) bool {
 
 // CheckResponse applies the rules of every response: the envelope (ENV-1 to
 // ENV-7), a JSON content type (ENV-8, ENV-9), the sandbox's timestamps
-// (ENV-11), error codes (ERR-4, ERR-5) and budget scopes (RATE-14), and no
+// (ENV-11), error codes (ERR-4, ERR-5), budget scopes (RATE-14) and the
+// HTTP server's own 431 (ERR-24), and no
 // credential sent in the scenario echoed whole (AUTH-6).
 // Outside /v1 the spec says nothing, so there only the sandbox profile
 // holds answers to the envelope.
@@ -150,7 +151,17 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 	// asked for, a malformed body or a raw one included: the model judges
 	// it against the fault (FAULT rules), not against the envelope.
 	planned := profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != ""
-	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && req.Method != http.MethodHead {
+	// Headers too large to read are refused by the HTTP server itself,
+	// before any handler could write an envelope (ERR-24).
+	unread := e.Status == http.StatusRequestHeaderFieldsTooLarge
+	if unread && profile == wire.ProfileSandbox {
+		sink.Judged("ERR-24")
+		if media := strings.TrimSpace(strings.Split(e.Header.Get("Content-Type"), ";")[0]); media != "text/plain" {
+			sink.Broke(RuleViolation{ID: "ERR-24", Rule: "headers too large get the HTTP server's plain-text 431", Level: report.LevelSandbox,
+				Message: fmt.Sprintf("want a plain-text 431, got Content-Type %q", e.Header.Get("Content-Type")), Request: where, Exchange: e})
+		}
+	}
+	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && !unread && req.Method != http.MethodHead {
 		contentType := "ENV-8"
 		if !inAPI {
 			contentType = "ENV-9"
@@ -164,7 +175,7 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: report.LevelShould, Message: err.Error(), Request: where, Exchange: e})
 		}
 	}
-	if profile == wire.ProfileSandbox && !planned {
+	if profile == wire.ProfileSandbox && !planned && !unread {
 		if judged, err := CheckErrorCode(e); judged {
 			sink.Judged("ERR-4", "ERR-5")
 			if err != nil {

@@ -48,6 +48,7 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^I send a ([A-Z]+) request to "([^"]*)" with the body '(.*)'$`, `When I send a POST request to "/v1/campaigns" with the body '{"name": '`, s.sendInline),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" with a "([^"]*)" body:$`, "When I send a POST request to \"/v1/campaigns\" with a \"text/plain\" body:\n  \"\"\"\n  name=Beta\n  \"\"\"", s.sendTyped),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" with a JSON body of (\d+) bytes$`, `When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes`, s.sendLarge),
+		d(`^I send a ([A-Z]+) request to "([^"]*)" padded with "(.)" to a request target of (\d+) bytes$`, `When I send a GET request to "/v1/campaigns/cmp_" padded with "0" to a request target of 8193 bytes`, s.sendPadded),
 		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)"$`, `When I send 3 GET requests to "/v1/campaigns"`, s.sendMany),
 		d(`^I send ([A-Z]+) requests to "([^"]*)" until the rate limit is exceeded$`, `When I send GET requests to "/v1/campaigns" until the rate limit is exceeded`, s.exhaust),
 		d(`^I save the JSON at "([^"]*)" as "([^"]*)"$`, `When I save the JSON at "data.id" as "campaignId"`, s.saveJSON),
@@ -261,6 +262,22 @@ func (s *ScenarioState) sendLarge(ctx context.Context, method, path string, size
 	}
 	body := head + strings.Repeat("a", n) + tail
 	return s.sendBody(ctx, method, path, []byte(body), "application/json")
+}
+
+// sendPadded sends a request whose target, path and query, is exactly
+// size bytes, the padding appended to the target as written: so that only
+// the target's length can be the reason for a refusal.
+func (s *ScenarioState) sendPadded(ctx context.Context, method, path, pad string, size int) error {
+	p, err := s.expandTarget(path)
+	if err != nil {
+		return err
+	}
+	n := size - len(p)
+	if n < 0 {
+		return fmt.Errorf("%w: %q is already longer than %d bytes", wire.ErrUsage, p, size)
+	}
+	_, err = s.send(ctx, method, p+strings.Repeat(pad, n), nil, "")
+	return err
 }
 
 func (s *ScenarioState) sendBody(ctx context.Context, method, path string, body []byte, contentType string) error {

@@ -17,12 +17,16 @@ import (
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 )
 
-// Bounds of a request line.
+// Bounds of a request line and its headers.
 const (
 	// MaxURLBytes is the longest request target served; longer ones get
 	// 414. It also keeps a query under net/url's 10,000 parameters, past
 	// which it parses none of them.
 	MaxURLBytes = 8 << 10
+	// MaxHeaderBytes fits any real request's headers with room to spare;
+	// past it net/http answers 431 before a handler runs. Every server of
+	// the sandbox, the binary's and the test servers', sets it.
+	MaxHeaderBytes = 64 << 10
 )
 
 // requestState is filled in as a request passes the middleware, and read by

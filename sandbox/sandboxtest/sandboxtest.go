@@ -143,8 +143,17 @@ func appConfig(opts Options) app.Config {
 // NewServer serves NewHandler on a local port until the test ends.
 func NewServer(tb testing.TB, opts Options) *httptest.Server {
 	tb.Helper()
-	srv := httptest.NewServer(NewHandler(tb, opts))
+	srv := newServer(NewHandler(tb, opts))
 	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// newServer serves h as the sandbox binary does, with its bound on request
+// headers.
+func newServer(h http.Handler) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.MaxHeaderBytes = httpapi.MaxHeaderBytes
+	srv.Start()
 	return srv
 }
 
@@ -187,7 +196,7 @@ func Start(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
 	}
 	s := &Server{closeApp: built.Close}
-	s.Server = httptest.NewServer(openapitest.Checking(validator, built.Handler, func(r *http.Request, status int, v openapi.Violation) {
+	s.Server = newServer(openapitest.Checking(validator, built.Handler, func(r *http.Request, status int, v openapi.Violation) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.drift = append(s.drift, fmt.Sprintf("%s %s answered %d: %s", r.Method, r.URL.RequestURI(), status, v))

@@ -1,0 +1,125 @@
+package conformance_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// boundBreakage breaks one documented rule of error codes, bounds and
+// budgets, each caught by a default run with no tags: a CI job runs
+// conform that way, so that is where each must show.
+type boundBreakage struct {
+	name, rule string
+	opts       sandboxtest.Options
+	caught     []string // scenarios that must be among the failed
+	wrap       func(next http.Handler) http.Handler
+}
+
+var cutValue = regexp.MustCompile(`(\w{16})\w*…\(cut\)`)
+
+func boundBreakages() []boundBreakage {
+	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
+	}
+	return []boundBreakage{
+		{
+			name: "a documented code on another status", rule: "ERR-5",
+			caught: []string{"A wrong method is 405 METHOD_NOT_ALLOWED with Allow"},
+			wrap: after(func(_ *http.Request, r *response) {
+				if r.status == http.StatusMethodNotAllowed {
+					r.status = http.StatusBadRequest
+					r.errorObject(func(e map[string]any) { e["status"] = json.Number("400") })
+				}
+			}),
+		},
+		{
+			name: "an undocumented code", rule: "ERR-4",
+			caught: []string{"Invalid fields are 400 VALIDATION_ERROR with one detail per field"},
+			wrap: after(func(_ *http.Request, r *response) {
+				r.errorObject(func(e map[string]any) {
+					if e["code"] == "VALIDATION_ERROR" {
+						e["code"] = "BAD_REQUEST"
+					}
+				})
+			}),
+		},
+		{
+			name: "the controls' headers without their scope", rule: "RATE-14",
+			caught: []string{"The controls carry their own budget's headers"},
+			wrap: after(func(req *http.Request, r *response) {
+				if strings.HasPrefix(req.URL.Path, "/_sandbox/") {
+					r.header.Del("X-RateLimit-Scope")
+				}
+			}),
+		},
+		{
+			name: "a request target of 8 KiB refused", rule: "ERR-20",
+			caught: []string{"A request target over 8 KiB is 414 URI_TOO_LONG, and one of 8 KiB is read"},
+			wrap: after(func(req *http.Request, r *response) {
+				if len(req.RequestURI) >= 8192 {
+					r.status = http.StatusRequestURITooLong
+					r.body = []byte(`{"success":false,"error":{"code":"URI_TOO_LONG","message":"the request target is too long","status":414}}`)
+				}
+			}),
+		},
+		{
+			name: "an echoed value cut to 16 characters", rule: "SHR-10",
+			caught: []string{"A value echoed in an error message is cut to 64 characters and marked as cut"},
+			wrap: after(func(_ *http.Request, r *response) {
+				r.errorObject(func(e map[string]any) {
+					e["message"] = cutValue.ReplaceAllString(toString(e["message"]), "$1…(cut)")
+				})
+			}),
+		},
+		{
+			name: "a change naming nothing accepted", rule: "BUG-7",
+			caught: []string{"A change that names neither status nor resolution is refused, and the bug is unchanged"},
+			wrap: after(func(req *http.Request, r *response) {
+				if req.Method == http.MethodPatch && r.status == http.StatusBadRequest && strings.Contains(string(r.body), "status or resolution is required") {
+					r.status = http.StatusOK
+					r.body = []byte(`{"success":true,"data":{}}`)
+				}
+			}),
+		},
+		{
+			name: "a creation takes the status it is sent", rule: "CMP-16",
+			caught: []string{"No request moves a campaign out of draft"},
+			wrap: func(next http.Handler) http.Handler {
+				return breakingWithBody(next, func(req *http.Request, body []byte, r *response) {
+					var in struct{ Status string }
+					if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" && json.Unmarshal(body, &in) == nil && in.Status != "" {
+						r.data(func(d map[string]any) { d["status"] = in.Status })
+					}
+				})
+			},
+		},
+		{
+			name: "the clock control reads the machine's time", rule: "CLK-8", opts: frozen,
+			caught: []string{"The clock control reads the caller's time, frozen, and its move"},
+			wrap: after(func(req *http.Request, r *response) {
+				if isGet(req, "/_sandbox/clock") {
+					r.data(func(d map[string]any) { d["now"] = time.Now().UTC().Format("2006-01-02T15:04:05.000Z") })
+				}
+			}),
+		},
+	}
+}
+
+// TestBoundBreakagesAreCaughtByTheDefaultRun breaks one rule at a time and
+// wants a default run, all of the built-in suite, to fail on it.
+func TestBoundBreakagesAreCaughtByTheDefaultRun(t *testing.T) {
+	t.Parallel()
+	for _, tt := range boundBreakages() {
+		t.Run(tt.rule+" "+tt.name, func(t *testing.T) {
+			t.Parallel()
+			rep, summary := runSuite(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), "", false)
+			wantCaught(t, rep, summary, tt.caught)
+		})
+	}
+}
