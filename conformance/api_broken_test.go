@@ -12,11 +12,11 @@ import (
 )
 
 // boundBreakage breaks one documented rule of error codes, bounds and
-// budgets, each caught by a default run with no tags: a CI job runs
-// conform that way, so that is where each must show.
+// budgets.
 type boundBreakage struct {
 	name, rule string
 	opts       sandboxtest.Options
+	tags       string   // the area whose scenarios show it
 	caught     []string // scenarios that must be among the failed
 	wrap       func(next http.Handler) http.Handler
 }
@@ -29,7 +29,7 @@ func boundBreakages() []boundBreakage {
 	}
 	return []boundBreakage{
 		{
-			name: "a documented code on another status", rule: "ERR-5",
+			name: "a documented code on another status", rule: "ERR-5", tags: "@errors",
 			caught: []string{"A wrong method is 405 METHOD_NOT_ALLOWED with Allow"},
 			wrap: after(func(_ *http.Request, r *response) {
 				if r.status == http.StatusMethodNotAllowed {
@@ -39,7 +39,7 @@ func boundBreakages() []boundBreakage {
 			}),
 		},
 		{
-			name: "an undocumented code", rule: "ERR-4",
+			name: "an undocumented code", rule: "ERR-4", tags: "@errors",
 			caught: []string{"Invalid fields are 400 VALIDATION_ERROR with one detail per field"},
 			wrap: after(func(_ *http.Request, r *response) {
 				r.errorObject(func(e map[string]any) {
@@ -50,7 +50,7 @@ func boundBreakages() []boundBreakage {
 			}),
 		},
 		{
-			name: "the controls' headers without their scope", rule: "RATE-14",
+			name: "the controls' headers without their scope", rule: "RATE-14", tags: "@controls",
 			caught: []string{"The controls carry their own budget's headers"},
 			wrap: after(func(req *http.Request, r *response) {
 				if strings.HasPrefix(req.URL.Path, "/_sandbox/") {
@@ -59,7 +59,7 @@ func boundBreakages() []boundBreakage {
 			}),
 		},
 		{
-			name: "a request target of 8 KiB refused", rule: "ERR-20",
+			name: "a request target of 8 KiB refused", rule: "ERR-20", tags: "@errors",
 			caught: []string{"A request target over 8 KiB is 414 URI_TOO_LONG, and one of 8 KiB is read"},
 			wrap: after(func(req *http.Request, r *response) {
 				if len(req.RequestURI) >= 8192 {
@@ -69,7 +69,7 @@ func boundBreakages() []boundBreakage {
 			}),
 		},
 		{
-			name: "an echoed value cut to 16 characters", rule: "SHR-10",
+			name: "an echoed value cut to 16 characters", rule: "SHR-10", tags: "@errors",
 			caught: []string{"A value echoed in an error message is cut to 64 characters and marked as cut"},
 			wrap: after(func(_ *http.Request, r *response) {
 				r.errorObject(func(e map[string]any) {
@@ -78,7 +78,7 @@ func boundBreakages() []boundBreakage {
 			}),
 		},
 		{
-			name: "a change naming nothing accepted", rule: "BUG-7",
+			name: "a change naming nothing accepted", rule: "BUG-7", tags: "@bugs",
 			caught: []string{"A change that names neither status nor resolution is refused, and the bug is unchanged"},
 			wrap: after(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPatch && r.status == http.StatusBadRequest && strings.Contains(string(r.body), "status or resolution is required") {
@@ -88,7 +88,7 @@ func boundBreakages() []boundBreakage {
 			}),
 		},
 		{
-			name: "a creation takes the status it is sent", rule: "CMP-16",
+			name: "a creation takes the status it is sent", rule: "CMP-16", tags: "@campaigns",
 			caught: []string{"No request moves a campaign out of draft"},
 			wrap: func(next http.Handler) http.Handler {
 				return breakingWithBody(next, func(req *http.Request, body []byte, r *response) {
@@ -100,7 +100,7 @@ func boundBreakages() []boundBreakage {
 			},
 		},
 		{
-			name: "the clock control reads the machine's time", rule: "CLK-8", opts: frozen,
+			name: "the clock control reads the machine's time", rule: "CLK-8", tags: "@clock", opts: frozen,
 			caught: []string{"The clock control reads the caller's time, frozen, and its move"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/clock") {
@@ -111,15 +111,24 @@ func boundBreakages() []boundBreakage {
 	}
 }
 
-// TestBoundBreakagesAreCaughtByTheDefaultRun breaks one rule at a time and
-// wants a default run, all of the built-in suite, to fail on it.
-func TestBoundBreakagesAreCaughtByTheDefaultRun(t *testing.T) {
+// TestBoundBreakagesAreCaught breaks one rule at a time and wants the
+// scenarios of its area to fail on it; with -control-breakage-seeds N, the
+// whole default run with each seed 1..N, as a CI job runs conform.
+func TestBoundBreakagesAreCaught(t *testing.T) {
 	t.Parallel()
 	for _, tt := range boundBreakages() {
 		t.Run(tt.rule+" "+tt.name, func(t *testing.T) {
 			t.Parallel()
-			rep, summary := runSuite(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), "", false)
-			wantCaught(t, rep, summary, tt.caught)
+			if *controlSeeds == 0 {
+				rep, summary := runSuite(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), tt.tags, false)
+				wantCaught(t, rep, summary, tt.caught)
+				return
+			}
+			for seed := uint64(1); seed <= uint64(*controlSeeds); seed++ {
+				rep, summary := runSeeded(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), seed)
+				t.Logf("seed %d: exit %d", seed, rep.ExitCode())
+				wantCaught(t, rep, summary, tt.caught)
+			}
 		})
 	}
 }

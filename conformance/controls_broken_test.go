@@ -520,21 +520,29 @@ func TestControlBreakagesAreCaught(t *testing.T) {
 				return
 			}
 			for seed := uint64(1); seed <= uint64(*controlSeeds); seed++ {
-				srv := httptest.NewServer(tt.wrap(sandboxtest.NewHandler(t, tt.opts)))
-				var summary bytes.Buffer
-				rep, err := conformance.Run(context.Background(), conformance.Config{
-					BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
-					Seed: seed, Summary: &summary, Timeout: time.Minute,
-				})
-				srv.Close()
-				if err != nil {
-					t.Fatalf("seed %d: Run: %v", seed, err)
-				}
+				rep, summary := runSeeded(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), seed)
 				t.Logf("seed %d: exit %d", seed, rep.ExitCode())
-				wantCaught(t, rep, summary.String(), tt.caught)
+				wantCaught(t, rep, summary, tt.caught)
 			}
 		})
 	}
+}
+
+// runSeeded runs the whole default suite against h, as a CI job runs
+// conform, with the given seed.
+func runSeeded(t *testing.T, h http.Handler, seed uint64) (*conformance.Report, string) {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	var summary bytes.Buffer
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+		Seed: seed, Summary: &summary, Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("seed %d: Run: %v", seed, err)
+	}
+	return rep, summary.String()
 }
 
 // wantCaught wants the run to end with deviations, the named scenarios
