@@ -45,6 +45,7 @@ type config struct {
 	maxConns    int
 	idleTimeout time.Duration
 	cpuProfile  string
+	corsOrigins string
 	// grace is how long requests in flight get to finish at shutdown;
 	// shutdownGrace if zero.
 	grace time.Duration
@@ -87,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.Clients.Requests, "client-limit-minute", a.Clients.Requests, "requests of any kind per client address per UTC minute, /healthz and 401s included; 0 for no limit")
 	fset.IntVar(&a.Clients.NewAccounts, "client-new-accounts-minute", a.Clients.NewAccounts, "new accounts (keys not held) per client address per UTC minute; 0 for no limit")
 	fset.BoolVar(&a.Clients.TrustForwardedFor, "trust-forwarded-for", false, "count each client by the last X-Forwarded-For address, which a proxy in front (such as deploy/nginx.conf) appends; only behind such a proxy")
+	fset.StringVar(&cfg.corsOrigins, "cors-origins", "", "let scripts of these origins call the sandbox from a browser: a comma-separated list such as http://localhost:3000,http://localhost:8081, or * for any; preflights are answered before keys, limits and faults (default: none, and no Access-Control-* header)")
 	fset.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile to this file until the sandbox stops, for `go tool pprof`")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
@@ -117,6 +119,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if cfg.maxConns < 1 || cfg.idleTimeout <= 0 || a.WriteTimeout <= 0 || a.Clients.Requests < 0 || a.Clients.NewAccounts < 0 {
 		return cfg, errors.New("-max-conns must be at least 1, -idle-timeout and -write-timeout positive, and the client limits 0 or more")
 	}
+	cors, err := httpapi.ParseCORSOrigins(cfg.corsOrigins)
+	if err != nil {
+		return cfg, fmt.Errorf("-cors-origins: %w", err)
+	}
+	a.CORS = cors
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return cfg, fmt.Errorf("-log-format must be text or json, not %q", cfg.logFormat)
 	}

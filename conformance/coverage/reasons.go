@@ -41,6 +41,7 @@ var needsConfiguration = map[string]string{
 	"WEB-1":   "a sandbox known to be started without -cors-origins, which a run cannot see",
 	"WEB-2":   "a sandbox started with -cors-origins",
 	"WEB-3":   "a sandbox started with -cors-origins",
+	"WEB-7":   "a sandbox started with -cors-origins",
 	"WEB-4":   "a sandbox started with -tls-cert and -tls-key",
 	"WEB-5":   "a sandbox started with -tls-self-signed",
 }

@@ -56,6 +56,9 @@ type Config struct {
 	// ParkConn is told of connections waiting in injected faults; see
 	// httpapi.Options.
 	ParkConn func(context.Context) (resume func())
+	// CORS lets browser scripts of other origins call the sandbox; none
+	// may if zero.
+	CORS httpapi.CORS
 }
 
 // Defaults of a sandbox started without flags.
@@ -117,6 +120,7 @@ func New(cfg Config) (*App, error) {
 	handler := httpapi.NewServer(httpapi.Options{
 		Accounts: registry, Logger: cfg.Logger,
 		Clients: cfg.Clients, ClientClock: cfg.ClientClock, WriteTimeout: cfg.WriteTimeout, ParkConn: cfg.ParkConn,
+		CORS: cfg.CORS,
 	})
 	return &App{Handler: handler, Accounts: registry, server: handler, close: func() {
 		registry.Close()

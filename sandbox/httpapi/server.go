@@ -36,6 +36,8 @@ type Options struct {
 	// what to call when it stops waiting; the listener closes such
 	// connections before it refuses a new one.
 	ParkConn func(context.Context) (resume func())
+	// CORS lets browser scripts of other origins call the sandbox.
+	CORS CORS
 }
 
 // Server is the sandbox's HTTP interface.
@@ -45,6 +47,7 @@ type Server struct {
 	clients      *clientBudgets
 	writeTimeout time.Duration
 	parkConn     func(context.Context) func()
+	cors         CORS
 	dates        dateCache
 
 	router  *mux.Router
@@ -62,7 +65,7 @@ func NewServer(opts Options) *Server {
 	s := &Server{
 		accounts: opts.Accounts, logger: opts.Logger, router: mux.NewRouter(),
 		clients: newClientBudgets(opts.Clients, opts.ClientClock), writeTimeout: opts.WriteTimeout, parkConn: opts.ParkConn,
-		stopping: make(chan struct{}),
+		cors: opts.CORS, stopping: make(chan struct{}),
 	}
 	s.wait = s.waitFor
 	if s.logger == nil {
@@ -71,7 +74,7 @@ func NewServer(opts Options) *Server {
 	s.routes()
 	// Wrapped outside the router, not added with Router.Use, so that unknown
 	// routes and wrong methods are logged, authenticated and limited too.
-	s.handler = s.logRequests(s.recoverPanics(s.limitClients(s.checkRequestLine(s.authenticate(s.journal(s.injectFaults(s.limitRate(s.limitBody(s.router)))))))))
+	s.handler = s.logRequests(s.recoverPanics(s.allowOrigins(s.limitClients(s.checkRequestLine(s.authenticate(s.journal(s.injectFaults(s.limitRate(s.limitBody(s.router))))))))))
 	return s
 }
 
@@ -160,7 +163,8 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 // router matches for the request's path.
 var allowMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
-func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+// routedMethods are the methods the router serves on the request's path.
+func (s *Server) routedMethods(r *http.Request) []string {
 	var allowed []string
 	for _, method := range allowMethods {
 		probe := r.Clone(r.Context())
@@ -172,6 +176,11 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
 			allowed = append(allowed, method)
 		}
 	}
+	return allowed
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	allowed := s.routedMethods(r)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	s.writeError(w, r, sandbox.Errorf(sandbox.ErrMethodNotAllowed, "%s is not allowed on %s; allowed: %s", r.Method, loggedPath(r), strings.Join(allowed, ", ")))
 }
