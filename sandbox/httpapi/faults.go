@@ -184,11 +184,15 @@ func (s *Server) dropConnection(w http.ResponseWriter, r *http.Request, reset bo
 		s.logger.ErrorContext(r.Context(), "network fault: hijack", "path", loggedPath(r), "error", err)
 		panic(http.ErrAbortHandler)
 	}
-	if tcp, ok := tcpConnOf(conn); ok && reset {
-		_ = tcp.SetLinger(0)
-	}
 	if entry := journalOf(r); entry != nil {
 		entry.complete(r)
+	}
+	if tcp, ok := tcpConnOf(conn); ok && reset {
+		_ = tcp.SetLinger(0)
+		// Closed beneath TLS first: a TLS connection's Close sends
+		// close_notify, an orderly end that the client would read before
+		// the RST. The wrappers' Close then has only its bookkeeping to do.
+		_ = tcp.Close()
 	}
 	_ = conn.Close()
 }
