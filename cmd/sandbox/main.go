@@ -5,6 +5,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,8 +15,11 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -46,6 +50,8 @@ type config struct {
 	idleTimeout time.Duration
 	cpuProfile  string
 	corsOrigins string
+	// tlsCert and tlsKey, or tlsSelfSigned, make the sandbox serve HTTPS.
+	tlsCert, tlsKey, tlsSelfSigned string
 	// grace is how long requests in flight get to finish at shutdown;
 	// shutdownGrace if zero.
 	grace time.Duration
@@ -89,6 +95,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.IntVar(&a.Clients.NewAccounts, "client-new-accounts-minute", a.Clients.NewAccounts, "new accounts (keys not held) per client address per UTC minute; 0 for no limit")
 	fset.BoolVar(&a.Clients.TrustForwardedFor, "trust-forwarded-for", false, "count each client by the last X-Forwarded-For address, which a proxy in front (such as deploy/nginx.conf) appends; only behind such a proxy")
 	fset.StringVar(&cfg.corsOrigins, "cors-origins", "", "let scripts of these origins call the sandbox from a browser: a comma-separated list such as http://localhost:3000,http://localhost:8081, or * for any; preflights are answered before keys, limits and faults (default: none, and no Access-Control-* header)")
+	fset.StringVar(&cfg.tlsCert, "tls-cert", "", "serve HTTPS with this PEM certificate (chain), and -tls-key")
+	fset.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM private key of -tls-cert")
+	fset.StringVar(&cfg.tlsSelfSigned, "tls-self-signed", "", "serve HTTPS with a certificate for the listen address and localhost, signed by a CA made at start, whose certificate is written to DIR/"+caFile+" for clients to trust")
 	fset.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile to this file until the sandbox stops, for `go tool pprof`")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
@@ -124,6 +133,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return cfg, fmt.Errorf("-cors-origins: %w", err)
 	}
 	a.CORS = cors
+	if (cfg.tlsCert == "") != (cfg.tlsKey == "") {
+		return cfg, errors.New("-tls-cert and -tls-key go together")
+	}
+	if cfg.tlsCert != "" && cfg.tlsSelfSigned != "" {
+		return cfg, errors.New("-tls-self-signed makes its own certificate; give it or -tls-cert and -tls-key, not both")
+	}
 	if cfg.logFormat != "text" && cfg.logFormat != "json" {
 		return cfg, fmt.Errorf("-log-format must be text or json, not %q", cfg.logFormat)
 	}
@@ -172,6 +187,21 @@ const (
 	// shutdownGrace is how long requests in flight get to finish.
 	shutdownGrace = 10 * time.Second
 )
+
+// baseURLs are the URL a client on this machine uses, and, for a sandbox
+// listening on every address (0.0.0.0, ::), the URLs of the machine's own
+// addresses, for other devices on its networks.
+func baseURLs(scheme string, addr net.Addr) (local string, others []string) {
+	tcp, ok := addr.(*net.TCPAddr)
+	if !ok || !tcp.IP.IsUnspecified() {
+		return scheme + "://" + addr.String(), nil
+	}
+	port := strconv.Itoa(tcp.Port)
+	for _, ip := range machineAddresses() {
+		others = append(others, scheme+"://"+net.JoinHostPort(ip.String(), port))
+	}
+	return scheme + "://" + net.JoinHostPort("127.0.0.1", port), others
+}
 
 // startCPUProfile profiles the process into path until stop is called.
 func startCPUProfile(path string) (stop func(), err error) {
@@ -223,7 +253,18 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	if err != nil {
 		return err
 	}
+	tlsConf, err := cfg.tlsConfig(tcpListener.Addr())
+	if err != nil {
+		tcpListener.Close()
+		return err
+	}
 	listener := newConnLimiter(tcpListener, cmp.Or(cfg.maxConns, defaultMaxConns()))
+	// TLS over the limiter, so that a handshake that never ends still
+	// holds a counted connection, and the limiter can close it.
+	var served net.Listener = listener
+	if tlsConf != nil {
+		served = tls.NewListener(listener, tlsConf)
+	}
 	cfg.app.ParkConn = listener.Park
 	sandboxApp, err := app.New(cfg.app)
 	if err != nil {
@@ -250,9 +291,21 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	// would outlast the grace period and fail the exit.
 	srv.RegisterOnShutdown(sandboxApp.BeginShutdown)
 	limits := cfg.app.Limits
-	url := "http://" + listener.Addr().String()
-	logger.Info("sandbox listening", "url", url, "frozen_clock", cfg.frozenClock,
+	scheme := "http"
+	if tlsConf != nil {
+		scheme = "https"
+	}
+	url, others := baseURLs(scheme, tcpListener.Addr())
+	attrs := []any{"url", url}
+	if len(others) > 0 {
+		attrs = append(attrs, "machine_urls", strings.Join(others, ","))
+	}
+	if cfg.tlsSelfSigned != "" {
+		attrs = append(attrs, "ca", filepath.Join(cfg.tlsSelfSigned, caFile))
+	}
+	attrs = append(attrs, "frozen_clock", cfg.frozenClock,
 		"rate_limits", fmt.Sprintf("%d/min %d/h %d/day", limits.Minute, limits.Hour, limits.Day), "max_conns", listener.max)
+	logger.Info("sandbox listening", attrs...)
 	// Harnesses read the address from the log as well: it goes out now,
 	// not at the next tick.
 	_ = logs.Flush()
@@ -262,10 +315,10 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 		fmt.Fprintln(cfg.announce, url)
 	}
 
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(listener) }()
+	stopped := make(chan error, 1)
+	go func() { stopped <- srv.Serve(served) }()
 	select {
-	case err := <-served:
+	case err := <-stopped:
 		return err
 	case <-ctx.Done():
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -51,11 +52,20 @@ func TestSecretComesFromTheFlagOrTheEnvironment(t *testing.T) {
 	}
 }
 
-// startRun runs the sandbox as main would, on a free port, and returns its
-// base URL and a stop function that reports how run ended.
+// startRun runs the sandbox as main would, on a free loopback port unless
+// cfg says where, and returns its base URL and a stop function that reports
+// how run ended.
 func startRun(t *testing.T, cfg config) (string, func() error) {
 	t.Helper()
-	cfg.addr, cfg.logFormat = "127.0.0.1:0", "text"
+	listening, stop := startRunLogged(t, cfg)
+	return regexp.MustCompile(`url=(https?://\S+)`).FindStringSubmatch(listening)[1], stop
+}
+
+// startRunLogged is startRun that returns the log line that says where the
+// sandbox listens.
+func startRunLogged(t *testing.T, cfg config) (string, func() error) {
+	t.Helper()
+	cfg.addr, cfg.logFormat = cmp.Or(cfg.addr, "127.0.0.1:0"), "text"
 	cfg.app.Webhooks.Attempts, cfg.app.Webhooks.FirstRetry = 1, time.Second
 	logs, logWriter := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -66,13 +76,13 @@ func startRun(t *testing.T, cfg config) (string, func() error) {
 	}()
 
 	lines := bufio.NewScanner(logs)
-	var base string
-	for base == "" && lines.Scan() {
-		if m := regexp.MustCompile(`url=(http://\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-			base = m[1]
+	var listening string
+	for listening == "" && lines.Scan() {
+		if regexp.MustCompile(`url=https?://\S+`).MatchString(lines.Text()) {
+			listening = lines.Text()
 		}
 	}
-	if base == "" {
+	if listening == "" {
 		cancel()
 		t.Fatalf("the sandbox never said where it listens: %v", <-done)
 	}
@@ -87,7 +97,7 @@ func startRun(t *testing.T, cfg config) (string, func() error) {
 			return errors.New("run did not return after cancel")
 		}
 	}
-	return base, stop
+	return listening, stop
 }
 
 func TestRunServesUntilCancelled(t *testing.T) {
