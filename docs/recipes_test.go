@@ -318,10 +318,12 @@ func runRecipe(t *testing.T, bin, text string) error {
 	}
 
 	flags, script := standIns(text)
-	base, err := startSandbox(t, filepath.Join(bin, "sandbox"), flags)
+	base, err := startSandbox(t, filepath.Join(bin, "sandbox"), flags, work)
 	if err != nil {
 		return err
 	}
+	// A sandbox started with -tls-self-signed is at https://127.0.0.1:8080.
+	script = strings.ReplaceAll(script, strings.Replace(documentedAddr, "http:", "https:", 1), base)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -379,12 +381,13 @@ func comments(text string) []string {
 }
 
 // startSandbox starts the sandbox binary with a recipe's flags on a free
-// loopback port, reads its base URL from its first line of output, and stops
-// it with SIGTERM when the test ends.
-func startSandbox(t *testing.T, path string, flags []string) (string, error) {
+// loopback port, in the recipe's directory dir, reads its base URL from its
+// first line of output, and stops it with SIGTERM when the test ends.
+func startSandbox(t *testing.T, path string, flags []string, dir string) (string, error) {
 	t.Helper()
 	args := append(append([]string{}, flags...), "-addr", "127.0.0.1:0", "-webhook-loopback-only")
 	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", err
@@ -414,7 +417,7 @@ func startSandbox(t *testing.T, path string, flags []string) (string, error) {
 	}()
 	select {
 	case base := <-first:
-		if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		if !strings.HasPrefix(base, "http://127.0.0.1:") && !strings.HasPrefix(base, "https://127.0.0.1:") {
 			<-exited
 			return "", fmt.Errorf("sandbox %s did not start: first line %q\n%s", strings.Join(args, " "), base, stderr.String())
 		}
@@ -563,7 +566,7 @@ func runFeature(t *testing.T, bin, scenario string) error {
 	if err := os.WriteFile(filepath.Join(dir, "docs.feature"), []byte(feature), 0o644); err != nil {
 		return err
 	}
-	base, err := startSandbox(t, filepath.Join(bin, "sandbox"), nil)
+	base, err := startSandbox(t, filepath.Join(bin, "sandbox"), nil, dir)
 	if err != nil {
 		return err
 	}

@@ -29,8 +29,8 @@ var emulatorHost = netip.MustParseAddr("10.0.2.2")
 // selfSignedValidity outlasts any sandbox's run; each start makes new ones.
 const selfSignedValidity = 30 * 24 * time.Hour
 
-// tlsConfig is the server's TLS configuration for -tls-cert and -tls-key,
-// or -tls-self-signed; nil if the sandbox serves plain HTTP.
+// tlsConfig is the server's TLS configuration for -tls-cert and -tls-key
+// (WEB-4), or -tls-self-signed (WEB-5); nil if the sandbox serves plain HTTP.
 func (cfg config) tlsConfig(listening net.Addr) (*tls.Config, error) {
 	var cert tls.Certificate
 	switch {

@@ -181,7 +181,7 @@ func TestTLSCertAndKey(t *testing.T) {
 // Network faults over TLS reach the client as they do over plain HTTP,
 // through the connection limiter and the TLS layer: a reset is a TCP reset
 // with no TLS close_notify before it, so that a client sees a reset, not
-// an orderly end; a close is an orderly end before any answer.
+// an orderly end; a close is an orderly end before any answer. (WEB-5)
 func TestNetworkFaultsOverTLS(t *testing.T) {
 	dir := t.TempDir()
 	base, stop := startRun(t, config{tlsSelfSigned: dir, maxConns: 64})
@@ -247,7 +247,7 @@ func TestNetworkFaultsOverTLS(t *testing.T) {
 }
 
 // With an unspecified address the sandbox prints a URL a client on this
-// machine can use, and logs the URLs of the machine's own addresses.
+// machine can use, and logs the URLs of the machine's own addresses. (WEB-8)
 func TestAnUnspecifiedAddressPrintsAUsableURL(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0"} {
 		t.Run(addr, func(t *testing.T) {

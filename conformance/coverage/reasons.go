@@ -12,6 +12,7 @@ var beyondTheWire = map[string]string{
 	"SHR-11":  "it is about how secrets are derived; the server secret is never sent",
 	"SHR-13":  "it is about the process's handling of signals",
 	"WEB-6":   "it is about the sandbox's standard output at start-up",
+	"WEB-8":   "it is about the sandbox's standard output and log at start-up",
 	"DLV-21":  "it is about the environment of the sandbox's process",
 	"SHR-4":   "it is about the memory the accounts take inside the process",
 }

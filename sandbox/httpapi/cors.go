@@ -74,8 +74,8 @@ const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Re
 // sandbox restarted with other origins is seen within minutes.
 const preflightMaxAge = "600"
 
-// allowOrigins answers preflights of allowed origins and lets scripts of
-// those origins read every answer, errors included. It runs outside the
+// allowOrigins answers preflights of allowed origins (WEB-2, WEB-7) and
+// lets scripts of those origins read every answer, errors included (WEB-3). It runs outside the
 // client budget, the key, the journal, faults and rate limits: a browser
 // sends a preflight without the Authorization header, before the request it
 // asks about, which is the one counted, journaled and faulted; answering one
