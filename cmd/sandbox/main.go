@@ -190,7 +190,7 @@ const (
 
 // baseURLs are the URL a client on this machine uses, and, for a sandbox
 // listening on every address (0.0.0.0, ::), the URLs of the machine's own
-// addresses, for other devices on its networks.
+// addresses, for other devices on its networks (WEB-8).
 func baseURLs(scheme string, addr net.Addr) (local string, others []string) {
 	tcp, ok := addr.(*net.TCPAddr)
 	if !ok || !tcp.IP.IsUnspecified() {

@@ -75,12 +75,13 @@ const exposedHeaders = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Re
 const preflightMaxAge = "600"
 
 // allowOrigins answers preflights of allowed origins (WEB-2, WEB-7) and
-// lets scripts of those origins read every answer, errors included (WEB-3). It runs outside the
-// client budget, the key, the journal, faults and rate limits: a browser
-// sends a preflight without the Authorization header, before the request it
-// asks about, which is the one counted, journaled and faulted; answering one
-// costs what refusing it would. A preflight from an origin not allowed, or
-// an OPTIONS request that is no preflight, goes on as any request does.
+// lets scripts of those origins read every answer, errors included
+// (WEB-3). It runs outside the client budget, the key, the journal, faults
+// and rate limits: a browser sends a preflight without the Authorization
+// header, before the request it asks about, which is the one counted,
+// journaled and faulted; answering one costs what refusing it would. A
+// preflight from an origin not allowed, or an OPTIONS request that is no
+// preflight, goes on as any request does.
 func (s *Server) allowOrigins(next http.Handler) http.Handler {
 	if !s.cors.enabled() {
 		return next
