@@ -159,3 +159,103 @@ Feature: The request journal
     And I send a GET request to "/_sandbox/requests"
     Then the JSON at "data.items" should have 100 items
     And every item at "data.items" should have "path" equal to "/v1/testers"
+
+  @writes @JRNL-15 @JRNL-9 @JRNL-16 @FAULT-20
+  Scenario: A dropped request is complete in the journal when its client sees the drop, listed before the retry
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "network": "close"}'
+    And I save the JSON at "data.id" as "fault"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Retried", "platform": "android", "testersRequired": 1, "rewardPerBug": 2}'
+    Then the connection should be closed without an answer
+    When I send a GET request to "/_sandbox/requests"
+    Then the JSON at "data.items.0" should match:
+      """
+      {"method": "POST", "status": null, "pending": false, "fault": {"id": "{fault}"}, "body": "{\"name\": \"Retried\", \"platform\": \"android\", \"testersRequired\": 1, \"rewardPerBug\": 2}"}
+      """
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Retried", "platform": "android", "testersRequired": 1, "rewardPerBug": 2}'
+    Then the response status should be 200
+    When I send a GET request to "/v1/testers?limit=1"
+    And I send a GET request to "/_sandbox/requests"
+    Then the JSON at "data.items" should have 3 items
+    And the JSON at "data.items" should match:
+      """
+      [{"method": "GET", "path": "/v1/testers", "status": 200, "fault": null}, {"method": "POST", "status": 200, "fault": null}, {"method": "POST", "status": null, "fault": {"id": "{fault}"}}]
+      """
+
+  @JRNL-16 @JRNL-10 @FAULT-13
+  Scenario: An entry keeps the body of a request a status fault answered
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "PATCH", "path": "/v1/bugs*", "status": 503}'
+    And I send a PATCH request to "/v1/bugs/bug_999999" with the body '{"status": "confirmed"}'
+    Then the response status should be 503
+    When I send a GET request to "/_sandbox/requests"
+    Then the JSON at "data.items.0" should match:
+      """
+      {"method": "PATCH", "path": "/v1/bugs/bug_999999", "body": "{\"status\": \"confirmed\"}", "bodyBytes": 23, "bodyTruncated": false, "status": 503, "fault": {"status": 503}}
+      """
+
+  @JRNL-17 @LIST-1
+  Scenario: The journal is paged like a list
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/testers?limit=1"
+    And I send a GET request to "/v1/campaigns?limit=1"
+    And I send a GET request to "/v1/bugs?limit=1"
+    And I send a GET request to "/v1/analytics"
+    And I send a GET request to "/v1/webhooks"
+    And I send a GET request to "/_sandbox/requests?limit=2"
+    Then the JSON at "data.items" should have 2 items
+    And the JSON at "data.hasMore" should equal true
+    And the JSON at "data.items.0.path" should be "/v1/webhooks"
+    And the JSON at "data.items.1.path" should be "/v1/analytics"
+    And I save the JSON at "data.nextCursor" as "cursor"
+    When I send a GET request to "/v1/testers?limit=2"
+    And I send a GET request to "/_sandbox/requests?limit=2&cursor={cursor}"
+    Then the JSON at "data.items" should have 2 items
+    And the JSON at "data.hasMore" should equal true
+    And the JSON at "data.items.0.path" should be "/v1/bugs"
+    And the JSON at "data.items.1.path" should be "/v1/campaigns"
+    And I save the JSON at "data.nextCursor" as "cursor"
+    When I send a GET request to "/_sandbox/requests?limit=2&cursor={cursor}"
+    Then the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0.query" should be "limit=1"
+    And the JSON at "data.items.0.path" should be "/v1/testers"
+    And the JSON at "data.hasMore" should equal false
+    And the JSON at "data.nextCursor" should equal null
+    When I send a GET request to "/_sandbox/requests"
+    Then the JSON at "data.items" should have 6 items
+    And the JSON at "data.hasMore" should equal false
+
+  @JRNL-17 @JRNL-18
+  Scenario Outline: A journal query with <query> is refused
+    Given a fresh sandbox account
+    When I send a GET request to "/_sandbox/requests?<query>"
+    Then the response status should be 400
+    And the error code should be "INVALID_PARAMETER"
+
+    Examples:
+      | query          |
+      | limit=0        |
+      | limit=101      |
+      | limit=ten      |
+      | cursor=nothing |
+      | count=yes      |
+
+  @JRNL-18 @JRNL-13
+  Scenario: The journal counts the requests matching its filters
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/bugs?status=new"
+    And I send a GET request to "/v1/bugs"
+    And I send a PATCH request to "/v1/bugs/bug_999999" with the body '{"status": "confirmed"}'
+    And I send a GET request to "/v1/campaigns"
+    And I send a GET request to "/_sandbox/requests?count=true"
+    Then the JSON at "data" should equal {"count": 4}
+    When I send a GET request to "/_sandbox/requests?method=GET&count=true"
+    Then the JSON at "data" should equal {"count": 3}
+    When I send a GET request to "/_sandbox/requests?path=/v1/bugs*&count=true"
+    Then the JSON at "data" should equal {"count": 3}
+    When I send a GET request to "/_sandbox/requests?method=GET&path=/v1/bugs&count=true"
+    Then the JSON at "data" should equal {"count": 2}
+    When I send a GET request to "/_sandbox/requests?method=DELETE&count=true"
+    Then the JSON at "data" should equal {"count": 0}
+    When I send a GET request to "/_sandbox/requests?count=false&limit=1"
+    Then the JSON at "data.items" should have 1 item

@@ -622,6 +622,35 @@ func (s *ScenarioState) droppedWithoutAnswer(ctx context.Context) error {
 	return nil
 }
 
+// droppedAs holds when the last request's connection ended as a planned
+// network fault of one kind ends it: a TCP reset, an orderly close before
+// any answer, or a close part way through a body whose headers came.
+func (s *ScenarioState) droppedAs(ctx context.Context, how string) error {
+	if err := s.droppedWithoutAnswer(ctx); err != nil {
+		return err
+	}
+	e, _ := s.lastSent()
+	if got := dropKind(e.NoAnswer); got != how {
+		return fmt.Errorf("%s %s: want the connection %s, got it %s (%s)", e.Method, s.Redact(pathOf(e.URL)), how, got, e.NoAnswer)
+	}
+	return nil
+}
+
+// dropKind names how a connection ended without a whole answer, from the
+// error the client met: net/http reports a close before the status line as
+// EOF and one inside a body whose length the headers gave as an unexpected
+// EOF.
+func dropKind(noAnswer string) string {
+	switch {
+	case strings.Contains(noAnswer, "connection reset"):
+		return "reset"
+	case strings.Contains(noAnswer, "unexpected EOF"):
+		return "cut in the body"
+	default:
+		return "closed"
+	}
+}
+
 // tookAtLeast holds when the last answer, or the drop that ended it, came
 // at least ms milliseconds after its request was sent, as a planned delay
 // or trickle makes it.

@@ -62,6 +62,7 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^the response status should be (\d+)$`, `Then the response status should be 200`, s.statusIs),
 		d(`^the response status should be one of "([^"]*)"$`, `Then the response status should be one of "400, 401, 403"`, s.statusOneOf),
 		d(`^the connection should be dropped without an answer$`, `Then the connection should be dropped without an answer`, s.droppedWithoutAnswer),
+		d(`^the connection should be (reset|closed|cut in the body) without (?:an|a whole) answer$`, `Then the connection should be reset without an answer`, s.droppedAs),
 		d(`^the response should have taken at least (\d+) ms$`, `Then the response should have taken at least 200 ms`, s.tookAtLeast),
 		d(`^the response should not be successful$`, `Then the response should not be successful`, s.notSuccessful),
 		d(`^the response should be an envelope$`, `Then the response should be an envelope`, s.envelopeAny),

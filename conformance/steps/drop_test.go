@@ -1,0 +1,65 @@
+package steps
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestDropKindTellsTheNetworkFaultsApart drops connections the ways the
+// sandbox's reset, close and truncate faults do, and wants the error the
+// client meets named as that kind.
+func TestDropKindTellsTheNetworkFaultsApart(t *testing.T) {
+	tests := []struct {
+		want string
+		drop func(conn *net.TCPConn)
+	}{
+		{"reset", func(conn *net.TCPConn) {
+			_ = conn.SetLinger(0)
+			_ = conn.Close()
+		}},
+		{"closed", func(conn *net.TCPConn) { _ = conn.Close() }},
+		{"cut in the body", func(conn *net.TCPConn) {
+			_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{\"success\":")
+			_ = conn.Close()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ln.Close()
+			go func() {
+				conn, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				// The whole request is read first, as the sandbox reads it
+				// for its journal before a fault drops the connection.
+				if req, err := http.ReadRequest(bufio.NewReader(conn)); err == nil {
+					_, _ = io.Copy(io.Discard, req.Body)
+				}
+				tt.drop(conn.(*net.TCPConn))
+			}()
+			resp, err := http.Post("http://"+ln.Addr().String()+"/v1/campaigns", "application/json", strings.NewReader(`{"name":"x"}`))
+			if err == nil {
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			if err == nil {
+				t.Fatal("the request was answered whole")
+			}
+			if !dropped(err) {
+				t.Errorf("dropped(%v) = false", err)
+			}
+			if got := dropKind(err.Error()); got != tt.want {
+				t.Errorf("dropKind(%q) = %q, want %q", err, got, tt.want)
+			}
+		})
+	}
+}
