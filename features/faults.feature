@@ -267,7 +267,7 @@ Feature: Planned faults
   @FAULT-10 @FAULT-11
   Scenario: A rate with a count is gone once it has hit count requests
     Given a fresh sandbox account
-    When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/testers", "rate": 0.5, "seed": 7, "count": 2, "status": 500}'
+    When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/testers", "rate": 0.5, "seed": 3, "count": 2, "status": 500}'
     Then the JSON at "data.count" should equal 2
     When I send 8 GET requests to "/v1/testers"
     And I send a GET request to "/_sandbox/faults"
@@ -304,7 +304,7 @@ Feature: Planned faults
     And the header "Retry-After" should be "1"
 
   @writes @FAULT-28 @JRNL-9 @JRNL-10 @JRNL-16
-  Scenario Outline: A POST the connection <drop> is dropped on creates nothing, and the journal keeps it with no status
+  Scenario Outline: A POST whose connection is <drop> creates nothing, and the journal keeps it with no status
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=1"
     And I save the JSON at "data.items.0.id" as "newestBefore"
@@ -334,7 +334,7 @@ Feature: Planned faults
       | close   | closed |
 
   @writes @FAULT-28 @FAULT-25
-  Scenario Outline: A POST answered by a planned <plan> creates nothing and emits no event
+  Scenario Outline: A POST answered by a planned <answer> creates nothing and emits no event
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=1"
     And I save the JSON at "data.items.0.id" as "newestBefore"
@@ -349,10 +349,10 @@ Feature: Planned faults
     Then the JSON at "data.items" should be empty
 
     Examples:
-      | plan                   | status |
-      | "status": 500          | 500    |
-      | "status": 429          | 429    |
-      | "network": "malformed" | 200    |
+      | answer           | plan                   | status |
+      | status 500       | "status": 500          | 500    |
+      | status 429       | "status": 429          | 429    |
+      | malformed answer | "network": "malformed" | 200    |
 
   @writes @FAULT-21 @FAULT-27 @FAULT-29 @JRNL-7
   Scenario: A truncated POST has created its record and spent its request
