@@ -59,12 +59,43 @@ const (
 // NetworkFaults lists the network failures, in the order the docs give them.
 var NetworkFaults = []string{NetworkReset, NetworkClose, NetworkTruncate, NetworkMalformed, NetworkTrickle}
 
+// What a webhook fault does to the first attempt of a delivery it hits.
+const (
+	// WebhookDuplicate sends the delivery a second time, with the same
+	// Webhook-Id, once the first attempt has been answered.
+	WebhookDuplicate = "duplicate"
+	// WebhookReorder holds the delivery back until the next event to the
+	// same webhook has been attempted, and sends it then.
+	WebhookReorder = "reorder"
+	// WebhookBadSignature signs the delivery with a key other than the
+	// webhook's secret.
+	WebhookBadSignature = "badSignature"
+	// WebhookStaleTimestamp sends a Webhook-Timestamp StaleTimestampAge in
+	// the past, and signs over it.
+	WebhookStaleTimestamp = "staleTimestamp"
+)
+
+// WebhookFaults lists what a webhook fault can do, in the order the docs
+// give them.
+var WebhookFaults = []string{WebhookDuplicate, WebhookReorder, WebhookBadSignature, WebhookStaleTimestamp}
+
+// StaleTimestampAge is how far in the past a staleTimestamp fault puts
+// Webhook-Timestamp: past the five minutes receivers commonly accept.
+const StaleTimestampAge = 10 * time.Minute
+
 // FaultMethods are the methods a fault or a journal filter can name.
 var FaultMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"}
 
 // FaultSpec is a fault as POST /_sandbox/faults asks for it: which API
-// requests it hits, how many of them, and what it does to them.
+// requests, or with Event which webhook deliveries, it hits, how many of
+// them, and what it does to them.
 type FaultSpec struct {
+	// Event, if set, makes the fault a webhook fault that hits deliveries
+	// of events of this type, or of any type when it is EventAny; it then
+	// hits no request.
+	Event string `json:"event,omitempty"`
+	// Webhook, if set, is one of WebhookFaults.
+	Webhook string `json:"webhook,omitempty"`
 	// Method, if set, limits the fault to requests with this method.
 	Method string `json:"method,omitempty"`
 	// Path, if set, limits the fault to this path, or to the paths it
@@ -98,7 +129,13 @@ type FaultSpec struct {
 
 // Matches reports whether the fault is meant for a request.
 func (s FaultSpec) Matches(method, path string) bool {
-	return (s.Method == "" || s.Method == method) && MatchPath(s.Path, path)
+	return s.Event == "" && (s.Method == "" || s.Method == method) && MatchPath(s.Path, path)
+}
+
+// MatchesDelivery reports whether the fault is meant for a delivery of an
+// event of the given type.
+func (s FaultSpec) MatchesDelivery(eventType string) bool {
+	return s.Event == EventAny || (s.Event != "" && s.Event == eventType)
 }
 
 // MatchPath reports whether path is pattern, or starts with what comes
@@ -122,11 +159,17 @@ type Fault struct {
 
 // faultFields are the fields of a fault body; any other is refused, as a
 // misspelt field would otherwise plan a different fault than intended.
-var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "headers", "body", "delayMs", "network", "trickleMs"}
+var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "headers", "body", "delayMs", "network", "trickleMs", "event", "webhook"}
+
+// requestOnlyFields are the fault fields that shape a request's answer,
+// which a webhook fault has none of.
+var requestOnlyFields = []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs"}
 
 // ParseFaultSpec decodes and validates a fault. Every field is optional, but
 // a fault must do something: answer a status (400–599), wait (delayMs), or
-// fail the network. docs/controls.md says what each field does.
+// fail the network; a webhook fault, one with an event, must wait (delayMs)
+// or do what its webhook field says. docs/controls.md says what each field
+// does.
 func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	obj, err := decodeObject(body, faultFields...)
 	if err != nil {
@@ -141,25 +184,20 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 		}
 	}
 	spec := FaultSpec{Count: 1, Rate: 1}
+	obj.faultShare(&spec)
+	if n, ok := obj.optionalNumber("delayMs"); ok {
+		spec.DelayMS = int64(obj.checkInteger("delayMs", n, 0, int(MaxFaultDelay/time.Millisecond)))
+	}
+	if obj.has("event") || obj.has("webhook") {
+		obj.webhookFault(&spec)
+		return spec, obj.errs.err()
+	}
 	if method, ok := obj.optionalString("method"); ok && obj.checkOneOf("method", method, FaultMethods) {
 		spec.Method = method
 	}
 	if path, ok := obj.optionalString("path"); ok {
 		spec.Path = path
 		obj.checkPathPattern("path", path)
-	}
-	if n, ok := obj.optionalNumber("rate"); ok {
-		spec.Rate = obj.checkRate("rate", string(n))
-		spec.Count = 0
-	}
-	if n, ok := obj.optionalNumber("count"); ok {
-		spec.Count = obj.checkInteger("count", n, 1, MaxFaultCount)
-	}
-	if n, ok := obj.optionalNumber("seed"); ok {
-		spec.Seed = uint64(obj.checkInteger("seed", n, 0, MaxFaultSeed))
-		if !obj.has("rate") {
-			obj.errs.add("seed", "needs a rate: the seed decides which matching requests a rate hits")
-		}
 	}
 	if n, ok := obj.optionalNumber("status"); ok {
 		spec.Status = obj.checkInteger("status", n, 0, 599)
@@ -177,9 +215,6 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 		if spec.Status == 0 {
 			obj.errs.add("body", "goes only with a status")
 		}
-	}
-	if n, ok := obj.optionalNumber("delayMs"); ok {
-		spec.DelayMS = int64(obj.checkInteger("delayMs", n, 0, int(MaxFaultDelay/time.Millisecond)))
 	}
 	if network, ok := obj.optionalString("network"); ok && obj.checkOneOf("network", network, NetworkFaults) {
 		spec.Network = network
@@ -202,6 +237,50 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 		obj.errs.add("status", "or delayMs or network is required: a fault must do something")
 	}
 	return spec, obj.errs.err()
+}
+
+// faultShare reads how many of what it matches a fault hits: count, or a
+// rate drawn from seed.
+func (o *requestObject) faultShare(spec *FaultSpec) {
+	if n, ok := o.optionalNumber("rate"); ok {
+		spec.Rate = o.checkRate("rate", string(n))
+		spec.Count = 0
+	}
+	if n, ok := o.optionalNumber("count"); ok {
+		spec.Count = o.checkInteger("count", n, 1, MaxFaultCount)
+	}
+	if n, ok := o.optionalNumber("seed"); ok {
+		spec.Seed = uint64(o.checkInteger("seed", n, 0, MaxFaultSeed))
+		if !o.has("rate") {
+			o.errs.add("seed", "needs a rate: the seed decides which matching requests a rate hits")
+		}
+	}
+}
+
+// webhookFault reads the fields of a webhook fault into spec and refuses
+// those that only shape a request's answer.
+func (o *requestObject) webhookFault(spec *FaultSpec) {
+	if event, ok := o.optionalString("event"); ok && o.checkOneOf("event", event, EventTypes) {
+		spec.Event = event
+	} else if !o.has("event") {
+		o.errs.add("event", "is required with webhook: the event type whose deliveries the fault hits, or \"*\" for any")
+	}
+	if kind, ok := o.optionalString("webhook"); ok && o.checkOneOf("webhook", kind, WebhookFaults) {
+		spec.Webhook = kind
+	}
+	for _, name := range requestOnlyFields {
+		// null is absent, but for retryAfter, where it asks for an
+		// answer without Retry-After.
+		if _, named := o.fields[name]; o.has(name) || name == "retryAfter" && named {
+			o.errs.add(name, "cannot go with event: a webhook fault changes deliveries, not answers")
+		}
+	}
+	if spec.Webhook == WebhookReorder && spec.DelayMS > 0 {
+		o.errs.add("delayMs", "cannot go with webhook \"reorder\": a reordered delivery already waits for the next event")
+	}
+	if len(o.errs) == 0 && spec.Webhook == "" && spec.DelayMS == 0 {
+		o.errs.add("webhook", "or delayMs is required: a webhook fault must do something")
+	}
 }
 
 // retryAfter reads the fault's retryAfter: seconds from 0, an HTTP-date,

@@ -29,6 +29,13 @@ func FuzzParseFaultSpec(f *testing.F) {
 		`{"status":503,"retryAfter":0}`, `{"status":503,"retryAfter":null}`, `{"status":500,"retryAfter":"Wed, 21 Oct 2026 07:28:00 GMT"}`,
 		`{"delayMs":5,"retryAfter":null}`, `{"status":503,"retryAfter":"soon"}`, `{"status":500,"headers":{"X-A":"1"},"body":"<h1>"}`,
 		`{"status":500,"headers":{"Content-Length":"1"}}`, `{"status":500,"headers":{"X A":"1"}}`, `{"network":"close","body":""}`,
+		`{"event":"*","webhook":"duplicate"}`, `{"event":"bug.created","webhook":"reorder","count":2}`,
+		`{"event":"campaign.created","delayMs":5000}`, `{"event":"*","webhook":"badSignature","rate":0.5,"seed":9}`,
+		`{"event":"bug.updated","webhook":"staleTimestamp","delayMs":100}`, `{"webhook":"duplicate"}`, `{"event":"*"}`,
+		`{"event":"bug.deleted","webhook":"duplicate"}`, `{"event":"*","webhook":"twice"}`, `{"event":"*","webhook":"reorder","delayMs":10}`,
+		`{"event":"*","webhook":"duplicate","status":500}`, `{"event":"*","delayMs":1,"retryAfter":null}`, `{"event":"*","delayMs":1,"status":null}`,
+		`{"event":"*","webhook":"duplicate","method":"POST","path":"/v1/campaigns","network":"reset"}`, `{"event":null,"webhook":"duplicate"}`,
+		`{"event":7,"webhook":"duplicate"}`, `{"event":"*","webhok":"duplicate"}`,
 	} {
 		f.Add([]byte(body))
 	}
@@ -40,6 +47,23 @@ func FuzzParseFaultSpec(f *testing.F) {
 			}
 		}
 		fuzzCheckDecoder(t, body, ParseFaultSpec, fields, fuzzFaultRefusals, func(spec FaultSpec, obj map[string]any) {
+			if fuzzWebhookFault(obj) {
+				want := FaultSpec{
+					Event: fuzzString(obj, "event"), Webhook: fuzzString(obj, "webhook"), Count: 1, Rate: 1,
+					DelayMS: fuzzNumber(obj, "delayMs"), Seed: uint64(fuzzNumber(obj, "seed")),
+				}
+				if fuzzPresent(obj, "rate") {
+					want.Rate, _ = strconv.ParseFloat(string(obj["rate"].(json.Number)), 64)
+					want.Count = 0
+				}
+				if fuzzPresent(obj, "count") {
+					want.Count = int(fuzzNumber(obj, "count"))
+				}
+				if diff := cmp.Diff(want, spec); diff != "" {
+					t.Fatalf("webhook fault is not what the body says (-want +got):\n%s", diff)
+				}
+				return
+			}
 			want := FaultSpec{
 				Method: fuzzString(obj, "method"), Path: fuzzString(obj, "path"), Count: 1, Rate: 1,
 				Status: int(fuzzNumber(obj, "status")), DelayMS: fuzzNumber(obj, "delayMs"),
@@ -83,6 +107,9 @@ func fuzzFaultRefusals(obj map[string]any) []string {
 			bad = append(bad, Echo(name))
 		}
 	}
+	if fuzzWebhookFault(obj) {
+		return fuzzWebhookFaultRefusals(obj, bad)
+	}
 	status := int64(0)
 	if fuzzInteger(obj["status"], 0, 599) {
 		status = fuzzNumber(obj, "status")
@@ -117,6 +144,57 @@ func fuzzFaultRefusals(obj map[string]any) []string {
 	}
 	if len(bad) == 0 && status == 0 && fuzzNumber(obj, "delayMs") == 0 && network == "" {
 		bad = append(bad, "status")
+	}
+	return bad
+}
+
+// fuzzWebhookFault reports whether a body plans a webhook fault: one with
+// an event or a webhook field that is not null.
+func fuzzWebhookFault(obj map[string]any) bool {
+	return fuzzPresent(obj, "event") || fuzzPresent(obj, "webhook")
+}
+
+// fuzzWebhookFaultRefusals names the known fields of a webhook fault body
+// that break its rules: an event type (or "*") is required, webhook is
+// one of its four, none of a request fault's answer may come along (a null
+// one is absent, but for retryAfter), reorder takes no delay, and the fault
+// must do something. bad are the unknown fields already named.
+func fuzzWebhookFaultRefusals(obj map[string]any, bad []string) []string {
+	webhook, _ := obj["webhook"].(string)
+	if !fuzzOneOf(obj["webhook"], "duplicate", "reorder", "badSignature", "staleTimestamp") {
+		webhook = ""
+	}
+	delayOK := fuzzInteger(obj["delayMs"], 0, 30000)
+	for _, rule := range []struct {
+		field string
+		ok    bool
+	}{
+		{"event", fuzzOneOf(obj["event"], "campaign.created", "bug.created", "bug.updated", "*")},
+		{"webhook", webhook != ""},
+		{"rate", fuzzRate(obj["rate"])},
+		{"count", fuzzInteger(obj["count"], 1, 1000)},
+		{"seed", fuzzInteger(obj["seed"], 0, 1<<53-1) && fuzzPresent(obj, "rate")},
+		{"delayMs", delayOK},
+	} {
+		present := fuzzPresent(obj, rule.field) || rule.field == "event"
+		if present && !rule.ok {
+			bad = append(bad, rule.field)
+		}
+	}
+	for _, field := range []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs"} {
+		if _, named := obj[field]; fuzzPresent(obj, field) || field == "retryAfter" && named {
+			bad = append(bad, field)
+		}
+	}
+	delay := int64(0)
+	if delayOK {
+		delay = fuzzNumber(obj, "delayMs")
+	}
+	if webhook == "reorder" && delay > 0 {
+		bad = append(bad, "delayMs")
+	}
+	if len(bad) == 0 && webhook == "" && delay == 0 {
+		bad = append(bad, "webhook")
 	}
 	return bad
 }

@@ -16,6 +16,9 @@ type Delivery struct {
 	Error string `json:"error"`
 	// NextAttemptAt is when the next try is due, nil when there is none.
 	NextAttemptAt *Time `json:"nextAttemptAt"`
+	// Fault is the webhook fault that touched the attempt, as it stood
+	// when it hit the delivery; nil when none did.
+	Fault *Fault `json:"fault"`
 
 	// Seq orders an account's deliveries and is the cursor of their pages.
 	Seq uint64 `json:"-"`
@@ -31,7 +34,11 @@ type Settlement struct {
 	// Due counts the retries whose time has come on the account's clock
 	// and that have not yet been queued.
 	Due int `json:"due"`
-	// Scheduled counts the retries still waiting for their time, which
+	// Scheduled counts the retries, and the deliveries a delay fault
+	// holds, still waiting for their time, which
 	// settling does not wait for: move a frozen clock to make them due.
 	Scheduled int `json:"scheduled"`
+	// Held counts the deliveries a reorder fault holds back until the next
+	// event to their webhook, which settling does not wait for either.
+	Held int `json:"held"`
 }

@@ -692,6 +692,30 @@ func (e WebhookEnvelopeSuccess) Valid() bool {
 	}
 }
 
+// Defines values for WebhookFault.
+const (
+	WebhookFaultBadSignature   WebhookFault = "badSignature"
+	WebhookFaultDuplicate      WebhookFault = "duplicate"
+	WebhookFaultReorder        WebhookFault = "reorder"
+	WebhookFaultStaleTimestamp WebhookFault = "staleTimestamp"
+)
+
+// Valid indicates whether the value is a known member of the WebhookFault enum.
+func (e WebhookFault) Valid() bool {
+	switch e {
+	case WebhookFaultBadSignature:
+		return true
+	case WebhookFaultDuplicate:
+		return true
+	case WebhookFaultReorder:
+		return true
+	case WebhookFaultStaleTimestamp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Analytics defines model for Analytics.
 type Analytics struct {
 	Bugs BugStats `json:"bugs"`
@@ -975,7 +999,13 @@ type Delivery struct {
 	Error     string    `json:"error"`
 	EventId   string    `json:"eventId"`
 	EventType EventType `json:"eventType"`
-	Id        string    `json:"id"`
+
+	// Fault The webhook fault that touched the attempt, as it was when it hit
+	// the delivery; null when none did. A fault touches the first attempt
+	// of a delivery, and the copy a `duplicate` sends; retries go as
+	// without it.
+	Fault *Fault `json:"fault,omitempty"`
+	Id    string `json:"id"`
 
 	// NextAttemptAt When the next attempt is due, null when none is.
 	NextAttemptAt *Timestamp `json:"nextAttemptAt"`
@@ -1078,6 +1108,9 @@ type Fault struct {
 	Count   *int `json:"count"`
 	DelayMs int  `json:"delayMs"`
 
+	// Event An event type, or `*` for all of them.
+	Event *EventFilter `json:"event,omitempty"`
+
 	// Fired How many requests it has hit.
 	Fired   int                     `json:"fired"`
 	Headers *map[string]interface{} `json:"headers,omitempty"`
@@ -1103,6 +1136,16 @@ type Fault struct {
 	Seed       int               `json:"seed"`
 	Status     *int              `json:"status,omitempty"`
 	TrickleMs  *int              `json:"trickleMs,omitempty"`
+
+	// Webhook What a webhook fault does to the first attempt of a delivery it hits.
+	// `duplicate`: the delivery is sent a second time, with the same
+	// `Webhook-Id`, once the first has been answered. `reorder`: the
+	// delivery is held back until the next event to the same webhook has
+	// been attempted, then sent. `badSignature`: `Webhook-Signature` is
+	// made with a key other than the webhook's secret, so it does not
+	// verify. `staleTimestamp`: `Webhook-Timestamp` is ten minutes before
+	// the account's clock, and the signature is made over it.
+	Webhook *WebhookFault `json:"webhook,omitempty"`
 }
 
 // FaultRetryAfter0 defines model for Fault.RetryAfter.0.
@@ -1148,18 +1191,25 @@ type FaultPageEnvelopeSuccess bool
 
 // FaultPlanCreate Which requests a fault hits, how many, and what it does to them.
 // Every field is optional, but a fault must do something: `status`,
-// `delayMs` or `network`.
+// `delayMs` or `network`. With `event` it is a webhook fault instead:
+// it hits the account's next deliveries of that event type, and must
+// have `webhook` or `delayMs`; `method`, `path`, `status`,
+// `retryAfter`, `headers`, `body`, `network` and `trickleMs` cannot go
+// with it.
 type FaultPlanCreate struct {
 	// Body With `status` only, the answer's body, sent as it is instead of the
 	// error envelope: `Content-Type: application/json` when it is JSON,
 	// `text/plain; charset=utf-8` otherwise, unless `headers` says.
 	Body *string `json:"body,omitempty"`
 
-	// Count How many matching requests it hits; 1 when absent, or with `rate`, until cleared.
+	// Count How many matching requests, or deliveries, it hits; 1 when absent, or with `rate`, until cleared.
 	Count *int `json:"count,omitempty"`
 
-	// DelayMs How long to wait before the rest of the fault, or before letting the request through.
+	// DelayMs How long to wait before the rest of the fault, or before letting the request through; with `event`, how much later the delivery is first attempted, on the account's clock. Not with `webhook` `reorder`.
 	DelayMs *int `json:"delayMs,omitempty"`
+
+	// Event An event type, or `*` for all of them.
+	Event *EventFilter `json:"event,omitempty"`
 
 	// Headers With `status` only, extra headers of the answer, which replace the
 	// sandbox's own (`Content-Type`, `X-RateLimit-*`, `Retry-After`).
@@ -1199,6 +1249,16 @@ type FaultPlanCreate struct {
 
 	// TrickleMs With `network` `trickle` only, how long the body takes; 1000 when absent.
 	TrickleMs *int `json:"trickleMs,omitempty"`
+
+	// Webhook What a webhook fault does to the first attempt of a delivery it hits.
+	// `duplicate`: the delivery is sent a second time, with the same
+	// `Webhook-Id`, once the first has been answered. `reorder`: the
+	// delivery is held back until the next event to the same webhook has
+	// been attempted, then sent. `badSignature`: `Webhook-Signature` is
+	// made with a key other than the webhook's secret, so it does not
+	// verify. `staleTimestamp`: `Webhook-Timestamp` is ten minutes before
+	// the account's clock, and the signature is made over it.
+	Webhook *WebhookFault `json:"webhook,omitempty"`
 }
 
 // FaultPlanCreateRetryAfter0 defines model for FaultPlanCreate.RetryAfter.0.
@@ -1352,11 +1412,14 @@ type Resolution string
 type SettlementEnvelope struct {
 	Data struct {
 		// Due Retries whose time has come and that are not yet queued.
-		Due      int `json:"due"`
+		Due int `json:"due"`
+
+		// Held Deliveries a `reorder` webhook fault holds back until the next event to their webhook, which settling does not wait for.
+		Held     int `json:"held"`
 		InFlight int `json:"inFlight"`
 		Queued   int `json:"queued"`
 
-		// Scheduled Retries still waiting for their time.
+		// Scheduled Retries, and deliveries a webhook fault's `delayMs` holds, still waiting for their time.
 		Scheduled int `json:"scheduled"`
 
 		// Settled True when no delivery is in flight, queued or due.
@@ -1443,6 +1506,16 @@ type WebhookEnvelope struct {
 
 // WebhookEnvelopeSuccess defines model for WebhookEnvelope.Success.
 type WebhookEnvelopeSuccess bool
+
+// WebhookFault What a webhook fault does to the first attempt of a delivery it hits.
+// `duplicate`: the delivery is sent a second time, with the same
+// `Webhook-Id`, once the first has been answered. `reorder`: the
+// delivery is held back until the next event to the same webhook has
+// been attempted, then sent. `badSignature`: `Webhook-Signature` is
+// made with a key other than the webhook's secret, so it does not
+// verify. `staleTimestamp`: `Webhook-Timestamp` is ten minutes before
+// the account's clock, and the signature is made over it.
+type WebhookFault string
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -2129,7 +2202,9 @@ type ClientInterface interface {
 	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 	// with how its deliveries stand. Retries still waiting for their time
 	// are counted in `scheduled` and not waited for: under a frozen clock,
-	// move it to make them due, then settle again.
+	// move it to make them due, then settle again. Deliveries a `reorder`
+	// fault holds back until the next event are counted in `held`, and
+	// not waited for either.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2142,7 +2217,9 @@ type ClientInterface interface {
 	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 	// with how its deliveries stand. Retries still waiting for their time
 	// are counted in `scheduled` and not waited for: under a frozen clock,
-	// move it to make them due, then settle again.
+	// move it to make them due, then settle again. Deliveries a `reorder`
+	// fault holds back until the next event are counted in `held`, and
+	// not waited for either.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2178,8 +2255,10 @@ type ClientInterface interface {
 	// A fault waits `delayMs`, then answers `status` in the envelope, or
 	// fails the network as `network` says, or lets the request through.
 	// Injected faults do not use up the `/v1` limit, and every answer a
-	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-	// fields are refused.
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+	// with `event` hits webhook deliveries instead: the account's next
+	// deliveries of that event type, each delivery record naming it.
+	// Unknown fields are refused.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2194,8 +2273,10 @@ type ClientInterface interface {
 	// A fault waits `delayMs`, then answers `status` in the envelope, or
 	// fails the network as `network` says, or lets the request through.
 	// Injected faults do not use up the `/v1` limit, and every answer a
-	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-	// fields are refused.
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+	// with `event` hits webhook deliveries instead: the account's next
+	// deliveries of that event type, each delivery record naming it.
+	// Unknown fields are refused.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2467,7 +2548,9 @@ func (c *Client) ListDeliveries(ctx context.Context, params *ListDeliveriesParam
 // (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 // with how its deliveries stand. Retries still waiting for their time
 // are counted in `scheduled` and not waited for: under a frozen clock,
-// move it to make them due, then settle again.
+// move it to make them due, then settle again. Deliveries a `reorder`
+// fault holds back until the next event are counted in `held`, and
+// not waited for either.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2490,7 +2573,9 @@ func (c *Client) SettleDeliveriesWithBody(ctx context.Context, contentType strin
 // (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 // with how its deliveries stand. Retries still waiting for their time
 // are counted in `scheduled` and not waited for: under a frozen clock,
-// move it to make them due, then settle again.
+// move it to make them due, then settle again. Deliveries a `reorder`
+// fault holds back until the next event are counted in `held`, and
+// not waited for either.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2566,8 +2651,10 @@ func (c *Client) ListFaults(ctx context.Context, reqEditors ...RequestEditorFn) 
 // A fault waits `delayMs`, then answers `status` in the envelope, or
 // fails the network as `network` says, or lets the request through.
 // Injected faults do not use up the `/v1` limit, and every answer a
-// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-// fields are refused.
+// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+// with `event` hits webhook deliveries instead: the account's next
+// deliveries of that event type, each delivery record naming it.
+// Unknown fields are refused.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2592,8 +2679,10 @@ func (c *Client) PlanFaultsWithBody(ctx context.Context, contentType string, bod
 // A fault waits `delayMs`, then answers `status` in the envelope, or
 // fails the network as `network` says, or lets the request through.
 // Injected faults do not use up the `/v1` limit, and every answer a
-// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-// fields are refused.
+// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+// with `event` hits webhook deliveries instead: the account's next
+// deliveries of that event type, each delivery record naming it.
+// Unknown fields are refused.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4102,7 +4191,9 @@ type ClientWithResponsesInterface interface {
 	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 	// with how its deliveries stand. Retries still waiting for their time
 	// are counted in `scheduled` and not waited for: under a frozen clock,
-	// move it to make them due, then settle again.
+	// move it to make them due, then settle again. Deliveries a `reorder`
+	// fault holds back until the next event are counted in `held`, and
+	// not waited for either.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4115,7 +4206,9 @@ type ClientWithResponsesInterface interface {
 	// (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 	// with how its deliveries stand. Retries still waiting for their time
 	// are counted in `scheduled` and not waited for: under a frozen clock,
-	// move it to make them due, then settle again.
+	// move it to make them due, then settle again. Deliveries a `reorder`
+	// fault holds back until the next event are counted in `held`, and
+	// not waited for either.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4157,8 +4250,10 @@ type ClientWithResponsesInterface interface {
 	// A fault waits `delayMs`, then answers `status` in the envelope, or
 	// fails the network as `network` says, or lets the request through.
 	// Injected faults do not use up the `/v1` limit, and every answer a
-	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-	// fields are refused.
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+	// with `event` hits webhook deliveries instead: the account's next
+	// deliveries of that event type, each delivery record naming it.
+	// Unknown fields are refused.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4173,8 +4268,10 @@ type ClientWithResponsesInterface interface {
 	// A fault waits `delayMs`, then answers `status` in the envelope, or
 	// fails the network as `network` says, or lets the request through.
 	// Injected faults do not use up the `/v1` limit, and every answer a
-	// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-	// fields are refused.
+	// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+	// with `event` hits webhook deliveries instead: the account's next
+	// deliveries of that event type, each delivery record naming it.
+	// Unknown fields are refused.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -7433,7 +7530,9 @@ func (c *ClientWithResponses) ListDeliveriesWithResponse(ctx context.Context, pa
 // (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 // with how its deliveries stand. Retries still waiting for their time
 // are counted in `scheduled` and not waited for: under a frozen clock,
-// move it to make them due, then settle again.
+// move it to make them due, then settle again. Deliveries a `reorder`
+// fault holds back until the next event are counted in `held`, and
+// not waited for either.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7452,7 +7551,9 @@ func (c *ClientWithResponses) SettleDeliveriesWithBodyWithResponse(ctx context.C
 // (`settled: true`), or once `timeoutMs` has passed (`settled: false`),
 // with how its deliveries stand. Retries still waiting for their time
 // are counted in `scheduled` and not waited for: under a frozen clock,
-// move it to make them due, then settle again.
+// move it to make them due, then settle again. Deliveries a `reorder`
+// fault holds back until the next event are counted in `held`, and
+// not waited for either.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7518,8 +7619,10 @@ func (c *ClientWithResponses) ListFaultsWithResponse(ctx context.Context, reqEdi
 // A fault waits `delayMs`, then answers `status` in the envelope, or
 // fails the network as `network` says, or lets the request through.
 // Injected faults do not use up the `/v1` limit, and every answer a
-// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-// fields are refused.
+// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+// with `event` hits webhook deliveries instead: the account's next
+// deliveries of that event type, each delivery record naming it.
+// Unknown fields are refused.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -7540,8 +7643,10 @@ func (c *ClientWithResponses) PlanFaultsWithBodyWithResponse(ctx context.Context
 // A fault waits `delayMs`, then answers `status` in the envelope, or
 // fails the network as `network` says, or lets the request through.
 // Injected faults do not use up the `/v1` limit, and every answer a
-// fault changed carries `X-Sandbox-Fault` with the fault's id. Unknown
-// fields are refused.
+// fault changed carries `X-Sandbox-Fault` with the fault's id. A fault
+// with `event` hits webhook deliveries instead: the account's next
+// deliveries of that event type, each delivery record naming it.
+// Unknown fields are refused.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -22,8 +22,9 @@ import (
 
 // Outbox delivers one account's webhook events.
 type Outbox interface {
-	// Send queues e for each of hooks; it never blocks.
-	Send(e sandbox.Event, hooks []sandbox.Webhook)
+	// Send queues e for each of hooks, touched by faults[i] (nil for none)
+	// for hooks[i]; it never blocks.
+	Send(e sandbox.Event, hooks []sandbox.Webhook, faults []*sandbox.Fault)
 	// Deliveries lists the recent delivery attempts, newest first.
 	Deliveries(page sandbox.PageRequest) sandbox.Page[sandbox.Delivery]
 	// Settle waits until no delivery is in flight, queued or due, or ctx
@@ -46,13 +47,17 @@ type Config struct {
 	// Max is how many accounts are held; past it the least recently used
 	// one is dropped.
 	Max int
-	// MemoryBudget, if positive, bounds the bytes that the records and
-	// events of all accounts together are estimated to take. A write that
+	// MemoryBudget, if positive, bounds the bytes that the records,
+	// events, request journals and webhook deliveries of all accounts
+	// together are estimated to take. A write that
 	// would pass it drops the least recently used other accounts first, and
 	// is refused with LIMIT_REACHED if that is not enough.
 	MemoryBudget int64
-	// NewOutbox, if set, gives each account its webhook deliveries.
-	NewOutbox func(identity string, clock sandbox.Clock) Outbox
+	// NewOutbox, if set, gives each account its webhook deliveries, which
+	// it charges to budget when that is not nil. budget's methods take the
+	// registry's lock, and making room closes other accounts' outboxes:
+	// an outbox calls them with none of its own locks held.
+	NewOutbox func(identity string, clock sandbox.Clock, budget Budget) Outbox
 	// Identity, if set, turns an account's ID and a count of resets into
 	// what its Webhook-Ids (with its resets) and webhook secrets (with
 	// none) are derived from, with a server secret so that they reveal
@@ -209,12 +214,16 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 		// the previous events' and receivers that de-duplicate drop
 		// nothing. Webhook secrets, derived from the database's, are as
 		// for a fresh account.
-		a.Outbox = r.cfg.NewOutbox(r.identity(id.ID, resets), a.Clock)
+		var budget Budget
+		if r.cfg.MemoryBudget > 0 {
+			budget = meter{r, a}
+		}
+		a.Outbox = r.cfg.NewOutbox(r.identity(id.ID, resets), a.Clock, budget)
 	}
 	opts := store.Options{OnEvent: func(e sandbox.Event, hooks []sandbox.Webhook) { r.announce(a, e, hooks) }}
 	if r.cfg.MemoryBudget > 0 {
 		opts.Meter = meter{r, a}
-		a.Requests.charge = meter{r, a}.chargeAnyway
+		a.Requests.charge = meter{r, a}.Hold
 	}
 	db := r.cfg.Template.Open(r.identity(id.ID, 0), a.Clock, opts)
 	a.Store = db
@@ -236,10 +245,11 @@ func (r *Registry) identity(accountID string, resets int) string {
 	return accountID
 }
 
-// announce hands a committed event to the account's outbox. It runs after
-// the commit, on the request's goroutine, so nothing in it may fail the
-// request: the write has happened, and a client told otherwise would retry
-// and write it twice.
+// announce hands a committed event to the account's outbox, with the
+// webhook fault that hits each of its deliveries. It runs after the commit,
+// on the request's goroutine, so nothing in it may fail the request: the
+// write has happened, and a client told otherwise would retry and write it
+// twice.
 func (r *Registry) announce(a *Account, e sandbox.Event, hooks []sandbox.Webhook) {
 	if a.Outbox == nil {
 		return
@@ -249,7 +259,16 @@ func (r *Registry) announce(a *Account, e sandbox.Event, hooks []sandbox.Webhook
 			r.cfg.Logger.Error("webhook hand-off failed", "key", a.KeyHint, "event", e.ID, "panic", fmt.Sprint(v))
 		}
 	}()
-	a.Outbox.Send(e, hooks)
+	var faults []*sandbox.Fault
+	if a.Faults.Planned() {
+		faults = make([]*sandbox.Fault, len(hooks))
+		for i := range hooks {
+			if fault, ok := a.Faults.TakeDelivery(e.Type); ok {
+				faults[i] = &fault
+			}
+		}
+	}
+	a.Outbox.Send(e, hooks, faults)
 }
 
 // drop lets go of an account that the registry no longer holds: its bytes
@@ -299,10 +318,18 @@ func (m meter) Charge(n int64) error {
 	return nil
 }
 
-// chargeAnyway counts n bytes that the account keeps whatever the budget
-// says, such as its request journal, which is bounded by itself: it makes
-// room as Charge does, but never refuses.
-func (m meter) chargeAnyway(n int64) {
+// Budget is what an account's outbox is charged to: the memory budget,
+// which it may pass but not refuse, its deliveries being bounded by
+// themselves.
+type Budget interface {
+	Hold(n int64)
+	Release(n int64)
+}
+
+// Hold counts n bytes that the account keeps whatever the budget says,
+// such as its request journal and its webhook deliveries, which are
+// bounded by themselves: it makes room as Charge does, but never refuses.
+func (m meter) Hold(n int64) {
 	if err := m.Charge(n); err != nil {
 		m.r.mu.Lock()
 		defer m.r.mu.Unlock()

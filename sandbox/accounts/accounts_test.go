@@ -40,7 +40,7 @@ type countingOutbox struct {
 	closed bool
 }
 
-func (o *countingOutbox) Send(sandbox.Event, []sandbox.Webhook) {
+func (o *countingOutbox) Send(sandbox.Event, []sandbox.Webhook, []*sandbox.Fault) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.sent++
@@ -85,7 +85,7 @@ func TestLeastRecentlyUsedAccountsAreDroppedPastTheCap(t *testing.T) {
 	for _, keys := range []int{100, 1000} {
 		outboxes := map[string]*countingOutbox{}
 		var mu sync.Mutex
-		r := newRegistry(t, Config{Max: 100, NewOutbox: func(id string, _ sandbox.Clock) Outbox {
+		r := newRegistry(t, Config{Max: 100, NewOutbox: func(id string, _ sandbox.Clock, _ Budget) Outbox {
 			mu.Lock()
 			defer mu.Unlock()
 			o := &countingOutbox{}
@@ -152,7 +152,7 @@ func TestIdleAccountsExpire(t *testing.T) {
 func TestResetReplacesEverythingButTheControlBudget(t *testing.T) {
 	outbox := &countingOutbox{}
 	r := newRegistry(t, Config{Max: 10, FrozenAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		NewOutbox: func(string, sandbox.Clock) Outbox { return outbox }})
+		NewOutbox: func(string, sandbox.Clock, Budget) Outbox { return outbox }})
 	a := r.Get(key(1))
 	a.Frozen.Advance(time.Hour)
 	if _, err := a.Faults.Add(sandbox.FaultSpec{Status: 500, Count: 3, Rate: 1}); err != nil {
@@ -195,7 +195,7 @@ func TestEachAccountHasItsOwnClock(t *testing.T) {
 }
 
 func TestAnnounceNeverFailsTheWrite(t *testing.T) {
-	r := newRegistry(t, Config{Max: 10, NewOutbox: func(string, sandbox.Clock) Outbox { return &panickingOutbox{} }})
+	r := newRegistry(t, Config{Max: 10, NewOutbox: func(string, sandbox.Clock, Budget) Outbox { return &panickingOutbox{} }})
 	a := r.Get(key(1))
 	if _, err := a.Store.CreateWebhook(t.Context(), sandbox.WebhookInput{URL: "http://127.0.0.1:1/", Events: []string{"*"}}); err != nil {
 		t.Fatal(err)
@@ -208,7 +208,9 @@ func TestAnnounceNeverFailsTheWrite(t *testing.T) {
 
 type panickingOutbox struct{ countingOutbox }
 
-func (*panickingOutbox) Send(sandbox.Event, []sandbox.Webhook) { panic("receiver exploded") }
+func (*panickingOutbox) Send(sandbox.Event, []sandbox.Webhook, []*sandbox.Fault) {
+	panic("receiver exploded")
+}
 
 func TestRequestLogIsBounded(t *testing.T) {
 	var log RequestLog
@@ -264,7 +266,7 @@ func heapInUse() uint64 {
 func TestConcurrentResetsLeaveOneAccountAndCloseTheRest(t *testing.T) {
 	var mu sync.Mutex
 	var opened []*countingOutbox
-	r := newRegistry(t, Config{Max: 10, NewOutbox: func(string, sandbox.Clock) Outbox {
+	r := newRegistry(t, Config{Max: 10, NewOutbox: func(string, sandbox.Clock, Budget) Outbox {
 		mu.Lock()
 		defer mu.Unlock()
 		o := &countingOutbox{}
@@ -307,7 +309,7 @@ func TestMemoryBudgetDropsTheLeastRecentlyUsedAccounts(t *testing.T) {
 	}
 	accountBytes := measure.MemoryUsed()
 	r := newRegistry(t, Config{Max: 10, MemoryBudget: 3*accountBytes + accountBytes/2, Now: wall.Now,
-		NewOutbox: func(id string, _ sandbox.Clock) Outbox {
+		NewOutbox: func(id string, _ sandbox.Clock, _ Budget) Outbox {
 			outboxes[id] = &countingOutbox{}
 			return outboxes[id]
 		}})

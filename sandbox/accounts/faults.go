@@ -77,10 +77,20 @@ func (f *Faults) Planned() bool {
 // matches it and whose rate, if it has one, draws it. A fault that has hit
 // as many requests as it was planned for is dropped.
 func (f *Faults) Take(method, path string) (sandbox.Fault, bool) {
+	return f.take(func(p *plannedFault) bool { return p.Matches(method, path) })
+}
+
+// TakeDelivery returns the webhook fault that hits a delivery of an event of
+// the given type, if any, as Take does for requests.
+func (f *Faults) TakeDelivery(eventType string) (sandbox.Fault, bool) {
+	return f.take(func(p *plannedFault) bool { return p.MatchesDelivery(eventType) })
+}
+
+func (f *Faults) take(matches func(*plannedFault) bool) (sandbox.Fault, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i, p := range f.planned {
-		if !p.Matches(method, path) || (p.draws != nil && p.draws.Float64() >= p.Rate) {
+		if !matches(p) || (p.draws != nil && p.draws.Float64() >= p.Rate) {
 			continue
 		}
 		p.Fired++

@@ -27,11 +27,13 @@ type WebhookConfig struct {
 
 // startWebhooks starts the one dispatcher every account's outbox shares,
 // and returns how an account gets its outbox and its identity.
-func startWebhooks(cfg WebhookConfig, logger *slog.Logger) (newOutbox func(string, sandbox.Clock) accounts.Outbox, identity func(string, int) string, stop func()) {
+func startWebhooks(cfg WebhookConfig, logger *slog.Logger) (newOutbox func(string, sandbox.Clock, accounts.Budget) accounts.Outbox, identity func(string, int) string, stop func()) {
 	d := webhook.Start(webhook.Options{
 		Logger: logger, MaxAttempts: cfg.Attempts, FirstRetry: cfg.FirstRetry,
 		DenyPrivate: cfg.DenyPrivate, LoopbackOnly: cfg.LoopbackOnly,
 	})
-	newOutbox = func(id string, clock sandbox.Clock) accounts.Outbox { return d.NewOutbox(id, clock) }
+	newOutbox = func(id string, clock sandbox.Clock, budget accounts.Budget) accounts.Outbox {
+		return d.NewOutbox(id, clock, budget)
+	}
 	return newOutbox, webhook.NewKeys(cfg.Secret).Identity, d.Close
 }

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/testcampaign/kit/sandbox"
 )
 
 // Signature is the Webhook-Signature value for a body sent at timestamp: the
@@ -153,12 +155,22 @@ func (d *Dispatcher) attempt(ctx context.Context, o *Outbox, j job) result {
 	if err != nil {
 		return result{failure: reasonBadURL}
 	}
-	timestamp := j.at.Unix()
+	timestamp, secret := j.at.Unix(), j.hook.Secret
+	if j.fault != nil {
+		switch j.fault.Webhook {
+		case sandbox.WebhookStaleTimestamp:
+			timestamp -= int64(sandbox.StaleTimestampAge / time.Second)
+		case sandbox.WebhookBadSignature:
+			// A key the receiver does not have: the signature has the
+			// right form and does not verify.
+			secret = "forged:" + secret
+		}
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "svc-sandbox-webhooks/1")
 	req.Header.Set("Webhook-Id", MessageID(o.accountID, j.event.ID))
 	req.Header.Set("Webhook-Timestamp", strconv.FormatInt(timestamp, 10))
-	req.Header.Set("Webhook-Signature", Signature(j.hook.Secret, timestamp, j.event.JSON))
+	req.Header.Set("Webhook-Signature", Signature(secret, timestamp, j.event.JSON))
 	res, err := d.client.Do(req)
 	if err != nil {
 		return failed(ctx, err)

@@ -27,12 +27,12 @@ func BenchmarkSendDropped(b *testing.B) {
 	defer close(release)
 	d := webhook.Start(webhook.Options{Pending: 1, AttemptTimeout: time.Minute})
 	defer d.Close()
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
 	hooks := []sandbox.Webhook{hook("whk_000001", srv.URL)}
 	e := event(1)
 	b.ReportAllocs()
 	for b.Loop() {
-		o.Send(e, hooks)
+		o.Send(e, hooks, nil)
 	}
 }
 
@@ -55,13 +55,13 @@ func BenchmarkDeliver(b *testing.B) {
 			defer d.Close()
 			outboxes := make([]*webhook.Outbox, accounts)
 			for i := range outboxes {
-				outboxes[i] = d.NewOutbox(fmt.Sprintf("acct%d", i), sandbox.NewFrozenClock(frozen))
+				outboxes[i] = d.NewOutbox(fmt.Sprintf("acct%d", i), sandbox.NewFrozenClock(frozen), nil)
 			}
 			hooks := []sandbox.Webhook{hook("whk_000001", srv.URL)}
 			e := event(1)
 			b.ResetTimer()
 			for n := range b.N {
-				outboxes[n%accounts].Send(e, hooks)
+				outboxes[n%accounts].Send(e, hooks, nil)
 			}
 			<-all
 		})

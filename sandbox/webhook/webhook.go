@@ -388,9 +388,19 @@ func (d *Dispatcher) release(o *Outbox, f *flight) {
 }
 
 // finish releases the attempt's places and, unless its outbox has been
-// closed meanwhile, records it and schedules the retry.
+// closed meanwhile, records it, schedules the retry, and queues what was to
+// follow the attempt: a duplicate's copy and the deliveries held behind it,
+// after the record, so that the receiver and the records see them later.
+// Until the record is kept the attempt counts as in flight, and what
+// follows it as queued, so that no settle ends before them.
 func (d *Dispatcher) finish(o *Outbox, j job, f *flight, r result) {
 	now := sandbox.At(j.at)
+	final := r.failure == "" || !r.retry || j.attempt >= d.opts.MaxAttempts
+	follow := j.then
+	if j.fault != nil && j.fault.Webhook == sandbox.WebhookDuplicate && !j.copy {
+		copied := job{event: j.event, hook: j.hook, attempt: j.attempt, fault: j.fault, copy: true}
+		follow = append([]job{copied}, follow...)
+	}
 	d.mu.Lock()
 	if f.host.IsValid() {
 		if r.failure == reasonTimeout {
@@ -400,6 +410,16 @@ func (d *Dispatcher) finish(o *Outbox, j job, f *flight, r result) {
 		}
 	}
 	d.release(o, f)
+	if !o.closed {
+		o.finishing++
+		o.behind += len(follow) - len(j.then)
+		if len(follow) > len(j.then) {
+			o.hold(follow[0])
+		}
+		if final {
+			o.done(j)
+		}
+	}
 	d.dispatch()
 	closed := o.closed
 	d.mu.Unlock()
@@ -410,15 +430,28 @@ func (d *Dispatcher) finish(o *Outbox, j job, f *flight, r result) {
 		d.opts.Logger.Debug("webhook delivery failed", "account", o.accountID, "event", j.event.ID,
 			"webhook", j.hook.ID, "attempt", j.attempt, "error", r.failure)
 	}
-	if r.failure == "" || !r.retry || j.attempt >= d.opts.MaxAttempts {
+	if final {
 		o.record(j, now, r.status, r.failure, nil)
-		return
+	} else {
+		// Scheduled before it is recorded, so that whoever sees the
+		// record can move the clock past the retry.
+		wait := backoff(d.opts.FirstRetry, j.attempt)
+		o.retryAfter(wait, j)
+		o.record(j, now, r.status, r.failure, &wait)
 	}
-	// Scheduled before it is recorded, so that whoever sees the record
-	// can move the clock past the retry.
-	wait := backoff(d.opts.FirstRetry, j.attempt)
-	o.retryAfter(wait, j)
-	o.record(j, now, r.status, r.failure, &wait)
+	d.mu.Lock()
+	if !o.closed {
+		o.finishing--
+		o.behind -= len(follow)
+		o.queue = append(o.queue, follow...)
+		if len(o.queue) > 0 {
+			d.enqueued(o)
+		}
+		d.dispatch()
+	}
+	d.mu.Unlock()
+	o.charge()
+	o.signal()
 }
 
 // maxRetryWait caps the doubling, so that a large MaxAttempts neither

@@ -158,9 +158,9 @@ func TestDeliversSignedEventsAndRetriesFailures(t *testing.T) {
 			})
 			wall, account := sandbox.NewFrozenClock(frozen), sandbox.NewFrozenClock(frozen)
 			d := start(t, webhook.Options{FirstRetry: firstRetry, Clock: wall})
-			o := d.NewOutbox("acct", account)
+			o := d.NewOutbox("acct", account, nil)
 			h, e := hook("whk_000001", rcv.URL), event(1)
-			o.Send(e, []sandbox.Webhook{h})
+			o.Send(e, []sandbox.Webhook{h}, nil)
 			waitRecords(t, o, 1)
 			if n := len(rcv.received()); n != 1 {
 				t.Fatalf("receiver got %d posts before the retry was due, want 1", n)
@@ -216,7 +216,7 @@ func TestDeliversSignedEventsAndRetriesFailures(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantJSON := `{"id":"dlv_000001","webhookId":"whk_000001","eventId":"evt_000001","eventType":"campaign.created","url":"` + rcv.URL +
-				`","attempt":1,"at":"2026-07-01T12:00:00.000Z","statusCode":503,"error":"receiver answered 503","nextAttemptAt":"2026-07-01T12:01:00.000Z"}`
+				`","attempt":1,"at":"2026-07-01T12:00:00.000Z","statusCode":503,"error":"receiver answered 503","nextAttemptAt":"2026-07-01T12:01:00.000Z","fault":null}`
 			if string(encoded) != wantJSON {
 				t.Errorf("record as JSON:\n got %s\nwant %s", encoded, wantJSON)
 			}
@@ -273,8 +273,8 @@ func TestGivesUpAfterMaxAttempts(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusInternalServerError))
 	account := sandbox.NewFrozenClock(frozen)
 	d := start(t, webhook.Options{FirstRetry: time.Second, MaxAttempts: 3})
-	o := d.NewOutbox("acct", account)
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	o := d.NewOutbox("acct", account, nil)
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 	for n, wait := range []time.Duration{time.Second, 2 * time.Second} {
 		waitRecords(t, o, n+1)
 		account.Advance(wait)
@@ -309,8 +309,8 @@ func TestRedirectIsAFailedAttempt(t *testing.T) {
 			}))
 			defer redirector.Close()
 			d := start(t, webhook.Options{MaxAttempts: 1})
-			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
-			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", redirector.URL)})
+			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", redirector.URL)}, nil)
 			got := waitRecords(t, o, 1)[0]
 			want := fmt.Sprintf("receiver answered %d; redirects are not followed", status)
 			if got.StatusCode != status || got.Error != want {
@@ -340,8 +340,8 @@ func TestEgressPolicyRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := start(t, webhook.Options{DenyPrivate: tt.denyPrivate})
 			account := sandbox.NewFrozenClock(frozen)
-			o := d.NewOutbox("acct", account)
-			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)})
+			o := d.NewOutbox("acct", account, nil)
+			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)}, nil)
 			got := waitRecords(t, o, 1)
 			// A refusal is final: retrying cannot change the policy.
 			if len(got) != 1 || got[0].Error != reason || got[0].StatusCode != 0 || got[0].NextAttemptAt != nil || account.Waiting() != 0 {
@@ -357,8 +357,8 @@ func TestEgressPolicyRefusals(t *testing.T) {
 func TestLoopbackAllowedByDefault(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusOK))
 	d := start(t, webhook.Options{})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 	if got := waitRecords(t, o, 1)[0]; got.StatusCode != http.StatusOK || got.Error != "" {
 		t.Errorf("recorded %d %q, want 200 and no error", got.StatusCode, got.Error)
 	}
@@ -380,8 +380,8 @@ func TestFailuresRecordGenericReasons(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			wall := sandbox.NewFrozenClock(frozen)
 			d := start(t, webhook.Options{MaxAttempts: 1, AttemptTimeout: 5 * time.Second, Clock: wall})
-			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
-			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)})
+			o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+			o.Send(event(1), []sandbox.Webhook{hook("whk_000001", tt.url)}, nil)
 			if tt.hangs {
 				waitStarted(t, started, 1)
 				wall.Advance(5 * time.Second)
@@ -397,8 +397,8 @@ func TestCloseStopsRetries(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusInternalServerError))
 	wall, account := sandbox.NewFrozenClock(frozen), sandbox.NewFrozenClock(frozen)
 	d := webhook.Start(webhook.Options{FirstRetry: time.Second, Clock: wall})
-	o := d.NewOutbox("acct", account)
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	o := d.NewOutbox("acct", account, nil)
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 	waitRecords(t, o, 1)
 	if n := account.Waiting(); n != 1 {
 		t.Fatalf("%d retries scheduled after a failed attempt, want 1", n)
@@ -407,7 +407,7 @@ func TestCloseStopsRetries(t *testing.T) {
 	if n := account.Waiting(); n != 0 {
 		t.Errorf("%d retries still scheduled after Close", n)
 	}
-	o.Send(event(2), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	o.Send(event(2), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 	account.Advance(time.Hour)
 	wall.Advance(time.Hour)
 	// Close returns once every attempt started has returned.
@@ -433,8 +433,8 @@ func TestCloseCancelsAttemptsInFlight(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	d := webhook.Start(webhook.Options{Clock: sandbox.NewFrozenClock(frozen)})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", srv.URL)})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", srv.URL)}, nil)
 	waitStarted(t, started, 1)
 	o.Close()
 	select {
@@ -459,9 +459,9 @@ func TestHangingReceiversLeaveTheFastLane(t *testing.T) {
 	d := start(t, webhook.Options{Workers: 4, PerAccount: 2, PerHost: 2, SlowLane: 8, Clock: wall})
 	// Two accounts with two hanging receivers each fill the fast lane.
 	for _, account := range []string{"stuck1", "stuck2"} {
-		o := d.NewOutbox(account, sandbox.NewFrozenClock(frozen))
+		o := d.NewOutbox(account, sandbox.NewFrozenClock(frozen), nil)
 		for n := range 20 {
-			o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", hanging1.URL), hook("whk_000002", hanging2.URL)})
+			o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", hanging1.URL), hook("whk_000002", hanging2.URL)}, nil)
 		}
 	}
 	waitStarted(t, started1, 2)
@@ -476,9 +476,9 @@ func TestHangingReceiversLeaveTheFastLane(t *testing.T) {
 func bystanderDelivered(t *testing.T, d *webhook.Dispatcher, wall *sandbox.FrozenClock, url string, n int) {
 	t.Helper()
 	wall.Advance(time.Second)
-	bystander := d.NewOutbox("bystander", sandbox.NewFrozenClock(frozen))
+	bystander := d.NewOutbox("bystander", sandbox.NewFrozenClock(frozen), nil)
 	for i := range n {
-		bystander.Send(event(i+1), []sandbox.Webhook{hook("whk_000001", url)})
+		bystander.Send(event(i+1), []sandbox.Webhook{hook("whk_000001", url)}, nil)
 	}
 	for _, r := range waitRecords(t, bystander, n) {
 		if r.StatusCode != http.StatusOK {
@@ -492,17 +492,17 @@ func TestOneReceiverSpelledManyWaysIsOneHost(t *testing.T) {
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	fast := newReceiver(t, always(http.StatusOK))
 	d := start(t, webhook.Options{Workers: 2, PerHost: 1, Clock: sandbox.NewFrozenClock(frozen)})
-	stuck := d.NewOutbox("stuck", sandbox.NewFrozenClock(frozen))
+	stuck := d.NewOutbox("stuck", sandbox.NewFrozenClock(frozen), nil)
 	var hooks []sandbox.Webhook
 	for i, host := range []string{"127.0.0.1", "localhost", "LOCALHOST.", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]"} {
 		hooks = append(hooks, hook(fmt.Sprintf("whk_%06d", i+1), "http://"+host+":"+port+"/"))
 	}
-	stuck.Send(event(1), hooks)
+	stuck.Send(event(1), hooks, nil)
 	waitStarted(t, started, 1)
 	// Were the spellings five hosts, the second would hold the other
 	// worker until the dispatcher's clock moved.
-	healthy := d.NewOutbox("healthy", sandbox.NewFrozenClock(frozen))
-	healthy.Send(event(1), []sandbox.Webhook{hook("whk_000001", fast.URL)})
+	healthy := d.NewOutbox("healthy", sandbox.NewFrozenClock(frozen), nil)
+	healthy.Send(event(1), []sandbox.Webhook{hook("whk_000001", fast.URL)}, nil)
 	if got := waitRecords(t, healthy, 1)[0]; got.StatusCode != http.StatusOK {
 		t.Errorf("healthy account's delivery %+v", got)
 	}
@@ -519,13 +519,13 @@ func TestHangingPathOnAnotherTenantsHost(t *testing.T) {
 	srv, started := hangingReceiver(t)
 	wall := sandbox.NewFrozenClock(frozen)
 	d := start(t, webhook.Options{PerHost: 2, Clock: wall})
-	attacker := d.NewOutbox("attacker", sandbox.NewFrozenClock(frozen))
+	attacker := d.NewOutbox("attacker", sandbox.NewFrozenClock(frozen), nil)
 	var hooks []sandbox.Webhook
 	for i := range 16 {
 		hooks = append(hooks, hook(fmt.Sprintf("whk_%06d", i+1), srv.URL+"/hang"))
 	}
 	for n := range 10 {
-		attacker.Send(event(n+1), hooks)
+		attacker.Send(event(n+1), hooks, nil)
 	}
 	waitStarted(t, started, 2)
 	bystanderDelivered(t, d, wall, srv.URL+"/ok", 10)
@@ -536,8 +536,8 @@ func TestFullSlowLaneCutsAttemptsShort(t *testing.T) {
 	hanging2, started2 := hangingReceiver(t)
 	wall := sandbox.NewFrozenClock(frozen)
 	d := start(t, webhook.Options{Workers: 1, SlowLane: 1, FirstRetry: time.Hour, Clock: wall})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", hanging1.URL), hook("whk_000002", hanging2.URL)})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", hanging1.URL), hook("whk_000002", hanging2.URL)}, nil)
 	waitStarted(t, started1, 1)
 	wall.Advance(time.Second)
 	waitStarted(t, started2, 1)
@@ -551,13 +551,13 @@ func TestFullSlowLaneCutsAttemptsShort(t *testing.T) {
 func TestDropsAreRecordedWithoutBlockingSend(t *testing.T) {
 	srv, started := hangingReceiver(t)
 	d := start(t, webhook.Options{Workers: 1, Pending: 2, Clock: sandbox.NewFrozenClock(frozen)})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
 	h := hook("whk_000001", srv.URL)
-	o.Send(event(1), []sandbox.Webhook{h})
+	o.Send(event(1), []sandbox.Webhook{h}, nil)
 	waitStarted(t, started, 1)
 
 	for n := 2; n <= 21; n++ {
-		o.Send(event(n), []sandbox.Webhook{h})
+		o.Send(event(n), []sandbox.Webhook{h}, nil)
 	}
 	var dropped []string
 	for _, r := range records(o) {
@@ -579,9 +579,9 @@ func TestDropsAreRecordedWithoutBlockingSend(t *testing.T) {
 func TestKeepsTheLastRecordsInPages(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusOK))
 	d := start(t, webhook.Options{Records: 5})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
 	for n := range 12 {
-		o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+		o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 	}
 	waitUntil(t, o, "twelve deliveries", func(got []sandbox.Delivery) bool {
 		return len(got) > 0 && got[0].ID == "dlv_000012"
@@ -620,12 +620,12 @@ func TestManyAccountsAllDelivered(t *testing.T) {
 	outboxes := make([]*webhook.Outbox, accounts)
 	var wg sync.WaitGroup
 	for a := range accounts {
-		outboxes[a] = d.NewOutbox(fmt.Sprintf("acct%02d", a), sandbox.NewFrozenClock(frozen))
+		outboxes[a] = d.NewOutbox(fmt.Sprintf("acct%02d", a), sandbox.NewFrozenClock(frozen), nil)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for n := range events {
-				outboxes[a].Send(event(n+1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+				outboxes[a].Send(event(n+1), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 			}
 		}()
 	}
@@ -650,9 +650,9 @@ func TestManyAccountsAllDelivered(t *testing.T) {
 func TestNilClockIsTheSystemClock(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusOK))
 	d := start(t, webhook.Options{})
-	o := d.NewOutbox("acct", nil)
+	o := d.NewOutbox("acct", nil, nil)
 	before := time.Now().Unix()
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 	waitRecords(t, o, 1)
 	ts, err := strconv.ParseInt(rcv.received()[0].header.Get("Webhook-Timestamp"), 10, 64)
 	if err != nil || ts < before || ts > time.Now().Unix() {
@@ -664,8 +664,8 @@ func TestClosedDispatcherRefusesWork(t *testing.T) {
 	rcv := newReceiver(t, always(http.StatusOK))
 	d := webhook.Start(webhook.Options{})
 	d.Close()
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", rcv.URL)}, nil)
 	o.Close()
 	if n := len(records(o)) + len(rcv.received()); n != 0 {
 		t.Errorf("receiver got %d posts after Close, want none", n)
@@ -675,11 +675,11 @@ func TestClosedDispatcherRefusesWork(t *testing.T) {
 func TestLoopbackOnlyDeliversLocallyAndRefusesTheRest(t *testing.T) {
 	recv := newReceiver(t, always(http.StatusOK))
 	d := start(t, webhook.Options{LoopbackOnly: true})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen))
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
 	t.Cleanup(o.Close)
 	// A name that does not resolve anywhere: were it looked up, the record
 	// would say "host name not found", not the policy's refusal.
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", recv.URL), hook("whk_000002", "http://receiver.invalid/hook")})
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", recv.URL), hook("whk_000002", "http://receiver.invalid/hook")}, nil)
 	waitRecords(t, o, 2)
 	byHook := map[string]sandbox.Delivery{}
 	for _, r := range records(o) {
@@ -717,8 +717,8 @@ func TestAMoveDuringAFailedAttemptNeverLosesTheRetry(t *testing.T) {
 			}
 			close(retried)
 		}))
-		o := d.NewOutbox(fmt.Sprintf("acct-%d", run), account)
-		o.Send(event(1), []sandbox.Webhook{hook("wh_1", srv.URL)})
+		o := d.NewOutbox(fmt.Sprintf("acct-%d", run), account, nil)
+		o.Send(event(1), []sandbox.Webhook{hook("wh_1", srv.URL)}, nil)
 		select {
 		case <-retried:
 		case <-time.After(failsafe):
