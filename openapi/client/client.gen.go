@@ -1316,7 +1316,12 @@ type LoggedRequest struct {
 	// BodyBytes How many bytes of the body the sandbox read in all.
 	BodyBytes     int  `json:"bodyBytes"`
 	BodyTruncated bool `json:"bodyTruncated"`
-	DurationMs    int  `json:"durationMs"`
+
+	// DeliveryFaults The webhook faults that hit deliveries of the events the request
+	// made, as they were then, one for each delivery hit; absent when
+	// none did.
+	DeliveryFaults *[]Fault `json:"deliveryFaults,omitempty"`
+	DurationMs     int      `json:"durationMs"`
 
 	// Fault The planned fault that hit the request, as it was then.
 	Fault *Fault `json:"fault"`

@@ -220,7 +220,7 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 		}
 		a.Outbox = r.cfg.NewOutbox(r.identity(id.ID, resets), a.Clock, budget)
 	}
-	opts := store.Options{OnEvent: func(e sandbox.Event, hooks []sandbox.Webhook) { r.announce(a, e, hooks) }}
+	opts := store.Options{OnEvent: func(ctx context.Context, e sandbox.Event, hooks []sandbox.Webhook) { r.announce(ctx, a, e, hooks) }}
 	if r.cfg.MemoryBudget > 0 {
 		opts.Meter = meter{r, a}
 		a.Requests.charge = meter{r, a}.Hold
@@ -246,11 +246,11 @@ func (r *Registry) identity(accountID string, resets int) string {
 }
 
 // announce hands a committed event to the account's outbox, with the
-// webhook fault that hits each of its deliveries. It runs after the commit,
-// on the request's goroutine, so nothing in it may fail the request: the
-// write has happened, and a client told otherwise would retry and write it
-// twice.
-func (r *Registry) announce(a *Account, e sandbox.Event, hooks []sandbox.Webhook) {
+// webhook fault that hits each of its deliveries, and tells the write's
+// context of those faults. It runs after the commit, on the request's
+// goroutine, so nothing in it may fail the request: the write has happened,
+// and a client told otherwise would retry and write it twice.
+func (r *Registry) announce(ctx context.Context, a *Account, e sandbox.Event, hooks []sandbox.Webhook) {
 	if a.Outbox == nil {
 		return
 	}
@@ -265,10 +265,23 @@ func (r *Registry) announce(a *Account, e sandbox.Event, hooks []sandbox.Webhook
 		for i := range hooks {
 			if fault, ok := a.Faults.TakeDelivery(e.Type); ok {
 				faults[i] = &fault
+				if note, ok := ctx.Value(deliveryFaultsKey{}).(func(sandbox.Fault)); ok {
+					note(fault)
+				}
 			}
 		}
 	}
 	a.Outbox.Send(e, hooks, faults)
+}
+
+// deliveryFaultsKey carries, in a write's context, what hears of the
+// webhook faults that hit deliveries of the events the write makes.
+type deliveryFaultsKey struct{}
+
+// NoteDeliveryFaults returns ctx carrying note, which hears each webhook
+// fault that hits a delivery of an event that a write made with ctx.
+func NoteDeliveryFaults(ctx context.Context, note func(sandbox.Fault)) context.Context {
+	return context.WithValue(ctx, deliveryFaultsKey{}, note)
 }
 
 // drop lets go of an account that the registry no longer holds: its bytes

@@ -52,9 +52,12 @@ type LoggedRequest struct {
 	// or its connection lost; the entry is then completed in place.
 	Pending bool `json:"pending"`
 	// Fault is the planned fault that hit the request, if one did.
-	Fault      *sandbox.Fault `json:"fault"`
-	At         sandbox.Time   `json:"at"`
-	DurationMS int64          `json:"durationMs"`
+	Fault *sandbox.Fault `json:"fault"`
+	// DeliveryFaults are the webhook faults that hit deliveries of the
+	// events the request made, one for each delivery hit.
+	DeliveryFaults []sandbox.Fault `json:"deliveryFaults,omitempty"`
+	At             sandbox.Time    `json:"at"`
+	DurationMS     int64           `json:"durationMs"`
 
 	// Seq numbers an account's requests in the order they arrived, and is
 	// the cursor of the journal's pages.
@@ -87,6 +90,7 @@ func (req *LoggedRequest) size() int {
 	if req.Fault != nil {
 		n += faultOverhead
 	}
+	n += len(req.DeliveryFaults) * faultOverhead
 	for _, f := range req.fields {
 		n += len(f) + fieldOverhead
 	}

@@ -52,6 +52,10 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		// In the request's state, not a context value of its own: that
 		// would copy the request once more.
 		stateOf(r).journal = entry
+		if a.Faults.Planned() {
+			// Only then may a webhook fault hit the request's events.
+			r = r.WithContext(accounts.NoteDeliveryFaults(r.Context(), entry.noteDeliveryFault))
+		}
 		next.ServeHTTP(&journalRecorder{ResponseWriter: w, entry: entry}, r)
 		entry.complete(r)
 	})
@@ -61,6 +65,14 @@ func (s *Server) journal(next http.Handler) http.Handler {
 // fault that hit it.
 func (entry *journalEntry) noteFault(fault sandbox.Fault) {
 	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) { logged.Fault = &fault })
+}
+
+// noteDeliveryFault shows on the entry a webhook fault that hit a delivery
+// of an event the request made.
+func (entry *journalEntry) noteDeliveryFault(fault sandbox.Fault) {
+	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) {
+		logged.DeliveryFaults = append(logged.DeliveryFaults, fault)
+	})
 }
 
 // complete fills the entry in with the answer, once: when the handler

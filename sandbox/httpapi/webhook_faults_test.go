@@ -130,6 +130,16 @@ func TestWebhookFaultsAsAReceiverSeesThem(t *testing.T) {
 		if len(faults.Items) != 1 || *faults.Items[0].Left != 1 || faults.Items[0].Fired != 1 || faults.Items[0].Event != "campaign.created" {
 			t.Errorf("faults %+v, want the duplicate fault with 1 left and 1 fired", faults.Items)
 		}
+		var journal struct {
+			Items []struct {
+				Method, Path   string
+				DeliveryFaults []sandbox.Fault
+			}
+		}
+		l.data("GET", "/_sandbox/requests?limit=1&method=POST&path=/v1/campaigns", "", &journal)
+		if len(journal.Items) != 1 || len(journal.Items[0].DeliveryFaults) != 1 || journal.Items[0].DeliveryFaults[0].ID != planned.ID {
+			t.Errorf("journal %+v, want the create that made the event naming %s", journal.Items, planned.ID)
+		}
 		var cleared struct{ Cleared int }
 		l.data("DELETE", "/_sandbox/faults", "", &cleared)
 		if cleared.Cleared != 1 {

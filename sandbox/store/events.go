@@ -52,7 +52,7 @@ func (w *writeTxn) emit(eventType string, record any) error {
 	if len(wanted) > 0 {
 		w.Defer(func() {
 			if event, err := w.d.event(e); err == nil {
-				w.d.opts.OnEvent(event, wanted)
+				w.d.opts.OnEvent(w.ctx, event, wanted)
 			}
 		})
 	}

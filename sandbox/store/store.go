@@ -72,9 +72,9 @@ type Meter interface {
 type Options struct {
 	// OnEvent, if set, hears every event that one of the account's
 	// webhooks subscribes to, with those webhooks, once the write that
-	// produced it has committed, on the writer's goroutine. A panic in it
-	// is the caller's to contain.
-	OnEvent func(sandbox.Event, []sandbox.Webhook)
+	// produced it has committed, on the writer's goroutine and with its
+	// context. A panic in it is the caller's to contain.
+	OnEvent func(context.Context, sandbox.Event, []sandbox.Webhook)
 	// Meter, if set, is charged for every record and event the account
 	// writes.
 	Meter Meter
@@ -109,6 +109,9 @@ func (t *Template) Open(accountID string, clock sandbox.Clock, opts Options) *DB
 type writeTxn struct {
 	*memdb.Txn
 	d *DB
+	// ctx is the writer's, which the listener of its events hears with
+	// them.
+	ctx context.Context
 	// now is absolute; stored turns it relative on the way in.
 	now  sandbox.Time
 	cost int64
@@ -123,7 +126,7 @@ func (d *DB) write(ctx context.Context, fn func(w *writeTxn) error) error {
 	}
 	txn := d.db.Txn(true)
 	defer txn.Abort()
-	w := &writeTxn{Txn: txn, d: d}
+	w := &writeTxn{Txn: txn, d: d, ctx: ctx}
 	if d.clock != nil {
 		w.now = sandbox.At(d.clock.Now())
 	}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -49,7 +50,7 @@ func TestEventsAreAnnouncedOnlyAfterCommit(t *testing.T) {
 	var mu sync.Mutex
 	var heard []sandbox.Event
 	var db *DB
-	db = openDB(t, Options{OnEvent: func(e sandbox.Event, hooks []sandbox.Webhook) {
+	db = openDB(t, Options{OnEvent: func(_ context.Context, e sandbox.Event, hooks []sandbox.Webhook) {
 		if len(hooks) != 1 || hooks[0].URL != "http://127.0.0.1:1/campaigns" {
 			t.Errorf("event %s announced to %+v, want the campaign webhook alone", e.ID, hooks)
 		}
