@@ -86,9 +86,14 @@ type Settlement struct {
 	// InFlight, Queued and Due count the deliveries that kept it from
 	// settling.
 	InFlight, Queued, Due int
-	// Scheduled counts the retries still waiting for their time, which
-	// settling does not wait for.
+	// Scheduled counts the retries, and the deliveries a webhook fault's
+	// delay holds, still waiting for their time, which settling does not
+	// wait for.
 	Scheduled int
+	// Held counts the deliveries a reorder webhook fault holds back until
+	// the next event to their webhook, which settling does not wait for
+	// either.
+	Held int
 }
 
 // PlanFault plans a fault after those already planned, and returns it as
@@ -193,7 +198,7 @@ func (c *Controls) Settle(ctx context.Context, timeout time.Duration) (Settlemen
 	}
 	settled, err := answer[client.SettlementEnvelope](c.api.SettleDeliveries(ctx, body))
 	d := settled.Data
-	return Settlement{Settled: d.Settled, InFlight: d.InFlight, Queued: d.Queued, Due: d.Due, Scheduled: d.Scheduled}, err
+	return Settlement{Settled: d.Settled, InFlight: d.InFlight, Queued: d.Queued, Due: d.Due, Scheduled: d.Scheduled, Held: d.Held}, err
 }
 
 // maxAnswer bounds what is read of one answer: the largest, a journal page,
