@@ -511,7 +511,7 @@ func breakingWithBody(next http.Handler, after func(req *http.Request, body []by
 // run with the seeds 1..N instead, which must fail the same scenarios.
 func TestControlBreakagesAreCaught(t *testing.T) {
 	t.Parallel()
-	for _, tt := range append(controlBreakages(), faultBreakages()...) {
+	for _, tt := range append(append(controlBreakages(), faultBreakages()...), webhookFaultBreakages()...) {
 		t.Run(tt.rule+" "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			if *controlSeeds == 0 {

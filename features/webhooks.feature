@@ -170,3 +170,79 @@ Feature: Webhooks
     And the JSON at "data.items.0.statusCode" should be at least 200
     And the JSON at "data.items.0.statusCode" should be less than 300
     And the JSON at "data.items.0.error" should be ""
+
+  @sandbox @writes @delivery @faults @FAULT-33 @FAULT-34 @FAULT-39
+  Scenario: A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created, bug.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "webhook": "duplicate"}'
+    And I save the JSON at "data.id" as "faultId"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Twice", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "campaignId"
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+    And I save the header "Webhook-Id" as "firstId"
+    And within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+    And the header "Webhook-Id" should be "{firstId}"
+    And the JSON at "data.id" should equal the saved "campaignId"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Once", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the receiver should have got exactly 3 "campaign.created" deliveries
+    When I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 3 items
+    And the JSON at "data.items.0.fault" should equal null
+    And the JSON at "data.items.1.fault.id" should equal the saved "faultId"
+    And the JSON at "data.items.2.fault.id" should equal the saved "faultId"
+    When I send a GET request to "/_sandbox/requests?path=/v1/campaigns"
+    Then the JSON at "data.items.0.deliveryFaults" should not exist
+    And the JSON at "data.items.1.deliveryFaults.0.id" should equal the saved "faultId"
+    When I send a GET request to "/_sandbox/faults"
+    Then the JSON at "data.items" should be empty
+
+  @sandbox @writes @delivery @faults @FAULT-35
+  Scenario: A reorder webhook fault delivers the event after the next one to the same webhook
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "webhook": "reorder"}'
+    And I save the JSON at "data.id" as "faultId"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "First made", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Second made", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the JSON at "data.name" should be "Second made"
+    And within 10 seconds the receiver should get a "campaign.created" event
+    And the JSON at "data.name" should be "First made"
+    And the delivery should be signed with the webhook's secret
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the receiver should have got exactly 2 "campaign.created" deliveries
+    When I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 2 items
+    And the JSON at "data.items.0.fault.id" should equal the saved "faultId"
+    And the JSON at "data.items.1.fault" should equal null
+
+  @frozen-clock @writes @delivery @faults @FAULT-36
+  Scenario: A delayed webhook fault holds the delivery until the account's clock passes it
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "delayMs": 30000}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Later", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 200}'
+    Then the JSON at "data.scheduled" should equal 1
+    And no further "campaign.created" delivery should reach the receiver within 1 second
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "31s"}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+
+  @sandbox @writes @delivery @faults @FAULT-37 @FAULT-38
+  Scenario: Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created, bug.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "webhook": "badSignature"}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Forged", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "campaignId"
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery's signature should not verify with the webhook's secret
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "bug.created", "webhook": "staleTimestamp"}'
+    And I send a POST request to "/_sandbox/bugs" with the body '{"campaignId": "{campaignId}", "title": "Stale", "severity": "low"}'
+    Then within 10 seconds the receiver should get a "bug.created" event
+    And the delivery should be signed with the webhook's secret over a Webhook-Timestamp 600 seconds before the event

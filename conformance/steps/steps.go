@@ -113,6 +113,8 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^the receiver should have got exactly (\d+) "([^"]*)" deliver(?:y|ies)$`, `Then the receiver should have got exactly 1 "campaign.created" delivery`, s.exactDeliveries),
 		d(`^no further "([^"]*)" delivery should reach the receiver within (\d+) seconds?$`, `Then no further "campaign.created" delivery should reach the receiver within 2 seconds`, s.noFurtherDelivery),
 		d(`^the delivery should be signed with the webhook's secret$`, `Then the delivery should be signed with the webhook's secret`, s.deliverySigned),
+		d(`^the delivery should be signed with the webhook's secret over a Webhook-Timestamp (\d+) seconds before the event$`, `Then the delivery should be signed with the webhook's secret over a Webhook-Timestamp 600 seconds before the event`, s.deliverySignedStale),
+		d(`^the delivery's signature should not verify with the webhook's secret$`, `Then the delivery's signature should not verify with the webhook's secret`, s.deliveryMissigned),
 
 		// What must come back: headers.
 		d(`^the header "([^"]*)" should be "([^"]*)"$`, `Then the header "X-RateLimit-Limit" should be "1000"`, s.headerIs),

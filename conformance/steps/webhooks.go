@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -259,40 +260,107 @@ const signatureSlack = 5 * time.Minute
 // (the event's createdAt), and a Webhook-Signature that is v1=<hex
 // HMAC-SHA256 of "<timestamp>.<body>"> keyed with the registered secret.
 func (s *ScenarioState) deliverySigned(ctx context.Context) error {
+	d, sec, err := s.lastDelivery()
+	if err != nil {
+		return err
+	}
+	at, err := eventCreated(d)
+	if err != nil {
+		return err
+	}
+	if got := time.Unix(sec, 0); got.Before(at.Add(-signatureSlack)) || got.After(at.Add(signatureSlack)) {
+		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not within %s of the event's createdAt %s", sec, got.UTC().Format(time.RFC3339), signatureSlack, at.UTC().Format(time.RFC3339Nano))
+	}
+	return s.signatureVerifies(d)
+}
+
+// staleSlack is how far a stale Webhook-Timestamp may stray from the age
+// asked for: the time between the event and its delivery on a running
+// clock.
+const staleSlack = 30 * time.Second
+
+// deliverySignedStale checks a delivery a staleTimestamp fault sent: a
+// Webhook-Timestamp the given age before the event, and a signature made
+// over it, so that only the receiver's freshness check can refuse it.
+func (s *ScenarioState) deliverySignedStale(ctx context.Context, age int) error {
+	d, sec, err := s.lastDelivery()
+	if err != nil {
+		return err
+	}
+	at, err := eventCreated(d)
+	if err != nil {
+		return err
+	}
+	want := at.Add(-time.Duration(age) * time.Second)
+	if got := time.Unix(sec, 0); got.Before(want.Add(-staleSlack)) || got.After(want.Add(staleSlack)) {
+		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not %d seconds before the event's createdAt %s", sec, got.UTC().Format(time.RFC3339), age, at.UTC().Format(time.RFC3339Nano))
+	}
+	return s.signatureVerifies(d)
+}
+
+// deliveryMissigned checks a delivery a badSignature fault sent: a
+// signature of the usual form that the webhook's secret does not verify.
+func (s *ScenarioState) deliveryMissigned(ctx context.Context) error {
+	d, _, err := s.lastDelivery()
+	if err != nil {
+		return err
+	}
+	got := d.Header.Get("Webhook-Signature")
+	if !signatureForm.MatchString(got) {
+		return fmt.Errorf("webhook rule: Webhook-Signature %q is not of the form v1=<64 hex digits>", got)
+	}
+	if s.signatureVerifies(d) == nil {
+		return fmt.Errorf("webhook rule: Webhook-Signature %q verifies with the registered secret; want one that does not", got)
+	}
+	return nil
+}
+
+var signatureForm = regexp.MustCompile(`^v1=[0-9a-f]{64}$`)
+
+// lastDelivery is the delivery waited for last, with its Webhook-Id
+// checked and its Webhook-Timestamp read.
+func (s *ScenarioState) lastDelivery() (*wire.Exchange, int64, error) {
 	d, err := s.Last()
 	if err != nil || d.Method != "DELIVERY" {
-		return fmt.Errorf("%w: no delivery to check; wait for an event first", wire.ErrUsage)
+		return nil, 0, fmt.Errorf("%w: no delivery to check; wait for an event first", wire.ErrUsage)
 	}
 	if d.Header.Get("Webhook-Id") == "" {
-		return fmt.Errorf("webhook rule: the delivery has no Webhook-Id header")
+		return nil, 0, fmt.Errorf("webhook rule: the delivery has no Webhook-Id header")
 	}
 	ts := d.Header.Get("Webhook-Timestamp")
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || !wire.IsIntegerLiteral(ts) {
-		return fmt.Errorf("webhook rule: Webhook-Timestamp must be Unix seconds, got %q", ts)
+		return nil, 0, fmt.Errorf("webhook rule: Webhook-Timestamp must be Unix seconds, got %q", ts)
 	}
+	return d, sec, nil
+}
+
+func eventCreated(d *wire.Exchange) (time.Time, error) {
 	v, err := d.JSON()
 	if err != nil {
-		return fmt.Errorf("webhook rule: the delivery body: %w", err)
+		return time.Time{}, fmt.Errorf("webhook rule: the delivery body: %w", err)
 	}
 	created, err := wire.Lookup(v, "createdAt")
 	if err != nil {
-		return fmt.Errorf("webhook rule: the delivery body: %w", err)
+		return time.Time{}, fmt.Errorf("webhook rule: the delivery body: %w", err)
 	}
 	cs, _ := created.(string)
 	at, err := wire.ParseTimestamp(cs)
 	if err != nil {
-		return fmt.Errorf("webhook rule: the event's createdAt %s is not a timestamp", wire.Describe(created))
+		return time.Time{}, fmt.Errorf("webhook rule: the event's createdAt %s is not a timestamp", wire.Describe(created))
 	}
-	if got := time.Unix(sec, 0); got.Before(at.Add(-signatureSlack)) || got.After(at.Add(signatureSlack)) {
-		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not within %s of the event's createdAt %s", sec, got.UTC().Format(time.RFC3339), signatureSlack, cs)
-	}
+	return at, nil
+}
+
+// signatureVerifies checks Webhook-Signature against the HMAC-SHA256 of
+// "<timestamp>.<body>" keyed with the registered webhook's secret.
+func (s *ScenarioState) signatureVerifies(d *wire.Exchange) error {
 	secret, ok := s.saved["webhookSecret"].(string)
 	if !ok {
 		return fmt.Errorf("%w: no webhook secret saved; register the webhook with \"I register a webhook for …\"", wire.ErrUsage)
 	}
 	mac := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(mac, "%s.", ts)
+	fmt.Fprintf(mac, "%s.", d.Header.Get("Webhook-Timestamp"))
 	mac.Write(d.Body)
 	want := "v1=" + hex.EncodeToString(mac.Sum(nil))
 	if got := d.Header.Get("Webhook-Signature"); !hmac.Equal([]byte(got), []byte(want)) {

@@ -1,0 +1,82 @@
+package conformance_test
+
+import (
+	"net/http"
+)
+
+// webhookFaultBreakages break the webhook faults (FAULT-33..39). The
+// deliveries are the sandbox's own, out of a proxy's reach, so each one
+// changes the plan on its way in or the records on their way out.
+func webhookFaultBreakages() []controlBreakage {
+	plans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
+		return func(next http.Handler) http.Handler {
+			return onControls(next, func(req *http.Request) {
+				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" {
+					rewriteBody(req, func(plan map[string]any) {
+						if plan["event"] != nil {
+							edit(plan)
+						}
+					})
+				}
+			}, nil)
+		}
+	}
+	kind := func(from, to string) func(map[string]any) {
+		return func(plan map[string]any) {
+			if plan["webhook"] == from {
+				plan["webhook"] = to
+			}
+		}
+	}
+	return []controlBreakage{
+		{
+			name: "a webhook fault matched to another event type", rule: "FAULT-33", tags: "@delivery && @faults",
+			caught: []string{
+				"A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so",
+				"A reorder webhook fault delivers the event after the next one to the same webhook",
+				"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse",
+			},
+			wrap: plans(func(plan map[string]any) { plan["event"] = "bug.updated" }),
+		},
+		{
+			name: "a duplicate sent as a bad signature", rule: "FAULT-34", tags: "@delivery && @faults",
+			caught: []string{"A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so"},
+			wrap:   plans(kind("duplicate", "badSignature")),
+		},
+		{
+			name: "a reorder sent as a duplicate", rule: "FAULT-35", tags: "@delivery && @faults",
+			caught: []string{"A reorder webhook fault delivers the event after the next one to the same webhook"},
+			wrap:   plans(kind("reorder", "duplicate")),
+		},
+		{
+			name: "a delay of a tenth", rule: "FAULT-36", opts: frozen, tags: "@delivery && @faults",
+			caught: []string{"A delayed webhook fault holds the delivery until the account's clock passes it"},
+			wrap: plans(func(plan map[string]any) {
+				if plan["delayMs"] != nil {
+					plan["delayMs"] = 100
+				}
+			}),
+		},
+		{
+			name: "a bad signature sent as a stale timestamp", rule: "FAULT-37", tags: "@delivery && @faults",
+			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
+			wrap:   plans(kind("badSignature", "staleTimestamp")),
+		},
+		{
+			name: "a stale timestamp sent as a bad signature", rule: "FAULT-38", tags: "@delivery && @faults",
+			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
+			wrap:   plans(kind("staleTimestamp", "badSignature")),
+		},
+		{
+			name: "delivery records that do not name their fault", rule: "FAULT-39", tags: "@delivery && @faults",
+			caught: []string{"A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so"},
+			wrap: func(next http.Handler) http.Handler {
+				return onControls(next, nil, func(req *http.Request, r *response) {
+					if isGet(req, "/_sandbox/deliveries") {
+						r.eachItem(func(it map[string]any) { it["fault"] = nil })
+					}
+				})
+			},
+		},
+	}
+}
