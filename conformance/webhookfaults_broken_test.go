@@ -4,7 +4,7 @@ import (
 	"net/http"
 )
 
-// webhookFaultBreakages break the webhook faults (FAULT-33..39). The
+// webhookFaultBreakages break the webhook faults (FAULT-33..40). The
 // deliveries are the sandbox's own, out of a proxy's reach, so each one
 // changes the plan on its way in or the records on their way out.
 func webhookFaultBreakages() []controlBreakage {
@@ -66,6 +66,17 @@ func webhookFaultBreakages() []controlBreakage {
 			name: "a stale timestamp sent as a bad signature", rule: "FAULT-38", tags: "@delivery && @faults",
 			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
 			wrap:   plans(kind("staleTimestamp", "badSignature")),
+		},
+		{
+			name: "a webhook fault takes a request's method and path, and ignores them", rule: "FAULT-40", tags: "@FAULT-40",
+			caught: []string{
+				"A fault plan with a method on a webhook fault is refused, and the plan stays as it was",
+				"A fault plan with a path on a webhook fault is refused, and the plan stays as it was",
+			},
+			wrap: plans(func(plan map[string]any) {
+				delete(plan, "method")
+				delete(plan, "path")
+			}),
 		},
 		{
 			name: "delivery records that do not name their fault", rule: "FAULT-39", tags: "@delivery && @faults",

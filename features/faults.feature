@@ -120,6 +120,20 @@ Feature: Planned faults
       | a trickle of 0 ms              | trickleMs | {"network": "trickle", "trickleMs": 0}     |
       | a trickle over 30 s            | trickleMs | {"network": "trickle", "trickleMs": 30001} |
 
+    @FAULT-40
+    Examples: a webhook fault names its event and what it does, and no request's fields
+      | case                            | field      | plan                                                                  |
+      | an event and nothing to do      | webhook    | {"event": "campaign.created"}                                         |
+      | a webhook fault with no event   | event      | {"webhook": "duplicate"}                                              |
+      | an unknown webhook fault        | webhook    | {"event": "campaign.created", "webhook": "twice"}                     |
+      | a method on a webhook fault     | method     | {"event": "campaign.created", "webhook": "duplicate", "method": "GET"} |
+      | a path on a webhook fault       | path       | {"event": "campaign.created", "webhook": "duplicate", "path": "/v1/campaigns"} |
+      | a status on a webhook fault     | status     | {"event": "campaign.created", "webhook": "duplicate", "status": 500}  |
+      | a retryAfter on a webhook fault | retryAfter | {"event": "campaign.created", "webhook": "duplicate", "retryAfter": 1} |
+      | a network kind on a webhook     | network    | {"event": "campaign.created", "webhook": "duplicate", "network": "reset"} |
+      | trickleMs on a webhook fault    | trickleMs  | {"event": "campaign.created", "delayMs": 100, "trickleMs": 5}         |
+      | a reorder with a delay          | delayMs    | {"event": "campaign.created", "webhook": "reorder", "delayMs": 100}   |
+
   @writes @FAULT-5 @FAULT-25 @FAULT-28
   Scenario: A fault without a method or a path hits every /v1 request
     Given a fresh sandbox account
