@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -32,11 +33,13 @@ type benchRequest struct {
 func (r benchRequest) key() string { return r.method + " " + r.target }
 
 // newBenchSandbox is a sandbox whose limits no benchmark reaches, on a frozen
-// clock so that repeated requests get the same bytes.
+// clock so that repeated requests get the same bytes. It writes its request
+// log, as cmd/sandbox does, to a writer that keeps nothing.
 func newBenchSandbox(tb testing.TB) http.Handler {
 	return sandboxtest.NewHandler(tb, sandboxtest.Options{
 		MinuteLimit: math.MaxInt32, HourLimit: math.MaxInt32, DayLimit: math.MaxInt32,
-		Now: time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC),
+		Now:    time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 }
 
