@@ -226,12 +226,7 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	logs := newBufferedLog(logOutput, flushTicker.C)
 	// Deferred first, so it runs last: after the app's own closing lines.
 	defer logs.Close()
-	var logger *slog.Logger
-	if cfg.logFormat == "json" {
-		logger = slog.New(slog.NewJSONHandler(logs, nil))
-	} else {
-		logger = slog.New(slog.NewTextHandler(logs, nil))
-	}
+	logger := slog.New(httpapi.NewLogHandler(logs, cfg.logFormat == "json"))
 	cfg.app.Logger = logger
 	if err := cfg.resolve(); err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -39,7 +40,7 @@ func newBenchSandbox(tb testing.TB) http.Handler {
 	return sandboxtest.NewHandler(tb, sandboxtest.Options{
 		MinuteLimit: math.MaxInt32, HourLimit: math.MaxInt32, DayLimit: math.MaxInt32,
 		Now:    time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(httpapi.NewLogHandler(io.Discard, false)),
 	})
 }
 

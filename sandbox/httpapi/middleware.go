@@ -110,13 +110,15 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		if !s.logger.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
-		attrs := []slog.Attr{slog.String("method", r.Method), slog.String("path", loggedPath(r)),
-			slog.Int("status", rec.status), slog.Duration("duration", elapsed),
-			slog.String("client", s.clients.clientAddress(r).String())}
+		line := requestLine{at: time.Now(), method: r.Method, path: loggedPath(r), status: rec.status, duration: elapsed,
+			client: s.clients.clientAddress(r)}
 		if a != nil {
-			attrs = append(attrs, slog.String("key", a.KeyHint))
+			line.key = a.KeyHint
 		}
-		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		if h, ok := s.logger.Handler().(*logHandler); ok && h.writeRequest(&line) {
+			return
+		}
+		s.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", line.attrs()...)
 	})
 }
 
