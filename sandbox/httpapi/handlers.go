@@ -3,8 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/testcampaign/kit/sandbox"
 )
 
@@ -30,7 +28,7 @@ func (s *Server) createCampaign(r *http.Request) (any, error) {
 }
 
 func (s *Server) getCampaign(r *http.Request) (any, error) {
-	return accountOf(r).Store.Campaign(r.Context(), mux.Vars(r)["id"])
+	return accountOf(r).Store.Campaign(r.Context(), routeVar(r, "id"))
 }
 
 func (s *Server) listBugs(r *http.Request) (any, error) {
@@ -54,7 +52,7 @@ func (s *Server) updateBug(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.UpdateBug(r.Context(), mux.Vars(r)["id"], patch)
+	return accountOf(r).Store.UpdateBug(r.Context(), routeVar(r, "id"), patch)
 }
 
 func (s *Server) createWebhook(r *http.Request) (any, error) {

@@ -36,6 +36,8 @@ type requestState struct {
 	query   url.Values
 	// journal is set for a request the journal keeps.
 	journal *journalEntry
+	// vars are the variables of the request's route.
+	vars map[string]string
 }
 
 type requestStateKey struct{}
@@ -47,6 +49,11 @@ func stateOf(r *http.Request) *requestState {
 // accountOf returns the account that authenticate attached to the request.
 func accountOf(r *http.Request) *accounts.Account {
 	return stateOf(r).account
+}
+
+// routeVar returns the value of the route's variable name.
+func routeVar(r *http.Request, name string) string {
+	return stateOf(r).vars[name]
 }
 
 // queryOf returns the query parameters, parsed once by checkRequestLine.

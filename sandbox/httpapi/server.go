@@ -74,7 +74,7 @@ func NewServer(opts Options) *Server {
 	s.routes()
 	// Wrapped outside the router, not added with Router.Use, so that unknown
 	// routes and wrong methods are logged, authenticated and limited too.
-	s.handler = s.logRequests(s.recoverPanics(s.allowOrigins(s.limitClients(s.checkRequestLine(s.authenticate(s.journal(s.injectFaults(s.limitRate(s.limitBody(s.router))))))))))
+	s.handler = s.logRequests(s.recoverPanics(s.allowOrigins(s.limitClients(s.checkRequestLine(s.authenticate(s.journal(s.injectFaults(s.limitRate(s.limitBody(http.HandlerFunc(s.serveRoute)))))))))))
 	return s
 }
 
@@ -133,11 +133,58 @@ func (s *Server) routes() {
 		if route.method == http.MethodGet {
 			methods = append(methods, http.MethodHead)
 		}
-		s.router.Handle(route.path, s.handle(route.handler)).Methods(methods...)
+		s.route(route.path, s.handle(route.handler), methods...)
 	}
 	// The OpenAPI document is served as it is, not in an envelope.
-	s.router.Handle("/openapi.json", serveDocument("application/json", document.JSON())).Methods(http.MethodGet, http.MethodHead)
-	s.router.Handle("/openapi.yaml", serveDocument("application/yaml", document.YAML())).Methods(http.MethodGet, http.MethodHead)
+	s.route("/openapi.json", serveDocument("application/json", document.JSON()), http.MethodGet, http.MethodHead)
+	s.route("/openapi.yaml", serveDocument("application/yaml", document.YAML()), http.MethodGet, http.MethodHead)
+}
+
+// route adds a route for the path template, which is a plain path or one
+// that ends in a variable segment, as /v1/campaigns/{id}. It is matched by
+// comparing strings, not by the regular expression mux makes of a
+// template: mux tried every route's expression in turn until one matched,
+// and ran the matching one's twice more to take its variables. The route is
+// named after its methods and template, as the OpenAPI document names its
+// operations.
+func (s *Server) route(template string, h http.Handler, methods ...string) {
+	s.router.NewRoute().Name(strings.Join(methods, ",") + " " + template).
+		MatcherFunc(pathMatcher(template)).Methods(methods...).Handler(h)
+}
+
+// pathMatcher matches the path of template, and sets its variable, as mux
+// would with Path(template): a variable is one segment, not empty.
+func pathMatcher(template string) mux.MatcherFunc {
+	open := strings.LastIndexByte(template, '{')
+	if open < 0 {
+		return func(r *http.Request, _ *mux.RouteMatch) bool { return r.URL.Path == template }
+	}
+	prefix, name := template[:open], strings.TrimSuffix(template[open+1:], "}")
+	if !strings.HasSuffix(prefix, "/") || strings.ContainsAny(prefix, "{}") || strings.ContainsAny(name, "{}:/") {
+		panic("httpapi: a route's template may only end in one variable segment: " + template)
+	}
+	return func(r *http.Request, match *mux.RouteMatch) bool {
+		value, ok := strings.CutPrefix(r.URL.Path, prefix)
+		if !ok || value == "" || strings.IndexByte(value, '/') >= 0 {
+			return false
+		}
+		match.Vars = map[string]string{name: value}
+		return true
+	}
+}
+
+// serveRoute serves a request with the handler of the route mux matches for
+// it, or the router's not-found or method-not-allowed handler. It is
+// mux.Router.ServeHTTP without the two copies of the request it makes to
+// carry the route and its variables: the request's state carries them.
+func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request) {
+	var match mux.RouteMatch
+	if !s.router.Match(r, &match) || match.Handler == nil {
+		s.notFound(w, r)
+		return
+	}
+	stateOf(r).vars = match.Vars
+	match.Handler.ServeHTTP(w, r)
 }
 
 // handlerFunc is an endpoint: it returns the response's data, or an error
