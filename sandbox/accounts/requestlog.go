@@ -166,22 +166,32 @@ func (req *LoggedRequest) stored() {
 	}
 }
 
-// headerFields flattens h into name, value pairs, in name order so that
-// what is kept past MaxLoggedHeaders does not depend on map order.
+// headerFields flattens h into name, value pairs, each name's together. With
+// more names than MaxLoggedHeaders they are in name order, so that which
+// are kept does not depend on map order; with fewer, all are kept, and
+// their order, which no reader sees, is not worth sorting every request.
 func headerFields(h map[string][]string) []string {
 	if len(h) == 0 {
 		return nil
 	}
-	names := slices.Sorted(maps.Keys(h))
 	n := 0
-	for _, name := range names {
-		n += 2 * len(h[name])
+	for _, values := range h {
+		n += 2 * len(values)
 	}
 	fields := make([]string, 0, n)
-	for _, name := range names {
-		for _, v := range h[name] {
+	add := func(name string, values []string) {
+		for _, v := range values {
 			fields = append(fields, name, v)
 		}
+	}
+	if len(h) > MaxLoggedHeaders {
+		for _, name := range slices.Sorted(maps.Keys(h)) {
+			add(name, h[name])
+		}
+		return fields
+	}
+	for name, values := range h {
+		add(name, values)
 	}
 	return fields
 }

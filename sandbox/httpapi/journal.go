@@ -43,7 +43,10 @@ func (s *Server) journal(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		entry := &journalEntry{log: &a.Requests, body: &bodyTap{ReadCloser: r.Body}, started: time.Now()}
+		state := stateOf(r)
+		state.journalBody = bodyTap{ReadCloser: r.Body}
+		entry := &state.journalEntry
+		*entry = journalEntry{log: &a.Requests, body: &state.journalBody, started: time.Now()}
 		entry.seq = a.Requests.Add(accounts.LoggedRequest{
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
 			At: sandbox.At(a.Clock.Now()), Pending: true,
@@ -51,12 +54,13 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		r.Body = entry.body
 		// In the request's state, not a context value of its own: that
 		// would copy the request once more.
-		stateOf(r).journal = entry
+		state.journal = entry
 		if a.Faults.Planned() {
 			// Only then may a webhook fault hit the request's events.
 			r = r.WithContext(accounts.NoteDeliveryFaults(r.Context(), entry.noteDeliveryFault))
 		}
-		next.ServeHTTP(&journalRecorder{ResponseWriter: w, entry: entry}, r)
+		state.journalRecorder = journalRecorder{ResponseWriter: w, entry: entry}
+		next.ServeHTTP(&state.journalRecorder, r)
 		entry.complete(r)
 	})
 }

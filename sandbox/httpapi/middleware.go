@@ -38,6 +38,13 @@ type requestState struct {
 	journal *journalEntry
 	// vars are the variables of the request's route.
 	vars map[string]string
+
+	// What the middleware wraps a request in, allocated with the state
+	// instead of one by one.
+	recorder        statusRecorder
+	journalEntry    journalEntry
+	journalBody     bodyTap
+	journalRecorder journalRecorder
 }
 
 type requestStateKey struct{}
@@ -109,7 +116,8 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		started := time.Now()
 		state := &requestState{}
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK, writeTimeout: s.writeTimeout}
+		rec := &state.recorder
+		*rec = statusRecorder{ResponseWriter: w, status: http.StatusOK, writeTimeout: s.writeTimeout}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, state)))
 		elapsed := time.Since(started)
 		a := state.account
@@ -165,13 +173,17 @@ func (s *Server) checkRequestLine(next http.Handler) http.Handler {
 			s.writeError(w, r, sandbox.Errorf(sandbox.ErrURITooLong, "the request target is longer than %d bytes", MaxURLBytes))
 			return
 		}
-		query, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			// The error names the parameter, which may be long.
-			s.writeError(w, r, sandbox.Errorf(sandbox.ErrInvalidParameter, "the query string cannot be read: %s", sandbox.Echo(err.Error())))
-			return
+		// Without a query, the parameters stay nil, which reads as empty,
+		// rather than an empty map made for every such request.
+		if r.URL.RawQuery != "" {
+			query, err := url.ParseQuery(r.URL.RawQuery)
+			if err != nil {
+				// The error names the parameter, which may be long.
+				s.writeError(w, r, sandbox.Errorf(sandbox.ErrInvalidParameter, "the query string cannot be read: %s", sandbox.Echo(err.Error())))
+				return
+			}
+			stateOf(r).query = query
 		}
-		stateOf(r).query = query
 		next.ServeHTTP(w, r)
 	})
 }

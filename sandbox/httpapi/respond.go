@@ -64,6 +64,11 @@ var internalErrorBody = []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR
 // success or error, is an envelope with a JSON content type. The body is
 // encoded before the status is written, so that a body that cannot be
 // encoded still gets a 500 envelope rather than a 200 and half a body.
+// jsonContentType is the Content-Type of every JSON answer, set as
+// Header.Set would store it without making it anew. Responses share it: a
+// header's values are replaced, never written in place.
+var jsonContentType = []string{"application/json"}
+
 func writeJSON(w http.ResponseWriter, status int, body any) error {
 	buf := encodeBuffers.Get().(*bytes.Buffer)
 	defer putEncodeBuffer(buf)
@@ -72,7 +77,7 @@ func writeJSON(w http.ResponseWriter, status int, body any) error {
 	if err != nil {
 		status, encoded = http.StatusInternalServerError, internalErrorBody
 	}
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	// The header is gone; a failed write means the client left.
 	_, _ = w.Write(encoded)

@@ -157,7 +157,14 @@ func (s *Server) route(template string, h http.Handler, methods ...string) {
 func pathMatcher(template string) mux.MatcherFunc {
 	open := strings.LastIndexByte(template, '{')
 	if open < 0 {
-		return func(r *http.Request, _ *mux.RouteMatch) bool { return r.URL.Path == template }
+		return func(r *http.Request, match *mux.RouteMatch) bool {
+			if r.URL.Path != template {
+				return false
+			}
+			// Given a map, mux makes none.
+			match.Vars = noVars
+			return true
+		}
 	}
 	prefix, name := template[:open], strings.TrimSuffix(template[open+1:], "}")
 	if !strings.HasSuffix(prefix, "/") || strings.ContainsAny(prefix, "{}") || strings.ContainsAny(name, "{}:/") {
@@ -172,6 +179,9 @@ func pathMatcher(template string) mux.MatcherFunc {
 		return true
 	}
 }
+
+// noVars are the variables of a route that has none; nothing writes them.
+var noVars = map[string]string{}
 
 // serveRoute serves a request with the handler of the route mux matches for
 // it, or the router's not-found or method-not-allowed handler. It is
