@@ -1,50 +1,54 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"os"
-	"strconv"
+	"os/exec"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
-// TestMain lets the test binary serve as loadbench's child servers, as the
-// real binary does.
-func TestMain(m *testing.M) {
-	if len(os.Args) > 2 && os.Args[1] == serveCommand {
-		if err := serve(os.Args[2:]); err != nil {
-			os.Exit(1)
-		}
+// needWrk skips a test that drives wrk on a developer's machine without it,
+// and fails it in CI (CI set), where .ci/run installs it.
+func needWrk(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("wrk"); err == nil {
 		return
 	}
-	if len(os.Args) > 1 && os.Args[1] == tenantCommand {
-		if err := runTenant(os.Args[2:], os.Stdin, os.Stdout); err != nil {
-			os.Exit(1)
-		}
-		return
+	if os.Getenv("CI") != "" {
+		t.Fatal("wrk is not installed; .ci/run installs it from Debian's packages")
 	}
-	os.Exit(m.Run())
+	t.Skip("wrk is not installed (apt-get install wrk); CI runs this test")
 }
 
-func TestThroughputReportsEveryWorkloadAgainstTheBaseline(t *testing.T) {
-	var out bytes.Buffer
-	err := runThroughput(options{duration: 100 * time.Millisecond, rounds: 1, connections: 2, workloads: "get,list,create,mix"}, &out)
+func TestThroughputReportsEveryWorkloadAgainstTheBareServer(t *testing.T) {
+	needWrk(t)
+	var out, errOut bytes.Buffer
+	err := run([]string{"throughput", "-duration", "1s", "-rounds", "1", "-c", "2", "-workloads", "get,list,create,mix"}, nil, &out, &errOut)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v\n%s%s", err, out.String(), errOut.String())
 	}
 	for _, name := range []string{"get", "list", "create", "mix"} {
 		row := rowOf(out.String(), name)
-		if row == nil || row[len(row)-1] != "0" {
-			t.Errorf("workload %s: row %q, want one with no errors in:\n%s", name, row, out.String())
+		// The name, two rates and their ratio, six latencies and a ratio,
+		// four CPU shares, the errors.
+		if len(row) != 18 || row[len(row)-1] != "0" || row[1] == "0" || row[2] == "0" || !strings.HasSuffix(row[3], "×") {
+			t.Errorf("workload %s: row %q, want one with both rates and no errors in:\n%s", name, row, out.String())
 		}
 	}
 }
 
 func TestMemoryReportsEachScenario(t *testing.T) {
-	var out bytes.Buffer
-	if err := runMemory(options{connections: 2, creates: 200, freshKeys: 50, records: 30}, &out); err != nil {
-		t.Fatal(err)
+	var out, errOut bytes.Buffer
+	if err := run([]string{"memory", "-c", "2", "-creates", "200", "-fresh-keys", "50", "-records", "30"}, nil, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
 	}
 	if !strings.Contains(out.String(), "200 creates, one key") || !strings.Contains(out.String(), "50 fresh keys") ||
 		!strings.Contains(out.String(), "30 campaigns and 30 bugs") {
@@ -62,33 +66,82 @@ func rowOf(table, name string) []string {
 }
 
 func TestSoakSamplesUntilTheEnd(t *testing.T) {
-	var out bytes.Buffer
-	if err := runSoak(options{connections: 2, soak: 1500 * time.Millisecond, soakEvery: 500 * time.Millisecond}, &out); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
+	var out, errOut bytes.Buffer
+	if err := run([]string{"soak", "-for", "1500ms", "-every", "500ms", "-c", "2"}, nil, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s%s", err, out.String(), errOut.String())
 	}
 	if !strings.Contains(out.String(), "from the middle of the run to its end") || strings.Count(out.String(), "MiB") < 3 {
 		t.Errorf("soak output lacks samples or the verdict:\n%s", out.String())
 	}
 }
 
-func TestWebhookAttackCountsALostDeliveryAsNever(t *testing.T) {
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	v := &victimReceiver{arrived: map[string]time.Time{}}
-	sent := map[string]time.Time{}
-	for i := range 100 {
-		name := strconv.Itoa(i)
-		sent[name] = start
-		if i != 0 {
-			v.arrived[name] = start.Add(time.Duration(i) * time.Millisecond)
+func TestCommandLinesThatAreWrongSayWhy(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: loadbench COMMAND"},
+		{[]string{"throughput-please"}, `unknown command "throughput-please"`},
+		{[]string{"attack"}, "name an attack, or all"},
+		{[]string{"attack", "nosuch"}, `unknown attack "nosuch"`},
+		{[]string{"memory", "extra"}, "unexpected arguments"},
+		{[]string{"throughput", "-workloads", "get,nosuch", "-wrk", "true"}, `unknown workload "nosuch"`},
+	} {
+		var out, errOut bytes.Buffer
+		err := run(c.args, nil, &out, &errOut)
+		if err == nil || !strings.Contains(err.Error()+errOut.String(), c.want) {
+			t.Errorf("loadbench %q: error %v, output %q; want one saying %q", c.args, err, errOut.String(), c.want)
 		}
 	}
-	got := v.latency(sent)
-	// As the throughput figures do, p99 of 100 is the 100th: one lost
-	// delivery in a hundred fails the bar.
-	if got.sent != 100 || got.delivered != 99 || got.p50 != 51*time.Millisecond || got.p99 != never || got.max != never {
-		t.Errorf("latency = %+v, want 99 of 100 delivered, p50 51ms, and p99 and max the lost one", got)
+}
+
+// TestServeReplaysTheSandboxsBytes checks what the ratios rest on: the bare
+// server answers each read with the very body the sandbox answers.
+func TestServeReplaysTheSandboxsBytes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	reader, writer := io.Pipe()
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(ctx, serverOptions{}, writer)
+		writer.Close()
+	}()
+	line, err := bufio.NewReader(reader).ReadString('\n')
+	if err != nil {
+		t.Fatal(err, <-served)
 	}
-	if shown(got.max) != "never" {
-		t.Errorf("a lost delivery shows as %q", shown(got.max))
+	var where struct {
+		Sandbox, Bare, Key string
+		Requests           []string
+	}
+	if err := json.Unmarshal([]byte(line), &where); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	client := harness.NewClient(1)
+	reads := 0
+	for _, requestLine := range where.Requests {
+		method, target, _ := strings.Cut(requestLine, " ")
+		if method != http.MethodGet {
+			continue
+		}
+		reads++
+		r := harness.Request{Method: method, Target: target}
+		_, fromSandbox, err := harness.Send(client, where.Sandbox, where.Key, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, fromBare, err := harness.Send(client, where.Bare, where.Key, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fromSandbox, fromBare) {
+			t.Errorf("%s: the bare server answers\n%s\nthe sandbox\n%s", requestLine, fromBare, fromSandbox)
+		}
+	}
+	if reads < 5 {
+		t.Errorf("only %d reads recorded: %q", reads, where.Requests)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
 	}
 }

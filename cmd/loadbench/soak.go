@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,12 +13,14 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
 // soakFlags make the sandbox reach its steady state within minutes: accounts
 // expire after half a minute and at most 500 are held, so a soak with fresh
 // keys cycles through both bounds many times.
-var soakFlags = []string{"-account-ttl", "30s", "-max-accounts", "500", "-webhook-first-retry", "200ms", "-webhook-attempts", "3"}
+var soakSandboxFlags = []string{"-account-ttl", "30s", "-max-accounts", "500", "-webhook-first-retry", "200ms", "-webhook-attempts", "3"}
 
 // receivers are the webhook endpoints a soak registers, on loopback: one that
 // answers, one that fails, one that never answers, one that redirects.
@@ -68,24 +71,44 @@ type soakSample struct {
 	accounts   int
 }
 
-func runSoak(opts options, out io.Writer) error {
-	bin, cleanup, err := buildSandbox()
+type soakOptions struct {
+	soak, soakEvery time.Duration
+	connections     int
+	gomemlimit      string
+}
+
+func soakFlags(fset *flag.FlagSet) func([]string, io.Writer) error {
+	var o soakOptions
+	fset.DurationVar(&o.soak, "for", 10*time.Minute, "how long the soak runs")
+	fset.DurationVar(&o.soakEvery, "every", 10*time.Second, "how often to print RSS, goroutines and accounts")
+	fset.IntVar(&o.connections, "c", 32, "concurrent workers, each with fresh keys")
+	fset.StringVar(&o.gomemlimit, "gomemlimit", "", "GOMEMLIMIT for the sandbox process (e.g. 1GiB); empty leaves it unset")
+	return func(args []string, out io.Writer) error {
+		if err := noArgs(args); err != nil {
+			return err
+		}
+		return runSoak(o, out)
+	}
+}
+
+func runSoak(opts soakOptions, out io.Writer) error {
+	bin, cleanup, err := harness.BuildSandbox()
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	sb, err := startSandbox(bin, memLimitEnv(opts), soakFlags...)
+	sb, err := harness.StartSandbox(bin, memLimitEnv(opts.gomemlimit), soakSandboxFlags...)
 	if err != nil {
 		return err
 	}
-	defer sb.stop()
+	defer sb.Stop()
 	recv, err := startReceivers()
 	if err != nil {
 		return err
 	}
 	defer recv.close()
 
-	fmt.Fprintf(out, "soak: %s, %d workers, fresh keys, sandbox flags %s\n\n", opts.soak, opts.connections, strings.Join(soakFlags, " "))
+	fmt.Fprintf(out, "soak: %s, %d workers, fresh keys, sandbox flags %s\n\n", opts.soak, opts.connections, strings.Join(soakSandboxFlags, " "))
 	// Fixed widths rather than a tabwriter: rows are printed as they come.
 	const row = "%8s %10s %11s %11s %9s\n"
 	fmt.Fprintf(out, row, "elapsed", "requests", "RSS", "goroutines", "accounts")
@@ -95,14 +118,14 @@ func runSoak(opts options, out io.Writer) error {
 		wg      sync.WaitGroup
 	)
 	deadline := time.Now().Add(opts.soak)
-	client := newClient(opts.connections)
+	client := harness.NewClient(opts.connections)
 	var keys atomic.Int64
 	for range opts.connections {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				if err := soakIteration(client, sb.base, recv.base, fmt.Sprintf("svc_test_soak_%09d", keys.Add(1)), &sent); err != nil {
+				if err := soakIteration(client, sb.Base, recv.base, fmt.Sprintf("svc_test_soak_%09d", keys.Add(1)), &sent); err != nil {
 					failure.Store(err)
 					return
 				}
@@ -126,7 +149,7 @@ func runSoak(opts options, out io.Writer) error {
 			return err
 		}
 		samples = append(samples, s)
-		fmt.Fprintf(out, row, s.at.Round(time.Second), strconv.FormatInt(s.requests, 10), mib(s.rss), strconv.Itoa(s.goroutines), strconv.Itoa(s.accounts))
+		fmt.Fprintf(out, row, s.at.Round(time.Second), strconv.FormatInt(s.requests, 10), harness.MiB(s.rss), strconv.Itoa(s.goroutines), strconv.Itoa(s.accounts))
 	}
 	if err, ok := failure.Load().(error); ok {
 		return err
@@ -137,13 +160,13 @@ func runSoak(opts options, out io.Writer) error {
 	return nil
 }
 
-func sample(client *http.Client, sb *server, at time.Duration, requests int64) (soakSample, error) {
+func sample(client *http.Client, sb *harness.Server, at time.Duration, requests int64) (soakSample, error) {
 	s := soakSample{at: at, requests: requests}
 	var err error
-	if s.rss, err = rss(sb.cmd.Process.Pid); err != nil {
+	if s.rss, err = harness.RSS(sb.Cmd.Process.Pid); err != nil {
 		return s, err
 	}
-	_, raw, err := send(client, sb.base, "", request{"GET", "/healthz", ""})
+	_, raw, err := harness.Send(client, sb.Base, "", harness.Request{Method: "GET", Target: "/healthz"})
 	if err != nil {
 		return s, err
 	}
@@ -162,7 +185,7 @@ func sample(client *http.Client, sb *server, at time.Duration, requests int64) (
 
 // soakStep is a request of a soak and the status it must get.
 type soakStep struct {
-	r    request
+	r    harness.Request
 	want int
 }
 
@@ -172,30 +195,30 @@ type soakStep struct {
 func soakIteration(client *http.Client, base, receiverBase, key string, sent *atomic.Int64) error {
 	receiver := []string{"/ok", "/fail", "/hang", "/redirect"}[rand.IntN(4)]
 	steps := []soakStep{
-		{request{"POST", "/v1/webhooks", fmt.Sprintf(`{"url":%q,"events":["*"]}`, receiverBase+receiver)}, 200},
-		{request{"POST", "/v1/campaigns", createBody}, 200},
-		{request{"POST", "/_sandbox/bugs", `{"campaignId":"cmp_000005","title":"Soak","severity":"high"}`}, 200},
-		{request{"PATCH", "/v1/bugs/bug_000010", `{"status":"confirmed"}`}, 200},
-		{request{"GET", "/v1/campaigns?limit=20", ""}, 200},
-		{request{"GET", "/v1/bugs?campaignId=cmp_000005", ""}, 200},
+		{harness.Request{Method: "POST", Target: "/v1/webhooks", Body: fmt.Sprintf(`{"url":%q,"events":["*"]}`, receiverBase+receiver)}, 200},
+		{harness.Request{Method: "POST", Target: "/v1/campaigns", Body: harness.CreateBody}, 200},
+		{harness.Request{Method: "POST", Target: "/_sandbox/bugs", Body: `{"campaignId":"cmp_000005","title":"Soak","severity":"high"}`}, 200},
+		{harness.Request{Method: "PATCH", Target: "/v1/bugs/bug_000010", Body: `{"status":"confirmed"}`}, 200},
+		{harness.Request{Method: "GET", Target: "/v1/campaigns?limit=20"}, 200},
+		{harness.Request{Method: "GET", Target: "/v1/bugs?campaignId=cmp_000005"}, 200},
 	}
 	if rand.IntN(10) == 0 {
 		steps = append(steps,
 			// Past the sandbox's 64 KiB header limit net/http itself answers 431;
 			// between 8 KiB and that, the sandbox answers 414.
-			soakStep{request{"GET", "/v1/campaigns?q=" + strings.Repeat("x", 16<<10), ""}, http.StatusRequestURITooLong},
-			soakStep{request{"GET", "/v1/campaigns?q=" + strings.Repeat("x", 1<<20), ""}, http.StatusRequestHeaderFieldsTooLarge},
-			soakStep{request{"POST", "/v1/campaigns", `{"name":"` + strings.Repeat("x", 2<<20) + `"}`}, http.StatusRequestEntityTooLarge},
+			soakStep{harness.Request{Method: "GET", Target: "/v1/campaigns?q=" + strings.Repeat("x", 16<<10)}, http.StatusRequestURITooLong},
+			soakStep{harness.Request{Method: "GET", Target: "/v1/campaigns?q=" + strings.Repeat("x", 1<<20)}, http.StatusRequestHeaderFieldsTooLarge},
+			soakStep{harness.Request{Method: "POST", Target: "/v1/campaigns", Body: `{"name":"` + strings.Repeat("x", 2<<20) + `"}`}, http.StatusRequestEntityTooLarge},
 		)
 	}
 	for _, step := range steps {
-		res, raw, err := send(client, base, key, step.r)
+		res, raw, err := harness.Send(client, base, key, step.r)
 		sent.Add(1)
 		if res == nil {
 			return err
 		}
 		if res.StatusCode != step.want {
-			return fmt.Errorf("%.200s: %d, want %d: %.200s", step.r.line(), res.StatusCode, step.want, raw)
+			return fmt.Errorf("%.200s: %d, want %d: %.200s", step.r.Line(), res.StatusCode, step.want, raw)
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package main
+package attack
 
 import (
 	"bufio"
@@ -9,19 +9,23 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
-// tenantCommand is how loadbench re-executes itself as the tenant whose
-// reads the bodies attack times, so that the attack's senders, their buffers
-// and their garbage share no process with it.
-const tenantCommand = "attack-tenant"
+// TenantCommand is the command of loadbench that runs the tenant whose
+// reads the bodies attack times: loadbench re-executes itself with it, so
+// that the attack's senders, their buffers and their garbage share no
+// process with the tenant. Its arguments are the base URL, the key and the
+// interval.
+const TenantCommand = "tenant"
 
-// runTenant reads one campaign on key every interval until its standard
+// RunTenant reads one campaign on key every interval until its standard
 // input closes, and writes each read's latency in nanoseconds, or "failed",
-// a line each. Its arguments are the base URL, the key and the interval.
-func runTenant(args []string, stdin io.Reader, out io.Writer) error {
+// a line each.
+func RunTenant(args []string, stdin io.Reader, out io.Writer) error {
 	if len(args) != 3 {
-		return fmt.Errorf("usage: %s BASE KEY INTERVAL", tenantCommand)
+		return fmt.Errorf("usage: %s BASE KEY INTERVAL", TenantCommand)
 	}
 	base, key := args[0], args[1]
 	every, err := time.ParseDuration(args[2])
@@ -33,12 +37,12 @@ func runTenant(args []string, stdin io.Reader, out io.Writer) error {
 		_, _ = io.Copy(io.Discard, stdin)
 		close(stop)
 	}()
-	client := newClient(1)
+	client := harness.NewClient(1)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
 		began := time.Now()
-		if _, _, err := send(client, base, key, workloads["get"][0]); err != nil {
+		if _, _, err := harness.Send(client, base, key, harness.GetCampaign); err != nil {
 			fmt.Fprintln(out, "failed")
 		} else {
 			fmt.Fprintln(out, time.Since(began).Nanoseconds())
@@ -74,7 +78,7 @@ func startTenant(base, key string, every time.Duration) (*tenantProcess, error) 
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, tenantCommand, base, key, every.String())
+	cmd := exec.Command(self, TenantCommand, base, key, every.String())
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package attack
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
 // healthzBar is what new clients' /healthz p99 must stay under while idle
@@ -22,10 +24,10 @@ const healthzBar = 100 * time.Millisecond
 // probes, the sandbox's pipes and the runtime.
 const fdHeadroom = 200
 
-// attackConns opens idle keep-alive connections, as many as the issue's
+// attackConns opens idle keep-alive connections, as many as the
 // attack or as this process may, each after one request, then measures new
 // clients' /healthz against the same probes before them.
-func attackConns(bin string, a attacks, out io.Writer) (bool, error) {
+func attackConns(bin string, a Sizes, out io.Writer) (bool, error) {
 	want, limitNote, err := raiseFileLimit(a.conns)
 	if err != nil {
 		return false, err
@@ -35,12 +37,12 @@ func attackConns(bin string, a attacks, out io.Writer) (bool, error) {
 		flags = append(flags, "-max-conns", strconv.Itoa(a.maxConns))
 	}
 	logs := newLogCapture()
-	sb, err := startSandboxLogging(bin, nil, logs, flags...)
+	sb, err := harness.StartSandboxLogging(bin, nil, logs, flags...)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
-	pid := sb.cmd.Process.Pid
+	defer sb.Stop()
+	pid := sb.Cmd.Process.Pid
 	maxConns, err := logs.value("max_conns")
 	if err != nil {
 		return false, err
@@ -49,23 +51,23 @@ func attackConns(bin string, a attacks, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	alone := probeHealthz(sb.base, a.probes)
-	rssBefore, _ := rss(pid)
+	alone := probeHealthz(sb.Base, a.probes)
+	rssBefore, _ := harness.RSS(pid)
 	filesBefore, _ := openFiles(pid)
-	idle, failed := openIdle(sb.base, want)
+	idle, failed := openIdle(sb.Base, want)
 	defer func() {
 		for _, c := range idle {
 			c.Close()
 		}
 	}()
-	rssAfter, _ := rss(pid)
+	rssAfter, _ := harness.RSS(pid)
 	filesAfter, _ := openFiles(pid)
-	during := probeHealthz(sb.base, a.probes)
+	during := probeHealthz(sb.Base, a.probes)
 	closed := closedByPeer(idle)
 
 	fmt.Fprintf(out, "%s; the sandbox's open-file limit is %d, its connection cap (-max-conns) %s\n", limitNote, sandboxLimit, maxConns)
 	fmt.Fprintf(out, "idle keep-alive connections: %d opened, one request each (%d failed); the sandbox closed %d of them by the end\n", len(idle), failed, closed)
-	fmt.Fprintf(out, "sandbox: RSS %s -> %s (%+.1f MiB), open files %d -> %d\n", mib(rssBefore), mib(rssAfter), float64(rssAfter-rssBefore)/(1<<20), filesBefore, filesAfter)
+	fmt.Fprintf(out, "sandbox: RSS %s -> %s (%+.1f MiB), open files %d -> %d\n", harness.MiB(rssBefore), harness.MiB(rssAfter), float64(rssAfter-rssBefore)/(1<<20), filesBefore, filesAfter)
 	fmt.Fprintf(out, "new clients' GET /healthz, one connection each, 4 at a time; bar: all answered, p99 under %v\n", healthzBar)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tanswered\tp50\tp99\tmax\t")
@@ -74,7 +76,7 @@ func attackConns(bin string, a attacks, out io.Writer) (bool, error) {
 	if err := tw.Flush(); err != nil {
 		return false, err
 	}
-	return during.n == a.probes && during.p99 < healthzBar, nil
+	return during.N == a.probes && during.P99 < healthzBar, nil
 }
 
 // raiseFileLimit lifts this process's open-file soft limit to its hard
@@ -97,7 +99,7 @@ func raiseFileLimit(want int) (int, string, error) {
 
 // probeHealthz asks /healthz n times as new clients, each on a new
 // connection, and returns the latencies of the 200s.
-func probeHealthz(base string, n int) spread {
+func probeHealthz(base string, n int) harness.Spread {
 	const workers = 4
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	defer client.CloseIdleConnections()
@@ -107,14 +109,14 @@ func probeHealthz(base string, n int) spread {
 	)
 	inParallel(n, workers, func(int) {
 		began := time.Now()
-		got, err := ask(client, base, "", request{"GET", "/healthz", ""})
+		got, err := ask(client, base, "", harness.Request{Method: "GET", Target: "/healthz"})
 		if err == nil && got.status == http.StatusOK {
 			mu.Lock()
 			latencies = append(latencies, time.Since(began))
 			mu.Unlock()
 		}
 	})
-	return spreadOf(latencies)
+	return harness.SpreadOf(latencies)
 }
 
 // openIdle opens n connections, 64 at a time, makes one request on each and
@@ -141,16 +143,16 @@ func openIdle(base string, n int) ([]net.Conn, int) {
 	return conns, failed
 }
 
-// oneRequest dials addr, sends request and reads its answer, and returns
-// the connection, kept alive and idle.
-func oneRequest(addr, request string) (net.Conn, error) {
+// oneRequest dials addr, sends raw and reads its answer, and returns the
+// connection, kept alive and idle.
+func oneRequest(addr, raw string) (net.Conn, error) {
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
 		return nil, err
 	}
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
 	res, err := func() (*http.Response, error) {
-		if _, err := io.WriteString(c, request); err != nil {
+		if _, err := io.WriteString(c, raw); err != nil {
 			return nil, err
 		}
 		return http.ReadResponse(bufio.NewReader(c), nil)

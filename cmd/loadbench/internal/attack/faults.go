@@ -1,4 +1,4 @@
-package main
+package attack
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
 // The attacks of a tenant through what a key may plan, keep or hold: delay
@@ -24,7 +26,7 @@ import (
 // planFault plans fault for key, or fails.
 func planFault(base, key, fault string) error {
 	client := &http.Client{Timeout: 10 * time.Second}
-	got, err := ask(client, base, key, request{"POST", "/_sandbox/faults", fault})
+	got, err := ask(client, base, key, harness.Request{Method: "POST", Target: "/_sandbox/faults", Body: fault})
 	if err != nil {
 		return err
 	}
@@ -38,18 +40,18 @@ func planFault(base, key, fault string) error {
 // requests until the connection cap is full of them, while a bystander key
 // and new clients' /healthz are measured; the hostile key is over its
 // limit of 5 a minute, so all but its first answers must be 429s at once.
-func attackDelays(bin string, a attacks, out io.Writer) (bool, error) {
+func attackDelays(bin string, a Sizes, out io.Writer) (bool, error) {
 	maxConns := a.maxConns
 	if maxConns == 0 {
 		maxConns = 50
 	}
-	sb, err := startSandboxLogging(bin, nil, nil, "-max-conns", strconv.Itoa(maxConns), "-rate-limit-minute", "5")
+	sb, err := harness.StartSandboxLogging(bin, nil, nil, "-max-conns", strconv.Itoa(maxConns), "-rate-limit-minute", "5")
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
+	defer sb.Stop()
 	const hostile, bystander = "svc_test_hostile-delays-0001", "svc_test_bystander-"
-	if err := planFault(sb.base, hostile, `{"rate":1,"delayMs":30000,"count":1000}`); err != nil {
+	if err := planFault(sb.Base, hostile, `{"rate":1,"delayMs":30000,"count":1000}`); err != nil {
 		return false, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -61,7 +63,7 @@ func attackDelays(bin string, a attacks, out io.Writer) (bool, error) {
 	for range held {
 		wg.Go(func() {
 			client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-			req, _ := newRequest(sb.base, hostile, request{"GET", "/v1/testers", ""})
+			req, _ := harness.NewRequest(sb.Base, hostile, harness.Request{Method: "GET", Target: "/v1/testers"})
 			began := time.Now()
 			res, err := client.Do(req.WithContext(ctx))
 			if err != nil {
@@ -87,8 +89,8 @@ func attackDelays(bin string, a attacks, out io.Writer) (bool, error) {
 	// Long enough for the hostile requests to be sent and parked.
 	time.Sleep(time.Second)
 	probes := a.probes
-	health := probeHealthz(sb.base, probes)
-	others := probeKey(sb.base, bystander, probes)
+	health := probeHealthz(sb.Base, probes)
+	others := probeKey(sb.Base, bystander, probes)
 	answeredAtOnce := atOnce.Load()
 	cancel()
 	wg.Wait()
@@ -106,13 +108,13 @@ func attackDelays(bin string, a attacks, out io.Writer) (bool, error) {
 	}
 	fmt.Fprintf(out, "bar: every probe answered, p99 under %v; the hostile key's 429s all within 1 s\n", healthzBar)
 	overLimitAtOnce := refused.Load() > 0 && refusedAtOnce.Load() == refused.Load()
-	return health.n == probes && others.n == probes && health.p99 < healthzBar && others.p99 < healthzBar && overLimitAtOnce, nil
+	return health.N == probes && others.N == probes && health.P99 < healthzBar && others.P99 < healthzBar && overLimitAtOnce, nil
 }
 
 // probeKey asks GET /v1/testers n times, each with a key of its own that
 // starts with prefix, on a new connection, and returns the latencies of the
 // 200s.
-func probeKey(base, prefix string, n int) spread {
+func probeKey(base, prefix string, n int) harness.Spread {
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	var (
 		mu        sync.Mutex
@@ -120,14 +122,14 @@ func probeKey(base, prefix string, n int) spread {
 	)
 	inParallel(n, 4, func(i int) {
 		began := time.Now()
-		got, err := ask(client, base, fmt.Sprintf("%s%06d", prefix, i), request{"GET", "/v1/testers", ""})
+		got, err := ask(client, base, fmt.Sprintf("%s%06d", prefix, i), harness.Request{Method: "GET", Target: "/v1/testers"})
 		if err == nil && got.status == http.StatusOK {
 			mu.Lock()
 			latencies = append(latencies, time.Since(began))
 			mu.Unlock()
 		}
 	})
-	return spreadOf(latencies)
+	return harness.SpreadOf(latencies)
 }
 
 // delayedBodiesBar is the most RSS that one key's delayed large bodies may
@@ -137,21 +139,21 @@ const delayedBodiesBar = 150 << 20
 // attackDelayedBodies has one key plan a 30 s delay and send large POSTs,
 // many at a time, each given up after a few seconds, while the sandbox's
 // RSS is sampled.
-func attackDelayedBodies(bin string, a attacks, out io.Writer) (bool, error) {
-	sb, err := startSandboxLogging(bin, nil, nil)
+func attackDelayedBodies(bin string, a Sizes, out io.Writer) (bool, error) {
+	sb, err := harness.StartSandboxLogging(bin, nil, nil)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
-	pid := sb.cmd.Process.Pid
+	defer sb.Stop()
+	pid := sb.Cmd.Process.Pid
 	const key = "svc_test_delayed-bodies-0001"
 	// A fault is planned for at most 1000 requests; the next takes over.
 	for range (a.delayedBodies + 999) / 1000 {
-		if err := planFault(sb.base, key, `{"delayMs":30000,"count":1000}`); err != nil {
+		if err := planFault(sb.Base, key, `{"delayMs":30000,"count":1000}`); err != nil {
 			return false, err
 		}
 	}
-	before, err := rss(pid)
+	before, err := harness.RSS(pid)
 	if err != nil {
 		return false, err
 	}
@@ -163,7 +165,7 @@ func attackDelayedBodies(bin string, a attacks, out io.Writer) (bool, error) {
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
-			if now, err := rss(pid); err == nil && now > peak.Load() {
+			if now, err := harness.RSS(pid); err == nil && now > peak.Load() {
 				peak.Store(now)
 			}
 			select {
@@ -180,7 +182,7 @@ func attackDelayedBodies(bin string, a attacks, out io.Writer) (bool, error) {
 	began := time.Now()
 	inParallel(a.delayedBodies, a.bodiesAtOnce, func(int) {
 		status := "no answer in 5 s"
-		if got, err := ask(client, sb.base, key, request{"POST", "/v1/campaigns", body}); err == nil {
+		if got, err := ask(client, sb.Base, key, harness.Request{Method: "POST", Target: "/v1/campaigns", Body: body}); err == nil {
 			status = strconv.Itoa(got.status) + " " + got.code
 		}
 		n, _ := statuses.LoadOrStore(status, new(atomic.Int32))
@@ -196,24 +198,24 @@ func attackDelayedBodies(bin string, a attacks, out io.Writer) (bool, error) {
 		fmt.Fprintf(out, "  %s: %d\n", status, n.(*atomic.Int32).Load())
 		return true
 	})
-	fmt.Fprintf(out, "sandbox RSS %s -> peak %s (%+.1f MiB); bar: under %d MiB\n", mib(before), mib(peak.Load()), float64(rise)/(1<<20), delayedBodiesBar>>20)
+	fmt.Fprintf(out, "sandbox RSS %s -> peak %s (%+.1f MiB); bar: under %d MiB\n", harness.MiB(before), harness.MiB(peak.Load()), float64(rise)/(1<<20), delayedBodiesBar>>20)
 	return rise < delayedBodiesBar, nil
 }
 
 // attackTrickle plans a trickle as long as asked and reads the answer
 // whole, past the sandbox's 10 s write timeout when it is longer.
-func attackTrickle(bin string, a attacks, out io.Writer) (bool, error) {
-	sb, err := startSandboxLogging(bin, nil, nil)
+func attackTrickle(bin string, a Sizes, out io.Writer) (bool, error) {
+	sb, err := harness.StartSandboxLogging(bin, nil, nil)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
+	defer sb.Stop()
 	const key = "svc_test_trickle-0001"
 	fault := fmt.Sprintf(`{"network":"trickle","trickleMs":%d,"count":1}`, a.trickle.Milliseconds())
-	if err := planFault(sb.base, key, fault); err != nil {
+	if err := planFault(sb.Base, key, fault); err != nil {
 		return false, err
 	}
-	req, err := newRequest(sb.base, key, request{"GET", "/v1/campaigns?limit=100", ""})
+	req, err := harness.NewRequest(sb.Base, key, harness.Request{Method: "GET", Target: "/v1/campaigns?limit=100"})
 	if err != nil {
 		return false, err
 	}
@@ -232,13 +234,13 @@ func attackTrickle(bin string, a attacks, out io.Writer) (bool, error) {
 
 // attackStalled opens requests whose bodies stall, then stops the sandbox
 // with SIGTERM: it must exit 0 within its grace period.
-func attackStalled(bin string, a attacks, out io.Writer) (bool, error) {
-	sb, err := startSandboxLogging(bin, nil, nil)
+func attackStalled(bin string, a Sizes, out io.Writer) (bool, error) {
+	sb, err := harness.StartSandboxLogging(bin, nil, nil)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
-	addr := strings.TrimPrefix(sb.base, "http://")
+	defer sb.Stop()
+	addr := strings.TrimPrefix(sb.Base, "http://")
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -256,10 +258,10 @@ func attackStalled(bin string, a attacks, out io.Writer) (bool, error) {
 	// Long enough for the sandbox to have read every request's headers.
 	time.Sleep(500 * time.Millisecond)
 	began := time.Now()
-	if err := sb.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := sb.Cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return false, err
 	}
-	err = sb.cmd.Wait()
+	err = sb.Cmd.Wait()
 	took := time.Since(began)
 	code := 0
 	var exit *exec.ExitError
@@ -275,24 +277,24 @@ func attackStalled(bin string, a attacks, out io.Writer) (bool, error) {
 // attackSweep sends one request from each of a sweep of addresses behind
 // -trust-forwarded-for, then spends the last address's whole budget, and
 // asks as a client that was not part of it, and from loopback.
-func attackSweep(bin string, a attacks, out io.Writer) (bool, error) {
+func attackSweep(bin string, a Sizes, out io.Writer) (bool, error) {
 	flags := []string{"-trust-forwarded-for"}
 	if a.sweepLimit > 0 {
 		flags = append(flags, "-client-limit-minute", strconv.Itoa(a.sweepLimit))
 	}
-	sb, err := startSandboxLogging(bin, nil, nil, flags...)
+	sb, err := harness.StartSandboxLogging(bin, nil, nil, flags...)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
+	defer sb.Stop()
 	limit := a.sweepLimit
 	if limit == 0 {
 		limit = 60_000
 	}
-	client := newClient(16)
+	client := harness.NewClient(16)
 	defer client.CloseIdleConnections()
 	from := func(addr string) (int, error) {
-		req, _ := http.NewRequest("GET", sb.base+"/healthz", nil)
+		req, _ := http.NewRequest("GET", sb.Base+"/healthz", nil)
 		if addr != "" {
 			req.Header.Set("X-Forwarded-For", addr)
 		}

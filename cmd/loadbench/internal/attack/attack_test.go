@@ -1,12 +1,27 @@
-package main
+package attack
 
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
+
+// TestMain lets the test binary serve as the tenant, as loadbench does.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == TenantCommand {
+		if err := RunTenant(os.Args[2:], os.Stdin, os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
+	os.Exit(m.Run())
+}
 
 func TestAdversarialBodiesAreValidRequestsOfTheirSize(t *testing.T) {
 	const size = 100_000
@@ -30,19 +45,8 @@ func TestKeysInCountsWholeKeysAndTheirHints(t *testing.T) {
 	}
 }
 
-func TestSpreadTakesTheHundredthOfAHundredAsP99(t *testing.T) {
-	var latencies []time.Duration
-	for i := range 100 {
-		latencies = append(latencies, time.Duration(100-i)*time.Millisecond)
-	}
-	s := spreadOf(latencies)
-	if s.n != 100 || s.p50 != 51*time.Millisecond || s.p99 != 100*time.Millisecond || s.max != 100*time.Millisecond {
-		t.Errorf("spread = %+v", s)
-	}
-}
-
 // smallAttacks are the attacks at sizes that take a second or two each.
-var smallAttacks = attacks{
+var smallAttacks = Sizes{
 	conns: 60, probes: 20, maxConns: 40,
 	bodies: 8, bodiesAtOnce: 4, bodySize: 100_000, tenantEvery: 10 * time.Millisecond, tenantAlone: 100 * time.Millisecond,
 	bigNumbers: 2, digits: 10_000, zeros: 100_000,
@@ -51,7 +55,7 @@ var smallAttacks = attacks{
 }
 
 func TestAttacksReportTheirFiguresAgainstTheirBars(t *testing.T) {
-	bin, cleanup, err := buildSandbox()
+	bin, cleanup, err := harness.BuildSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,5 +98,27 @@ func TestAttacksReportTheirFiguresAgainstTheirBars(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestWebhookAttackCountsALostDeliveryAsNever(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	v := &victimReceiver{arrived: map[string]time.Time{}}
+	sent := map[string]time.Time{}
+	for i := range 100 {
+		name := strconv.Itoa(i)
+		sent[name] = start
+		if i != 0 {
+			v.arrived[name] = start.Add(time.Duration(i) * time.Millisecond)
+		}
+	}
+	got := v.latency(sent)
+	// As the throughput figures do, p99 of 100 is the 100th: one lost
+	// delivery in a hundred fails the bar.
+	if got.sent != 100 || got.delivered != 99 || got.p50 != 51*time.Millisecond || got.p99 != never || got.max != never {
+		t.Errorf("latency = %+v, want 99 of 100 delivered, p50 51ms, and p99 and max the lost one", got)
+	}
+	if shown(got.max) != "never" {
+		t.Errorf("a lost delivery shows as %q", shown(got.max))
 	}
 }

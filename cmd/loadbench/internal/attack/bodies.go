@@ -1,4 +1,4 @@
-package main
+package attack
 
 import (
 	"encoding/json"
@@ -12,6 +12,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
 // Bars of the bodies attack.
@@ -20,7 +22,7 @@ const (
 	bodiesTenantBar = 50 * time.Millisecond
 )
 
-// adversarialBody is one of the issue's cheap bodies with costly answers.
+// adversarialBody is one of the cheap bodies with costly answers.
 type adversarialBody struct {
 	kind string
 	body string
@@ -29,7 +31,7 @@ type adversarialBody struct {
 // campaignPrefix is a valid campaign create without its closing brace.
 const campaignPrefix = `{"name":"Load","platform":"web","testersRequired":1,"rewardPerBug":1`
 
-// adversarialBodies are the four kinds of the issue, each size bytes or just
+// adversarialBodies are the four kinds, each size bytes or just
 // under.
 func adversarialBodies(size int) []adversarialBody {
 	var unknown strings.Builder
@@ -69,25 +71,25 @@ type bodyOutcome struct {
 // attackBodies sends the adversarial bodies, each from a fresh key, while
 // another tenant reads its own account at a steady pace; the tenant reads
 // alone first, for the baseline.
-func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
-	sb, err := startSandboxLogging(bin, nil, nil)
+func attackBodies(bin string, a Sizes, out io.Writer) (bool, error) {
+	sb, err := harness.StartSandboxLogging(bin, nil, nil)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
-	pid := sb.cmd.Process.Pid
+	defer sb.Stop()
+	pid := sb.Cmd.Process.Pid
 	const tenantKey = "svc_test_tenant_beside_bodies"
-	if _, _, err := send(newClient(1), sb.base, tenantKey, workloads["get"][0]); err != nil {
+	if _, _, err := harness.Send(harness.NewClient(1), sb.Base, tenantKey, harness.GetCampaign); err != nil {
 		return false, err
 	}
-	tenant, err := startTenant(sb.base, tenantKey, a.tenantEvery)
+	tenant, err := startTenant(sb.Base, tenantKey, a.tenantEvery)
 	if err != nil {
 		return false, err
 	}
 	<-time.After(a.tenantAlone)
 	tenant.nextPhase()
 
-	before, err := rss(pid)
+	before, err := harness.RSS(pid)
 	if err != nil {
 		return false, err
 	}
@@ -103,7 +105,7 @@ func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
 			case <-stopSampling:
 				return
 			case <-tick.C:
-				if now, err := rss(pid); err == nil {
+				if now, err := harness.RSS(pid); err == nil {
 					peak = max(peak, now)
 				}
 			}
@@ -111,7 +113,7 @@ func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
 	}()
 	began := time.Now()
 	kinds := adversarialBodies(a.bodySize)
-	outcomes := sendBodies(sb.base, kinds, a.bodies, a.bodiesAtOnce)
+	outcomes := sendBodies(sb.Base, kinds, a.bodies, a.bodiesAtOnce)
 	took := time.Since(began)
 	phases, err := tenant.stop()
 	if err != nil {
@@ -120,7 +122,7 @@ func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
 	alone, during := phases[0], phases[1]
 	close(stopSampling)
 	<-sampled
-	after, _ := rss(pid)
+	after, _ := harness.RSS(pid)
 
 	fmt.Fprintf(out, "%d bodies of %d KiB, %d at a time, each from a fresh key, took %s\n", a.bodies, a.bodySize>>10, a.bodiesAtOnce, took.Round(time.Millisecond))
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -136,16 +138,16 @@ func attackBodies(bin string, a attacks, out io.Writer) (bool, error) {
 	}
 	added := peak - before
 	fmt.Fprintf(out, "sandbox RSS: %s before, %s at the peak, %s after: %.1f MB added (bar: under %d MB); largest answer %d B (bar: at most %d)\n",
-		mib(before), mib(peak), mib(after), float64(added)/1e6, bodiesRSSBar/1_000_000, largest, maxAnswer)
+		harness.MiB(before), harness.MiB(peak), harness.MiB(after), float64(added)/1e6, bodiesRSSBar/1_000_000, largest, maxAnswer)
 	fmt.Fprintf(out, "another tenant's GET every %v on its own key, from a process of its own; bar: p99 under %v\n", a.tenantEvery, bodiesTenantBar)
 	tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tanswered\tp50\tp99\tmax\tfailed\t")
-	fmt.Fprintf(tw, "alone (baseline)\t%s\t%d\t\n", spreadOf(alone.latencies), alone.failed)
-	fmt.Fprintf(tw, "during the bodies\t%s\t%d\t\n", spreadOf(during.latencies), during.failed)
+	fmt.Fprintf(tw, "alone (baseline)\t%s\t%d\t\n", harness.SpreadOf(alone.latencies), alone.failed)
+	fmt.Fprintf(tw, "during the bodies\t%s\t%d\t\n", harness.SpreadOf(during.latencies), during.failed)
 	if err := tw.Flush(); err != nil {
 		return false, err
 	}
-	return added < bodiesRSSBar && largest <= maxAnswer && unanswered == 0 && during.failed == 0 && spreadOf(during.latencies).p99 < bodiesTenantBar, nil
+	return added < bodiesRSSBar && largest <= maxAnswer && unanswered == 0 && during.failed == 0 && harness.SpreadOf(during.latencies).P99 < bodiesTenantBar, nil
 }
 
 // sendBodies sends n bodies, at most atOnce at a time, body i of the kind
@@ -164,7 +166,7 @@ func sendBodies(base string, kinds []adversarialBody, n, atOnce int) map[string]
 	var mu sync.Mutex
 	inParallel(n, atOnce, func(i int) {
 		kind := kinds[i%len(kinds)]
-		got, err := ask(client, base, fmt.Sprintf("svc_test_body_%06d", i), request{"POST", "/v1/campaigns", kind.body})
+		got, err := ask(client, base, fmt.Sprintf("svc_test_body_%06d", i), harness.Request{Method: "POST", Target: "/v1/campaigns", Body: kind.body})
 		mu.Lock()
 		defer mu.Unlock()
 		o := outcomes[kind.kind]
@@ -203,7 +205,7 @@ const bigNumberCPUBar = 100 * time.Millisecond
 // campaignsNamed counts the campaigns named name that key's account holds,
 // among its newest hundred.
 func campaignsNamed(client *http.Client, base, key, name string) (int, error) {
-	_, raw, err := send(client, base, key, request{"GET", "/v1/campaigns?limit=100", ""})
+	_, raw, err := harness.Send(client, base, key, harness.Request{Method: "GET", Target: "/v1/campaigns?limit=100"})
 	if err != nil {
 		return 0, err
 	}
@@ -228,19 +230,19 @@ func campaignsNamed(client *http.Client, base, key, name string) (int, error) {
 
 // attackBigNumber sends campaigns whose rewardPerBug is a huge literal, and
 // measures the sandbox's CPU time per request beside an ordinary reward's.
-func attackBigNumber(bin string, a attacks, out io.Writer) (bool, error) {
-	sb, err := startSandboxLogging(bin, nil, nil)
+func attackBigNumber(bin string, a Sizes, out io.Writer) (bool, error) {
+	sb, err := harness.StartSandboxLogging(bin, nil, nil)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
-	pid := sb.cmd.Process.Pid
+	defer sb.Stop()
+	pid := sb.Cmd.Process.Pid
 	cases := []bigNumberCase{
 		{"an ordinary reward, 2.5 (baseline)", "2.5", http.StatusOK},
 		{fmt.Sprintf("%d digits", a.digits), strings.Repeat("9", a.digits), http.StatusBadRequest},
 		{fmt.Sprintf("1. and %d zeros", a.zeros), "1." + strings.Repeat("0", a.zeros), http.StatusBadRequest},
 	}
-	client := newClient(1)
+	client := harness.NewClient(1)
 	fmt.Fprintf(out, "POST /v1/campaigns %d times each, one at a time, one key per literal; bar: 400 with an answer of at most %d B, under %v of CPU each, nothing stored\n",
 		a.bigNumbers, maxAnswer, bigNumberCPUBar)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -250,17 +252,17 @@ func attackBigNumber(bin string, a attacks, out io.Writer) (bool, error) {
 	for n, c := range cases {
 		body := `{"name":"Big","platform":"web","testersRequired":1,"rewardPerBug":` + c.literal + `}`
 		key := fmt.Sprintf("svc_test_bignumber_%d", n)
-		if _, err := ask(client, sb.base, key, request{"GET", "/v1/testers", ""}); err != nil {
+		if _, err := ask(client, sb.Base, key, harness.Request{Method: "GET", Target: "/v1/testers"}); err != nil {
 			return false, err
 		}
 		answers := map[string]int{}
 		largest := 0
-		spentBefore, err := cpuTime(pid)
+		spentBefore, err := harness.CPUTime(pid)
 		if err != nil {
 			return false, err
 		}
 		for range a.bigNumbers {
-			got, err := ask(client, sb.base, key, request{"POST", "/v1/campaigns", body})
+			got, err := ask(client, sb.Base, key, harness.Request{Method: "POST", Target: "/v1/campaigns", Body: body})
 			if err != nil {
 				return false, err
 			}
@@ -268,12 +270,12 @@ func attackBigNumber(bin string, a attacks, out io.Writer) (bool, error) {
 			largest = max(largest, got.size)
 			held = held && got.status == c.want && got.size <= maxAnswer
 		}
-		spent, err := cpuTime(pid)
+		spent, err := harness.CPUTime(pid)
 		if err != nil {
 			return false, err
 		}
 		perRequest := (spent - spentBefore) / time.Duration(a.bigNumbers)
-		stored, err := campaignsNamed(client, sb.base, key, "Big")
+		stored, err := campaignsNamed(client, sb.Base, key, "Big")
 		if err != nil {
 			return false, err
 		}

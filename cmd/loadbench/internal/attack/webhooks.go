@@ -1,9 +1,8 @@
-package main
+package attack
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,13 +14,14 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
-// webhookAttack is the attack on webhook delivery that issue 17 measured:
-// keys whose webhooks point at receivers that never answer, against another
-// account whose receiver answers at once.
+// webhookAttack is the attack on webhook delivery: keys whose webhooks
+// point at receivers that never answer, against another account whose
+// receiver answers at once.
 type webhookAttack struct {
-	enabled bool
 	// keys attack with hooks webhooks each.
 	keys, hooks int
 	// phase is how long each phase sends; drain how long deliveries may
@@ -35,12 +35,11 @@ type webhookAttack struct {
 const webhookAttackBar = 2 * time.Second
 
 func (a *webhookAttack) flags(fset *flag.FlagSet) {
-	fset.BoolVar(&a.enabled, "webhook-attack", false, "run the webhook delivery attack instead: keys with webhooks to hanging receivers, and one key aiming at another tenant's receiver, against a victim's deliveries")
-	fset.IntVar(&a.keys, "webhook-attack-keys", 8, "with -webhook-attack: attacking keys")
-	fset.IntVar(&a.hooks, "webhook-attack-hooks", 16, "with -webhook-attack: webhooks per attacking key")
-	fset.DurationVar(&a.phase, "webhook-attack-for", 20*time.Second, "with -webhook-attack: how long each phase sends")
-	fset.DurationVar(&a.drain, "webhook-attack-drain", 15*time.Second, "with -webhook-attack: how long a phase waits for the last deliveries")
-	fset.DurationVar(&a.every, "webhook-attack-every", 100*time.Millisecond, "with -webhook-attack: how often each key creates a campaign")
+	fset.IntVar(&a.keys, "webhook-keys", a.keys, "webhooks: attacking keys")
+	fset.IntVar(&a.hooks, "webhook-hooks", a.hooks, "webhooks: webhooks per attacking key")
+	fset.DurationVar(&a.phase, "webhook-for", a.phase, "webhooks: how long each phase sends")
+	fset.DurationVar(&a.drain, "webhook-drain", a.drain, "webhooks: how long a phase waits for the last deliveries")
+	fset.DurationVar(&a.every, "webhook-every", a.every, "webhooks: how often each key creates a campaign")
 }
 
 // spellings are ways to write 127.0.0.1 in a URL: the sandbox must count
@@ -117,25 +116,23 @@ type victimLatency struct {
 	p50, p99, max   time.Duration
 }
 
-func runWebhookAttack(opts options, out io.Writer) error {
-	a := opts.webhookAttack
-	bin, cleanup, err := buildSandbox()
-	if err != nil {
-		return err
-	}
-	defer cleanup()
+// attackWebhooks has the victim create campaigns in three phases: alone,
+// while keys' webhooks hang, and while one key's hang on a path of the
+// victim's own receiver.
+func attackWebhooks(bin string, sizes Sizes, out io.Writer) (bool, error) {
+	a := sizes.webhooks
 	// Loopback only: whatever the URLs say, nothing leaves this machine.
-	sb, err := startSandbox(bin, nil, "-webhook-loopback-only")
+	sb, err := harness.StartSandbox(bin, nil, "-webhook-loopback-only")
 	if err != nil {
-		return err
+		return false, err
 	}
-	defer sb.stop()
+	defer sb.Stop()
 
 	hangingPorts := make([]string, a.hooks)
 	for i := range hangingPorts {
 		port, closeHanging, err := listen(http.HandlerFunc(hang))
 		if err != nil {
-			return err
+			return false, err
 		}
 		defer closeHanging()
 		hangingPorts[i] = port
@@ -143,7 +140,7 @@ func runWebhookAttack(opts options, out io.Writer) error {
 	victim := &victimReceiver{arrived: map[string]time.Time{}, nudge: make(chan struct{}, 1)}
 	victimPort, closeVictim, err := listen(victim)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer closeVictim()
 
@@ -156,27 +153,21 @@ func runWebhookAttack(opts options, out io.Writer) error {
 			return "http://" + spellings[i%len(spellings)] + ":" + victimPort + "/hang/" + strconv.Itoa(i)
 		}},
 	}
-	client := newClient(64)
+	client := harness.NewClient(64)
 	fmt.Fprintf(out, "victim: 1 key, 1 webhook, a campaign every %v for %v per phase; bar: p99 under %v\n\n", a.every, a.phase, webhookAttackBar)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "phase\tsent\tdelivered\tp50\tp99\tmax\tholds\t")
 	holds := true
 	for n, phase := range phases {
-		got, err := runAttackPhase(client, sb.base, a, phase, n, victim, "http://127.0.0.1:"+victimPort+"/hook")
+		got, err := runAttackPhase(client, sb.Base, a, phase, n, victim, "http://127.0.0.1:"+victimPort+"/hook")
 		if err != nil {
-			return fmt.Errorf("%s: %w", phase.name, err)
+			return false, fmt.Errorf("%s: %w", phase.name, err)
 		}
 		ok := got.delivered == got.sent && got.p99 < webhookAttackBar
 		holds = holds && ok
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%v\t\n", phase.name, got.sent, got.delivered, shown(got.p50), shown(got.p99), shown(got.max), ok)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if !holds {
-		return errors.New("the victim's deliveries did not hold the bar")
-	}
-	return nil
+	return holds, tw.Flush()
 }
 
 // runAttackPhase registers the phase's attacking keys and a fresh victim key,
@@ -207,7 +198,7 @@ func runAttackPhase(client *http.Client, base string, a webhookAttack, phase att
 	stop := time.Now().Add(a.phase)
 	create := func(key, name string) error {
 		body := fmt.Sprintf(`{"name":%q,"platform":"web","testersRequired":1,"rewardPerBug":1}`, name)
-		_, _, err := send(client, base, key, request{"POST", "/v1/campaigns", body})
+		_, _, err := harness.Send(client, base, key, harness.Request{Method: "POST", Target: "/v1/campaigns", Body: body})
 		return err
 	}
 	for k, key := range append(attackers, victimKey) {
@@ -253,7 +244,7 @@ func runAttackPhase(client *http.Client, base string, a webhookAttack, phase att
 }
 
 func registerHook(client *http.Client, base, key, url string) error {
-	_, _, err := send(client, base, key, request{"POST", "/v1/webhooks", fmt.Sprintf(`{"url":%q,"events":["campaign.created"]}`, url)})
+	_, _, err := harness.Send(client, base, key, harness.Request{Method: "POST", Target: "/v1/webhooks", Body: fmt.Sprintf(`{"url":%q,"events":["campaign.created"]}`, url)})
 	return err
 }
 

@@ -1,4 +1,4 @@
-package main
+package attack
 
 import (
 	"crypto/rand"
@@ -13,6 +13,8 @@ import (
 	"sync"
 	"text/tabwriter"
 	"time"
+
+	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
 // Client addresses of the key flood: the flood comes from the first, the
@@ -50,7 +52,7 @@ func openKeptAccounts(client *http.Client, base string, n int) (*keptAccounts, e
 	k := &keptAccounts{client: client, base: base, campaigns: map[string]string{}}
 	for i := range n {
 		key := fmt.Sprintf("svc_test_tenant_%03d_kept", i)
-		_, raw, err := send(client, base, key, request{"POST", "/v1/campaigns", fmt.Sprintf(`{"name":"kept-%d","platform":"web","testersRequired":1,"rewardPerBug":1}`, i)})
+		_, raw, err := harness.Send(client, base, key, harness.Request{Method: "POST", Target: "/v1/campaigns", Body: fmt.Sprintf(`{"name":"kept-%d","platform":"web","testersRequired":1,"rewardPerBug":1}`, i)})
 		if err != nil {
 			return nil, err
 		}
@@ -72,7 +74,7 @@ func (k *keptAccounts) check() tenantCheck {
 	var c tenantCheck
 	for key, id := range k.campaigns {
 		began := time.Now()
-		got, err := ask(k.client, k.base, key, request{"GET", "/v1/campaigns/" + id, ""})
+		got, err := ask(k.client, k.base, key, harness.Request{Method: "GET", Target: "/v1/campaigns/" + id})
 		c.latencies = append(c.latencies, time.Since(began))
 		if err == nil && got.status == http.StatusOK {
 			c.kept++
@@ -89,19 +91,19 @@ func checksRow(name string, checks []tenantCheck, owned int) string {
 		fewest = min(fewest, c.kept)
 		latencies = append(latencies, c.latencies...)
 	}
-	return fmt.Sprintf("%s\t%d\t%d / %d\t%s\t", name, len(checks), fewest, owned, spreadOf(latencies))
+	return fmt.Sprintf("%s\t%d\t%d / %d\t%s\t", name, len(checks), fewest, owned, harness.SpreadOf(latencies))
 }
 
 // attackKeyFlood floods the sandbox with fresh keys from one client while a
 // second client checks its own accounts every few seconds.
-func attackKeyFlood(bin string, a attacks, out io.Writer) (bool, error) {
-	sb, err := startSandboxLogging(bin, nil, nil)
+func attackKeyFlood(bin string, a Sizes, out io.Writer) (bool, error) {
+	sb, err := harness.StartSandboxLogging(bin, nil, nil)
 	if err != nil {
 		return false, err
 	}
-	defer sb.stop()
+	defer sb.Stop()
 	tenantClient := clientFrom(tenantAddress, 4)
-	tenant, err := openKeptAccounts(tenantClient, sb.base, a.tenantAccounts)
+	tenant, err := openKeptAccounts(tenantClient, sb.Base, a.tenantAccounts)
 	if err != nil {
 		return false, fmt.Errorf("the tenant on %s: %w", tenantAddress, err)
 	}
@@ -126,12 +128,12 @@ func attackKeyFlood(bin string, a attacks, out io.Writer) (bool, error) {
 		}
 	}()
 	began := time.Now()
-	answers, unanswered := flood(clientFrom(floodAddress, a.floodWorkers), sb.base, a.floodKeys, a.floodWorkers)
+	answers, unanswered := flood(clientFrom(floodAddress, a.floodWorkers), sb.Base, a.floodKeys, a.floodWorkers)
 	took := time.Since(began)
 	close(stop)
 	<-checked
 	after := []tenantCheck{tenant.check()}
-	_, health, err := send(tenantClient, sb.base, "", request{"GET", "/healthz", ""})
+	_, health, err := harness.Send(tenantClient, sb.Base, "", harness.Request{Method: "GET", Target: "/healthz"})
 	if err != nil {
 		return false, err
 	}
@@ -179,7 +181,7 @@ func flood(client *http.Client, base string, n, workers int) (map[string]int, in
 		unanswered int
 	)
 	inParallel(n, workers, func(i int) {
-		got, err := ask(client, base, fmt.Sprintf("svc_test_flood_%08d", i), workloads["get"][0])
+		got, err := ask(client, base, fmt.Sprintf("svc_test_flood_%08d", i), harness.GetCampaign)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
@@ -202,55 +204,55 @@ func randomKey(name string) string {
 
 // attackKeyPath pastes keys into paths, queries, bodies and headers, and looks for
 // them whole in every answer and in the sandbox's log.
-func attackKeyPath(bin string, _ attacks, out io.Writer) (bool, error) {
+func attackKeyPath(bin string, _ Sizes, out io.Writer) (bool, error) {
 	logs := newLogCapture()
-	sb, err := startSandboxLogging(bin, nil, logs)
+	sb, err := harness.StartSandboxLogging(bin, nil, logs)
 	if err != nil {
 		return false, err
 	}
 	stopped := false
 	defer func() {
 		if !stopped {
-			sb.stop()
+			sb.Stop()
 		}
 	}()
 	own, pasted := randomKey("own"), randomKey("pasted")
 	live := "svc_live_" + strings.ToLower(rand.Text())
 	attempts := []struct {
 		where, key string
-		r          request
+		r          harness.Request
 		// header, if set, is sent too, replacing what newRequest set.
 		header http.Header
 	}{
-		{"another key as a campaign id", own, request{"GET", "/v1/campaigns/" + pasted, ""}, nil},
-		{"its own key as a campaign id", own, request{"GET", "/v1/campaigns/" + own, ""}, nil},
-		{"a key as a route", own, request{"GET", "/v1/" + pasted + "/x", ""}, nil},
-		{"a key as a bug id", own, request{"PATCH", "/v1/bugs/" + pasted, `{"status":"confirmed"}`}, nil},
-		{"a key as a filter value", own, request{"GET", "/v1/campaigns?status=" + pasted, ""}, nil},
-		{"a key as a campaign filter", own, request{"GET", "/v1/bugs?campaignId=" + pasted, ""}, nil},
-		{"a key as a query name", own, request{"GET", "/v1/campaigns?" + pasted + "=1", ""}, nil},
-		{"a key as a page cursor", own, request{"GET", "/v1/campaigns?cursor=" + pasted, ""}, nil},
-		{"a key as an enum value in a body", own, request{"POST", "/v1/campaigns", `{"name":"K","platform":"` + pasted + `","testersRequired":1,"rewardPerBug":1}`}, nil},
-		{"a key as a repeated field name", own, request{"POST", "/v1/campaigns", `{"` + pasted + `":1,"` + pasted + `":2}`}, nil},
-		{"a key as a webhook URL", own, request{"POST", "/v1/webhooks", `{"url":"` + pasted + `","events":["*"]}`}, nil},
-		{"a key as a fault route", own, request{"POST", "/_sandbox/faults", `{"route":"` + pasted + `","status":500}`}, nil},
-		{"a malformed key", pasted + "!", request{"GET", "/v1/campaigns", ""}, nil},
-		{"a live key", live, request{"GET", "/v1/campaigns", ""}, nil},
-		{"a key as the content type", own, request{"POST", "/v1/campaigns", `{}`}, http.Header{"Content-Type": {"application/" + pasted}}},
-		{"a key in another scheme", "", request{"GET", "/v1/campaigns", ""}, http.Header{"Authorization": {"Basic " + pasted}}},
-		{"a key with a second word", "", request{"GET", "/v1/campaigns", ""}, http.Header{"Authorization": {"Bearer " + pasted + " " + own}}},
-		{"a key as the forwarded address", own, request{"GET", "/v1/campaigns", ""}, http.Header{"X-Forwarded-For": {pasted}}},
-		{"a key as the user agent", own, request{"GET", "/v1/campaigns", ""}, http.Header{"User-Agent": {pasted}}},
-		{"the request journal", own, request{"GET", "/_sandbox/requests", ""}, nil},
+		{"another key as a campaign id", own, harness.Request{Method: "GET", Target: "/v1/campaigns/" + pasted}, nil},
+		{"its own key as a campaign id", own, harness.Request{Method: "GET", Target: "/v1/campaigns/" + own}, nil},
+		{"a key as a route", own, harness.Request{Method: "GET", Target: "/v1/" + pasted + "/x"}, nil},
+		{"a key as a bug id", own, harness.Request{Method: "PATCH", Target: "/v1/bugs/" + pasted, Body: `{"status":"confirmed"}`}, nil},
+		{"a key as a filter value", own, harness.Request{Method: "GET", Target: "/v1/campaigns?status=" + pasted}, nil},
+		{"a key as a campaign filter", own, harness.Request{Method: "GET", Target: "/v1/bugs?campaignId=" + pasted}, nil},
+		{"a key as a query name", own, harness.Request{Method: "GET", Target: "/v1/campaigns?" + pasted + "=1"}, nil},
+		{"a key as a page cursor", own, harness.Request{Method: "GET", Target: "/v1/campaigns?cursor=" + pasted}, nil},
+		{"a key as an enum value in a body", own, harness.Request{Method: "POST", Target: "/v1/campaigns", Body: `{"name":"K","platform":"` + pasted + `","testersRequired":1,"rewardPerBug":1}`}, nil},
+		{"a key as a repeated field name", own, harness.Request{Method: "POST", Target: "/v1/campaigns", Body: `{"` + pasted + `":1,"` + pasted + `":2}`}, nil},
+		{"a key as a webhook URL", own, harness.Request{Method: "POST", Target: "/v1/webhooks", Body: `{"url":"` + pasted + `","events":["*"]}`}, nil},
+		{"a key as a fault route", own, harness.Request{Method: "POST", Target: "/_sandbox/faults", Body: `{"route":"` + pasted + `","status":500}`}, nil},
+		{"a malformed key", pasted + "!", harness.Request{Method: "GET", Target: "/v1/campaigns"}, nil},
+		{"a live key", live, harness.Request{Method: "GET", Target: "/v1/campaigns"}, nil},
+		{"a key as the content type", own, harness.Request{Method: "POST", Target: "/v1/campaigns", Body: `{}`}, http.Header{"Content-Type": {"application/" + pasted}}},
+		{"a key in another scheme", "", harness.Request{Method: "GET", Target: "/v1/campaigns"}, http.Header{"Authorization": {"Basic " + pasted}}},
+		{"a key with a second word", "", harness.Request{Method: "GET", Target: "/v1/campaigns"}, http.Header{"Authorization": {"Bearer " + pasted + " " + own}}},
+		{"a key as the forwarded address", own, harness.Request{Method: "GET", Target: "/v1/campaigns"}, http.Header{"X-Forwarded-For": {pasted}}},
+		{"a key as the user agent", own, harness.Request{Method: "GET", Target: "/v1/campaigns"}, http.Header{"User-Agent": {pasted}}},
+		{"the request journal", own, harness.Request{Method: "GET", Target: "/_sandbox/requests"}, nil},
 	}
-	client := newClient(1)
+	client := harness.NewClient(1)
 	secrets := []string{own, pasted, live}
 	fmt.Fprintln(out, "keys pasted into paths, queries, bodies and headers; bar: no key appears whole in any answer (headers and body) or log line")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "request\tanswer\tbytes\tfull keys\thints\t")
 	held := true
 	for _, attempt := range attempts {
-		req, err := newRequest(sb.base, attempt.key, attempt.r)
+		req, err := harness.NewRequest(sb.Base, attempt.key, attempt.r)
 		if err != nil {
 			return false, err
 		}
@@ -280,7 +282,7 @@ func attackKeyPath(bin string, _ attacks, out io.Writer) (bool, error) {
 	if err := tw.Flush(); err != nil {
 		return false, err
 	}
-	sb.stop()
+	sb.Stop()
 	stopped = true
 	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
 	leaking, hinted := 0, 0
