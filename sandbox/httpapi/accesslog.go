@@ -5,7 +5,9 @@ import (
 	"log/slog"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -32,8 +34,49 @@ func NewLogHandler(out io.Writer, json bool) slog.Handler {
 // which it writes itself through the same writer.
 type logHandler struct {
 	slog.Handler
-	out  *lockedWriter
-	json bool
+	out     *lockedWriter
+	json    bool
+	seconds secondCache
+}
+
+// secondCache formats the date, hours, minutes, seconds and zone of a time
+// once a second, instead of once a line, as the Date header's cache does.
+type secondCache struct {
+	last atomic.Pointer[formattedSecond]
+}
+
+type formattedSecond struct {
+	unix int64
+	loc  *time.Location
+	// date is the time up to its seconds, zone its offset as RFC 3339
+	// writes it.
+	date, zone string
+}
+
+// appendTime appends t as slog's text handler writes it, with milliseconds,
+// cut, or as its JSON handler writes it, with nanoseconds, their trailing
+// zeros trimmed.
+func (c *secondCache) appendTime(b []byte, t time.Time, json bool) []byte {
+	f := c.last.Load()
+	if f == nil || f.unix != t.Unix() || f.loc != t.Location() {
+		f = &formattedSecond{unix: t.Unix(), loc: t.Location(), date: t.Format("2006-01-02T15:04:05"), zone: t.Format("Z07:00")}
+		c.last.Store(f)
+	}
+	b = append(b, f.date...)
+	ns := t.Nanosecond()
+	switch {
+	case !json:
+		b = append(b, '.', byte('0'+ns/1e8), byte('0'+ns/1e7%10), byte('0'+ns/1e6%10))
+	case ns != 0:
+		var digits [9]byte
+		for i := len(digits) - 1; i >= 0; i-- {
+			digits[i] = byte('0' + ns%10)
+			ns /= 10
+		}
+		b = append(b, '.')
+		b = append(b, strings.TrimRight(string(digits[:]), "0")...)
+	}
+	return append(b, f.zone...)
 }
 
 // lockedWriter lets slog's handler and the hand-written lines share one
@@ -87,9 +130,6 @@ func (h *logHandler) writeRequest(l *requestLine) bool {
 	return ok
 }
 
-// textTime is slog's text handler's time: milliseconds, cut, not rounded.
-const textTime = "2006-01-02T15:04:05.000Z07:00"
-
 func (h *logHandler) appendRequest(b []byte, l *requestLine) ([]byte, bool) {
 	plain := true
 	str := func(key, value string) {
@@ -105,11 +145,11 @@ func (h *logHandler) appendRequest(b []byte, l *requestLine) ([]byte, bool) {
 	}
 	if h.json {
 		b = append(b, `{"time":"`...)
-		b = l.at.AppendFormat(b, time.RFC3339Nano)
+		b = h.seconds.appendTime(b, l.at, true)
 		b = append(b, `","level":"INFO","msg":"request"`...)
 	} else {
 		b = append(b, "time="...)
-		b = l.at.AppendFormat(b, textTime)
+		b = h.seconds.appendTime(b, l.at, false)
 		b = append(b, " level=INFO msg=request"...)
 	}
 	str("method", l.method)

@@ -105,3 +105,27 @@ func FuzzHandWrittenRequestLinesAreSlogs(f *testing.F) {
 		checkHandWritten(t, "fuzzed", &l)
 	})
 }
+
+// TestTimesOfOneHandlerAreEachTheirOwn writes lines one after another, in
+// the same second, the next, another zone and back, through one handler,
+// whose cache of the second must not leak from one line into the next.
+func TestTimesOfOneHandlerAreEachTheirOwn(t *testing.T) {
+	at := time.Date(2026, 3, 14, 15, 9, 26, 5_000_000, time.UTC)
+	east := time.FixedZone("", 5*3600+30*60)
+	times := []time.Time{at, at.Add(990 * time.Millisecond), at.Add(time.Second), at.Add(time.Second).In(east),
+		at.Add(time.Second + 7), at.Add(time.Hour).In(east), at.Add(time.Hour)}
+	for _, json := range []bool{false, true} {
+		var out bytes.Buffer
+		h := NewLogHandler(&out, json).(*logHandler)
+		for _, when := range times {
+			out.Reset()
+			l := requestLine{at: when, method: "GET", path: "/healthz", status: 200, client: netip.MustParseAddr("127.0.0.1")}
+			if !h.writeRequest(&l) {
+				t.Fatalf("%v: left to slog", when)
+			}
+			if want := slogLine(t, &l, json); out.String() != want {
+				t.Errorf("json %v, %v:\n got %s\nwant %s", json, when, out.String(), want)
+			}
+		}
+	}
+}
