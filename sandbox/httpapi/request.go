@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sync"
 
 	"github.com/testcampaign/kit/sandbox"
 )
@@ -37,19 +38,32 @@ var largeBodies = func() chan *bytes.Buffer {
 	return slots
 }()
 
+// smallBodies are the buffers bodies are first read into, up to
+// largeBodyBytes, reused from one request to the next.
+var smallBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // parseBody reads a JSON request body and decodes it with parse, one of the
 // domain's request decoders. Its errors explain why the body cannot be
 // used: UNSUPPORTED_MEDIA_TYPE, PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT. The
 // decoders copy what they keep, so a slot's buffer is reused.
 func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error) {
 	var zero T
-	mediaType, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mediaType != "application/json" {
-		return zero, sandbox.Errorf(sandbox.ErrUnsupportedMediaType,
-			"request body must be sent with Content-Type: application/json (got %q)", sandbox.Echo(r.Header.Get("Content-Type")))
+	if contentType := r.Header.Get("Content-Type"); contentType != "application/json" {
+		// Parsed only when it is not spelled as nearly every client
+		// spells it.
+		mediaType, _, err := mime.ParseMediaType(contentType)
+		if err != nil || mediaType != "application/json" {
+			return zero, sandbox.Errorf(sandbox.ErrUnsupportedMediaType,
+				"request body must be sent with Content-Type: application/json (got %q)", sandbox.Echo(contentType))
+		}
 	}
-	body := new(bytes.Buffer)
-	_, err = io.CopyN(body, r.Body, largeBodyBytes)
+	small := smallBodies.Get().(*bytes.Buffer)
+	defer func() {
+		small.Reset()
+		smallBodies.Put(small)
+	}()
+	body := small
+	_, err := io.CopyN(body, r.Body, largeBodyBytes)
 	if err == nil {
 		head := body
 		select {
