@@ -186,7 +186,8 @@ Feature: Webhooks
     And the delivery should be signed with the webhook's secret
     And the header "Webhook-Id" should be "{firstId}"
     And the JSON at "data.id" should equal the saved "campaignId"
-    When I send a POST request to "/v1/campaigns" with the body '{"name": "Once", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Once", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
     Then the receiver should have got exactly 3 "campaign.created" deliveries
     When I send a GET request to "/_sandbox/deliveries"
@@ -217,8 +218,7 @@ Feature: Webhooks
     Then the receiver should have got exactly 2 "campaign.created" deliveries
     When I send a GET request to "/_sandbox/deliveries"
     Then the JSON at "data.items" should have 2 items
-    And the JSON at "data.items.0.fault.id" should equal the saved "faultId"
-    And the JSON at "data.items.1.fault" should equal null
+    And the items at "data.items" should include one with "fault.id" equal to "{faultId}"
 
   @frozen-clock @writes @delivery @faults @FAULT-36
   Scenario: A delayed webhook fault holds the delivery until the account's clock passes it
