@@ -317,7 +317,7 @@ Feature: Planned faults
     Then the response status should be 429
     And the header "Retry-After" should be "1"
 
-  @writes @FAULT-28 @JRNL-9 @JRNL-10 @JRNL-16
+  @direct @writes @FAULT-28 @JRNL-9 @JRNL-10 @JRNL-16
   Scenario Outline: A POST whose connection is <drop> creates nothing, and the journal keeps it with no status
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=1"
@@ -368,7 +368,7 @@ Feature: Planned faults
       | status 429       | "status": 429          | 429    |
       | malformed answer | "network": "malformed" | 200    |
 
-  @writes @FAULT-21 @FAULT-27 @FAULT-29 @JRNL-7
+  @direct @writes @FAULT-21 @FAULT-27 @FAULT-29 @JRNL-7
   Scenario: A truncated POST has created its record and spent its request
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=1"

@@ -160,7 +160,7 @@ Feature: The request journal
     Then the JSON at "data.items" should have 100 items
     And every item at "data.items" should have "path" equal to "/v1/testers"
 
-  @writes @JRNL-15 @JRNL-9 @JRNL-16 @FAULT-20
+  @direct @writes @JRNL-15 @JRNL-9 @JRNL-16 @FAULT-20
   Scenario: A dropped request is complete in the journal when its client sees the drop, listed before the retry
     Given a fresh sandbox account
     When I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "network": "close"}'
