@@ -60,15 +60,15 @@ type errorBody struct {
 // internalErrorBody is written when even an envelope cannot be encoded.
 var internalErrorBody = []byte(`{"success":false,"error":{"code":"INTERNAL_ERROR","message":"internal error","status":500}}` + "\n")
 
-// writeJSON is the only place a response body is written, so every response,
-// success or error, is an envelope with a JSON content type. The body is
-// encoded before the status is written, so that a body that cannot be
-// encoded still gets a 500 envelope rather than a 200 and half a body.
 // jsonContentType is the Content-Type of every JSON answer, set as
 // Header.Set would store it without making it anew. Responses share it: a
 // header's values are replaced, never written in place.
 var jsonContentType = []string{"application/json"}
 
+// writeJSON is the only place a response body is written, so every response,
+// success or error, is an envelope with a JSON content type. The body is
+// encoded before the status is written, so that a body that cannot be
+// encoded still gets a 500 envelope rather than a 200 and half a body.
 func writeJSON(w http.ResponseWriter, status int, body any) error {
 	buf := encodeBuffers.Get().(*bytes.Buffer)
 	defer putEncodeBuffer(buf)
