@@ -1,6 +1,7 @@
 package coverage
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,18 +11,20 @@ import (
 
 var citedID = regexp.MustCompile(`"([A-Z]+-[1-9][0-9]*)"`)
 
-// CitedIn returns the rule IDs that the Go files of dir, tests and the
-// given file left out, write as string literals: the rules its checks
-// judge. A package's test compares them with what the package declares,
-// so that a check cannot cite a rule that `conform rules` does not list.
-func CitedIn(dir, except string) ([]string, error) {
+// DeclarationGaps compares the rule IDs that the Go files of dir, tests
+// and the declaring file left out, write as string literals (the rules its
+// checks judge) with what the declaring file declares, and says where they
+// differ. A package's test fails on each, so that a check cannot cite a
+// rule that `conform rules` does not list, nor a rule be listed that no
+// check cites.
+func DeclarationGaps(dir, declaring string, declared []string) ([]string, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
+	var cited []string
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == except {
+		if strings.HasSuffix(f, "_test.go") || filepath.Base(f) == declaring {
 			continue
 		}
 		b, err := os.ReadFile(f)
@@ -29,24 +32,21 @@ func CitedIn(dir, except string) ([]string, error) {
 			return nil, err
 		}
 		for _, m := range citedID.FindAllStringSubmatch(string(b), -1) {
-			if !slices.Contains(ids, m[1]) {
-				ids = append(ids, m[1])
+			if !slices.Contains(cited, m[1]) {
+				cited = append(cited, m[1])
 			}
 		}
 	}
-	order := catalogueOrder()
-	slices.SortFunc(ids, func(a, b string) int { return order[a] - order[b] })
-	return ids, nil
-}
-
-// DeclaredBy returns the IDs declared by one part of the kit, in the order
-// of the catalogue.
-func DeclaredBy(by string) []string {
-	var ids []string
-	for _, c := range Checks("") {
-		if c.By == by && !slices.Contains(ids, c.Rule) {
-			ids = append(ids, c.Rule)
+	var gaps []string
+	for _, id := range declared {
+		if !slices.Contains(cited, id) {
+			gaps = append(gaps, fmt.Sprintf("%s declares %s, which no check of the package cites", declaring, id))
 		}
 	}
-	return ids
+	for _, id := range cited {
+		if !slices.Contains(declared, id) {
+			gaps = append(gaps, fmt.Sprintf("a check cites %s, which %s does not declare", id, declaring))
+		}
+	}
+	return gaps, nil
 }
