@@ -50,6 +50,36 @@ func TestNetworkFaultsReachTheClientThroughTheBinary(t *testing.T) {
 		return conn
 	}
 
+	droppedAnswers(t, plan, send)
+	t.Run("malformed", func(t *testing.T) {
+		plan(t, `{"network":"malformed"}`)
+		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		if err != nil || res.StatusCode != http.StatusOK || json.Valid(body) || res.Header.Get("X-Sandbox-Fault") == "" {
+			t.Errorf("got %d %q (%v), fault %q; want 200, a body that is not JSON, and the fault named",
+				res.StatusCode, body, err, res.Header.Get("X-Sandbox-Fault"))
+		}
+	})
+	t.Run("trickle", func(t *testing.T) {
+		plan(t, `{"network":"trickle","trickleMs":200}`)
+		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(res.Body)
+		if err != nil || res.StatusCode != http.StatusOK || !json.Valid(body) || res.Header.Get("X-Sandbox-Fault") == "" {
+			t.Errorf("got %d, %d bytes (%v), fault %q; want the whole answer, slowly", res.StatusCode, len(body), err, res.Header.Get("X-Sandbox-Fault"))
+		}
+	})
+}
+
+// droppedAnswers checks the faults that drop an answer, each on a request
+// that send writes on a connection of its own after plan has planned it:
+// a reset, an orderly close, and a body cut short of its length.
+func droppedAnswers[C net.Conn](t *testing.T, plan func(t *testing.T, fault string), send func(t *testing.T) C) {
 	t.Run("reset", func(t *testing.T) {
 		plan(t, `{"network":"reset"}`)
 		n, err := io.ReadAll(send(t))
@@ -73,29 +103,6 @@ func TestNetworkFaultsReachTheClientThroughTheBinary(t *testing.T) {
 		body, err := io.ReadAll(res.Body)
 		if !errors.Is(err, io.ErrUnexpectedEOF) || res.ContentLength <= int64(len(body)) {
 			t.Errorf("read %d of the %d bytes promised, then %v; want fewer and an unexpected EOF", len(body), res.ContentLength, err)
-		}
-	})
-	t.Run("malformed", func(t *testing.T) {
-		plan(t, `{"network":"malformed"}`)
-		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK || json.Valid(body) || res.Header.Get("X-Sandbox-Fault") == "" {
-			t.Errorf("got %d %q (%v), fault %q; want 200, a body that is not JSON, and the fault named",
-				res.StatusCode, body, err, res.Header.Get("X-Sandbox-Fault"))
-		}
-	})
-	t.Run("trickle", func(t *testing.T) {
-		plan(t, `{"network":"trickle","trickleMs":200}`)
-		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK || !json.Valid(body) || res.Header.Get("X-Sandbox-Fault") == "" {
-			t.Errorf("got %d, %d bytes (%v), fault %q; want the whole answer, slowly", res.StatusCode, len(body), err, res.Header.Get("X-Sandbox-Fault"))
 		}
 	})
 }

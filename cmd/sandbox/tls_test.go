@@ -15,7 +15,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -219,31 +218,7 @@ func TestNetworkFaultsOverTLS(t *testing.T) {
 		return conn
 	}
 
-	t.Run("reset", func(t *testing.T) {
-		plan(t, `{"network":"reset"}`)
-		n, err := io.ReadAll(send(t))
-		if !errors.Is(err, syscall.ECONNRESET) {
-			t.Errorf("read %d bytes, then %v; want a connection reset", len(n), err)
-		}
-	})
-	t.Run("close", func(t *testing.T) {
-		plan(t, `{"network":"close"}`)
-		n, err := io.ReadAll(send(t))
-		if err != nil || len(n) != 0 {
-			t.Errorf("read %q, then %v; want an orderly end and no bytes", n, err)
-		}
-	})
-	t.Run("truncate", func(t *testing.T) {
-		plan(t, `{"network":"truncate"}`)
-		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(res.Body)
-		if err == nil {
-			t.Errorf("read the whole body %q of a truncated answer", body)
-		}
-	})
+	droppedAnswers(t, plan, send)
 }
 
 // With an unspecified address the sandbox prints a URL a client on this
