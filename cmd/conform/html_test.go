@@ -2,54 +2,17 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/internal/browsertest"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
-
-// chromium finds Debian's headless browser. Without one the test is
-// skipped on a developer's machine, but fails in CI (CI set), where .ci/run
-// installs it: a report nobody rendered is not known to render.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed; .ci/run installs it from Debian's packages")
-	}
-	t.Skip("chromium is not installed (apt-get install chromium); CI runs this test")
-	return ""
-}
-
-// render loads a page in headless Chromium, with no network and a profile
-// of its own, and returns the DOM as the browser built it.
-func render(t *testing.T, browser, page string) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--dump-dom", "file://"+page)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
-	return string(out)
-}
 
 var tagRe = regexp.MustCompile(`<[^>]+>`)
 
@@ -74,7 +37,7 @@ func textOf(dom, id string) string {
 // for nothing outside itself.
 func TestHTMLReportRendersInChromium(t *testing.T) {
 	t.Parallel()
-	browser := chromium(t)
+	browser := browsertest.Chromium(t)
 	broken := serve(t, rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
 		func(_ *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
 			return st, bytes.Replace(b, []byte(`"success":true`), []byte(`"success":"true"`), 1)
@@ -96,7 +59,7 @@ func TestHTMLReportRendersInChromium(t *testing.T) {
 	if bytes.Contains(raw, []byte(testKey)) {
 		t.Error("the page shows the key whole")
 	}
-	dom := render(t, browser, page)
+	dom := string(browsertest.DumpDOM(t, browser, "file://"+page))
 	if v := textOf(dom, "verdict"); v != "NOT CONFORMANT" {
 		t.Errorf("the verdict reads %q, want NOT CONFORMANT", v)
 	}

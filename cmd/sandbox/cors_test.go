@@ -2,19 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/testcampaign/kit/internal/browsertest"
 	"github.com/testcampaign/kit/sandbox/app"
 	"github.com/testcampaign/kit/sandbox/httpapi"
 )
@@ -202,23 +199,6 @@ func postJSON(t *testing.T, url, key, body string) (*http.Response, string) {
 	return res, string(raw)
 }
 
-// chromium finds Debian's headless browser. Without one the test is
-// skipped on a developer's machine, but fails in CI (CI set), where .ci/run
-// installs it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed; .ci/run installs it from Debian's packages")
-	}
-	t.Skip("chromium is not installed (apt-get install chromium); CI runs this test")
-	return ""
-}
-
 // browserPage is a test app on one origin that calls the sandbox on
 // another, as a web SDK would, and writes what its script could read into
 // the page: a campaign with its rate-limit headers, a planned 503 with its
@@ -268,17 +248,7 @@ var resultRe = regexp.MustCompile(`(?s)<pre id="result">(.*?)</pre>`)
 // pending), and returns what the page's script wrote.
 func openInChromium(t *testing.T, browser, url string) map[string]browserCall {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-		"--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=30000", "--dump-dom", url)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium: %v\n%s", err, stderr.String())
-	}
+	out := browsertest.DumpDOM(t, browser, url, "--virtual-time-budget=30000")
 	m := resultRe.FindSubmatch(out)
 	if m == nil {
 		t.Fatalf("the page has no result:\n%s", out)
@@ -311,7 +281,7 @@ func pageOrigin(t *testing.T, key string) (origin string, serve func(sandboxURL 
 // headers of a planned fault; without the flag the browser blocks every
 // call. (WEB-2, WEB-3, WEB-1)
 func TestABrowserPageOnAnotherOriginUsesTheSandbox(t *testing.T) {
-	browser := chromium(t)
+	browser := browsertest.Chromium(t)
 	const key = "svc_test_browser_page"
 
 	t.Run("with -cors-origins", func(t *testing.T) {
