@@ -62,7 +62,7 @@ func TestAppendersMatchEncodingJSON(t *testing.T) {
 		"\x00\x01\b\f\n\r\t\x1f\x7f", "line\u2028para\u2029end", "caf\u00e9 \U0001F41B \uFFFD",
 		"bad \xff utf-8 \xc3", "cut \xe2\x80", "surrogate \xed\xa0\x80",
 	}
-	rewards := []sandbox.Decimal{"", "0", "-0", "19.99", "0.07", "7.50", "100000", "1e21", "1E+21", "9.99e-21", "-1.5E-3"}
+	rewards := []sandbox.Decimal{"", "0", "-0", "19.99", "0.07", "7.50", "100000", "1e21", "1E+21", "9.99e-21", "-1.5E-3", "0e0", "-0.0E-00"}
 	times := []sandbox.Time{0, 1767323045000, -1, 253402300799999, 253402300800000, math.MinInt64, math.MaxInt64}
 	fixed := "fixed"
 	cursor := "YzEuNA"
@@ -93,7 +93,7 @@ func TestAppendersMatchEncodingJSON(t *testing.T) {
 // A reward that is not a number literal cannot come from a request; should
 // one appear, the response must stay what encoding/json makes of it.
 func TestAppendersDeclineWhatEncodingJSONWouldNotWriteAsIs(t *testing.T) {
-	for _, reward := range []sandbox.Decimal{"abc", "1 ", " 1", "01", "1.", "-", `"1"`, "{}", "1e", "+1"} {
+	for _, reward := range []sandbox.Decimal{"abc", "1 ", " 1", "01", "-01", "00", "1.", ".5", "1.e5", "-", "--1", `"1"`, "{}", "1e", "1e+", "1.5E-", "+1", "0x1", "1_000", "١"} {
 		c, _ := campaignAndBug("x", reward, 0, 0, nil)
 		for _, data := range []any{c, sandbox.Page[sandbox.Campaign]{Items: []sandbox.Campaign{c}}} {
 			if checkAppended(t, data) {
