@@ -74,6 +74,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			if !s.wait(r.Context(), delay) {
 				return
 			}
+			stateOf(r).now = a.Clock.Now()
 		}
 		switch {
 		case fault.Status != 0:

@@ -46,10 +46,10 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		state := stateOf(r)
 		state.journalBody = bodyTap{ReadCloser: r.Body}
 		entry := &state.journalEntry
-		*entry = journalEntry{log: &a.Requests, body: &state.journalBody, started: time.Now()}
+		*entry = journalEntry{log: &a.Requests, body: &state.journalBody, started: state.started}
 		entry.seq = a.Requests.Add(accounts.LoggedRequest{
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
-			At: sandbox.At(a.Clock.Now()), Pending: true,
+			At: sandbox.At(state.now), Pending: true,
 		})
 		r.Body = entry.body
 		// In the request's state, not a context value of its own: that

@@ -32,8 +32,15 @@ const (
 // requestState is filled in as a request passes the middleware, and read by
 // the handlers and by logRequests once the response is written.
 type requestState struct {
+	// started is when the request reached the sandbox, on the process's
+	// clock, for the durations the log and the journal report.
+	started time.Time
 	account *accounts.Account
-	query   url.Values
+	// now is the time on the account's clock that the request is served
+	// at: read once, so that its Date, its rate-limit window and its
+	// journal entry agree, and moved on only by a fault's delay.
+	now   time.Time
+	query url.Values
 	// journal is set for a request the journal keeps.
 	journal *journalEntry
 	// vars are the variables of the request's route.
@@ -115,17 +122,18 @@ func (rec *statusRecorder) startWriting() {
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		started := time.Now()
-		state := &requestState{}
+		state := &requestState{started: started}
 		rec := &state.recorder
 		*rec = statusRecorder{ResponseWriter: w, status: http.StatusOK, writeTimeout: s.writeTimeout}
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestStateKey{}, state)))
-		elapsed := time.Since(started)
+		ended := time.Now()
+		elapsed := ended.Sub(started)
 		a := state.account
 		// Checked first, so that a sandbox logging nothing builds no line.
 		if !s.logger.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
-		line := requestLine{at: time.Now(), method: r.Method, path: loggedPath(r), status: rec.status, duration: elapsed,
+		line := requestLine{at: ended, method: r.Method, path: loggedPath(r), status: rec.status, duration: elapsed,
 			client: s.clients.clientAddress(r)}
 		if a != nil {
 			line.key = a.KeyHint
@@ -225,11 +233,12 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			}
 			a = s.accounts.Get(key)
 		}
-		stateOf(r).account = a
+		state := stateOf(r)
+		state.account, state.now = a, a.Clock.Now()
 		// The account's clock, not the process's: under a frozen clock a
 		// client that compares X-RateLimit-Reset with Date must see the
 		// same time the windows do.
-		w.Header()["Date"] = s.dates.header(a.Clock.Now())
+		w.Header()["Date"] = s.dates.header(state.now)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -251,12 +260,13 @@ const rateLimitMessage = "rate limit of %d requests exceeded; retry in %d second
 // its tightest window on every response.
 func (s *Server) limitRate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if accountOf(r) == nil {
+		state := stateOf(r)
+		if state.account == nil {
 			next.ServeHTTP(w, r)
 			return
 		}
 		limiter, scope := limiterFor(r)
-		d := limiter.Take(accountOf(r).Clock.Now())
+		d := limiter.Take(state.now)
 		if !d.Allowed {
 			s.refuse(w, r, d, scope, rateLimitMessage)
 			return
