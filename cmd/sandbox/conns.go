@@ -1,7 +1,6 @@
 package main
 
 import (
-	"container/list"
 	"context"
 	"net"
 	"net/http"
@@ -41,13 +40,14 @@ type connLimiter struct {
 	open int
 	// idle and fresh hold, oldest first, the connections in
 	// http.StateIdle and http.StateNew, and parked those waiting in a
-	// fault; where has each one's element.
-	idle, fresh, parked list.List
-	where               map[net.Conn]*list.Element
+	// fault. A connection moves between them twice a request: each is
+	// linked through its connections, so that a move takes no allocation
+	// and no map.
+	idle, fresh, parked connQueue
 }
 
 func newConnLimiter(l net.Listener, max int) *connLimiter {
-	return &connLimiter{Listener: l, max: max, where: map[net.Conn]*list.Element{}}
+	return &connLimiter{Listener: l, max: max}
 }
 
 // Accept returns the next connection, having made room for it.
@@ -62,10 +62,10 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 	var victim net.Conn
 	overCap := l.open > l.max
 	if overCap {
-		for _, waiting := range []*list.List{&l.idle, &l.fresh, &l.parked} {
-			if oldest := waiting.Front(); oldest != nil {
-				victim = oldest.Value.(net.Conn)
-				l.forget(victim)
+		for _, waiting := range []*connQueue{&l.idle, &l.fresh, &l.parked} {
+			if oldest := waiting.head; oldest != nil {
+				oldest.unlink()
+				victim = oldest
 				break
 			}
 		}
@@ -83,27 +83,68 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 // ConnState is the http.Server hook that tells the limiter which
 // connections are idle.
 func (l *connLimiter) ConnState(c net.Conn, state http.ConnState) {
+	tracked := trackedOf(c)
+	if tracked == nil {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.forget(c)
+	tracked.unlink()
 	switch state {
 	case http.StateNew:
-		l.where[c] = l.fresh.PushBack(c)
+		l.fresh.push(tracked)
 	case http.StateIdle:
-		l.where[c] = l.idle.PushBack(c)
+		l.idle.push(tracked)
 	}
 }
 
-// forget drops c from the idle, fresh and parked lists; l.mu is held.
-func (l *connLimiter) forget(c net.Conn) {
-	e, ok := l.where[c]
-	if !ok {
+// trackedOf returns the limiter's connection beneath c, which the server
+// may have wrapped in TLS; nil if it has none.
+func trackedOf(c net.Conn) *trackedConn {
+	if tracked, ok := c.(*trackedConn); ok {
+		return tracked
+	}
+	if wrapped, ok := c.(interface{ NetConn() net.Conn }); ok {
+		tracked, _ := wrapped.NetConn().(*trackedConn)
+		return tracked
+	}
+	return nil
+}
+
+// connQueue is a list of connections, oldest first, linked through them.
+type connQueue struct {
+	head, tail *trackedConn
+}
+
+// push appends c, which is in no queue.
+func (q *connQueue) push(c *trackedConn) {
+	c.queue, c.prev, c.next = q, q.tail, nil
+	if q.tail != nil {
+		q.tail.next = c
+	} else {
+		q.head = c
+	}
+	q.tail = c
+}
+
+// unlink takes c out of its queue, if it is in one; the limiter's lock is
+// held.
+func (c *trackedConn) unlink() {
+	q := c.queue
+	if q == nil {
 		return
 	}
-	delete(l.where, c)
-	l.idle.Remove(e)
-	l.fresh.Remove(e)
-	l.parked.Remove(e)
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		q.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		q.tail = c.prev
+	}
+	c.queue, c.prev, c.next = nil, nil, nil
 }
 
 // connKey is the context key under which ConnContext puts a request's
@@ -119,20 +160,21 @@ func (l *connLimiter) ConnContext(ctx context.Context, c net.Conn) context.Conte
 // Park marks the connection of the request whose context it gets as waiting
 // in a fault, until resume is called.
 func (l *connLimiter) Park(ctx context.Context) (resume func()) {
-	c, ok := ctx.Value(connKey{}).(net.Conn)
-	if !ok {
+	c, _ := ctx.Value(connKey{}).(net.Conn)
+	tracked := trackedOf(c)
+	if tracked == nil {
 		return func() {}
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.forget(c)
-	l.where[c] = l.parked.PushBack(c)
+	tracked.unlink()
+	l.parked.push(tracked)
 	// The wait ends before the handler returns, so before the connection
-	// can be idle: what resume forgets is still its place in parked.
+	// can be idle: what resume takes out is still its place in parked.
 	return func() {
 		l.mu.Lock()
 		defer l.mu.Unlock()
-		l.forget(c)
+		tracked.unlink()
 	}
 }
 
@@ -149,6 +191,10 @@ type trackedConn struct {
 	net.Conn
 	limiter *connLimiter
 	once    sync.Once
+	// queue is the limiter's queue the connection is in, nil if none, and
+	// prev and next its neighbours there; the limiter's lock guards them.
+	queue      *connQueue
+	prev, next *trackedConn
 }
 
 // NetConn returns the connection it wraps, as crypto/tls's Conn does, so
@@ -163,7 +209,7 @@ func (c *trackedConn) Close() error {
 		c.limiter.mu.Lock()
 		defer c.limiter.mu.Unlock()
 		c.limiter.open--
-		c.limiter.forget(c)
+		c.unlink()
 	})
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -128,5 +129,22 @@ func TestConnectionsParkedInFaultsMakeRoomForNewClients(t *testing.T) {
 		if r.Buffered() != 0 {
 			t.Error("a younger parked connection was answered")
 		}
+	}
+}
+
+// A server with -tls-cert hands the limiter's hooks the TLS connection, not
+// the one the limiter accepted: the limiter must still find its own, or an
+// idle HTTPS client would never make room for a new one.
+func TestTheLimiterFindsItsConnectionBeneathTLS(t *testing.T) {
+	server, client := net.Pipe()
+	t.Cleanup(func() { server.Close(); client.Close() })
+	tracked := &trackedConn{Conn: server, limiter: newConnLimiter(nil, 1)}
+	for _, c := range []net.Conn{tracked, tls.Server(tracked, &tls.Config{})} {
+		if got := trackedOf(c); got != tracked {
+			t.Errorf("trackedOf(%T) = %v, want the accepted connection", c, got)
+		}
+	}
+	if got := trackedOf(server); got != nil {
+		t.Errorf("trackedOf(a connection the limiter never accepted) = %v, want nil", got)
 	}
 }
