@@ -70,6 +70,10 @@ type LoggedRequest struct {
 	// raw is true while the entry is as the request came: not yet cut to
 	// the journal's bounds nor redacted.
 	raw bool
+	// bytes is what size last measured, what the log counts the entry as:
+	// kept, because the log adds, completes and drops an entry every
+	// request, and measuring walks its header fields.
+	bytes int
 }
 
 // What an entry costs beside the bytes of its strings: the LoggedRequest
@@ -147,7 +151,7 @@ func (l *RequestLog) Add(req LoggedRequest) uint64 {
 	l.seq++
 	req.Seq = l.seq
 	l.entries = append(l.entries, &req)
-	l.bytes += req.size()
+	l.bytes += req.bytes
 	l.drop()
 	more := l.uncharged()
 	l.mu.Unlock()
@@ -161,8 +165,10 @@ func (l *RequestLog) Add(req LoggedRequest) uint64 {
 // redacted at once, so that a raw entry never holds more than a cut one may.
 // An entry cut already is cut again, for what Complete added to it.
 func (req *LoggedRequest) stored() {
-	if !req.raw || req.size() > maxRawEntryBytes {
+	req.bytes = req.size()
+	if !req.raw || req.bytes > maxRawEntryBytes {
 		req.finish()
+		req.bytes = req.size()
 	}
 }
 
@@ -200,7 +206,7 @@ func headerFields(h map[string][]string) []string {
 func (l *RequestLog) drop() {
 	drop := 0
 	for len(l.entries)-drop > RequestLogSize || (l.bytes > MaxRequestLogBytes && len(l.entries)-drop > 1) {
-		l.bytes -= l.entries[drop].size()
+		l.bytes -= l.entries[drop].bytes
 		drop++
 	}
 	// Sliced off the front, not shifted down: append moves the survivors
@@ -219,12 +225,12 @@ func (l *RequestLog) Complete(seq uint64, complete func(*LoggedRequest)) {
 		return
 	}
 	req := l.entries[seq-l.entries[0].Seq]
-	l.bytes -= req.size()
+	l.bytes -= req.bytes
 	complete(req)
 	// What complete added is neither cut nor redacted yet, whatever the
 	// rest of the entry is; finish does again what it has done.
 	req.stored()
-	l.bytes += req.size()
+	l.bytes += req.bytes
 	l.drop()
 	more := l.uncharged()
 	l.mu.Unlock()
@@ -263,9 +269,10 @@ func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 	for i := len(l.entries) - 1; i >= 0; i-- {
 		req := l.entries[i]
 		if req.raw && !req.Pending {
-			before := req.size()
+			before := req.bytes
 			req.finish()
-			l.bytes += req.size() - before
+			req.bytes = req.size()
+			l.bytes += req.bytes - before
 		}
 		if (method == "" || req.Method == method) && sandbox.MatchPath(path, req.Path) {
 			shown := *req

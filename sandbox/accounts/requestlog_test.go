@@ -100,3 +100,34 @@ func heapLive() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// The log keeps each entry's measure, so that adding, completing and
+// dropping entries does not walk their fields again; it must still be what
+// the entries measure, or the journal's bound drifts with every request.
+func TestTheJournalsCountIsWhatItsEntriesMeasure(t *testing.T) {
+	for name, worst := range worstRequests {
+		t.Run(name, func(t *testing.T) {
+			var l RequestLog
+			for i := range RequestLogSize + 50 {
+				seq := l.Add(worst(i))
+				if i%3 == 0 {
+					_ = l.Recent("", "")
+				}
+				status := 201
+				l.Complete(seq, func(req *LoggedRequest) {
+					req.Body, req.Status, req.Pending = strings.Repeat("r", i%(2*MaxLoggedBody)), &status, false
+				})
+				if i%7 == 0 {
+					l.Complete(seq, func(req *LoggedRequest) { req.DeliveryFaults = append(req.DeliveryFaults, req.DeliveryFaults...) })
+				}
+			}
+			measured := 0
+			for _, req := range l.entries {
+				measured += req.size()
+			}
+			if l.bytes != measured {
+				t.Errorf("the log counts %d bytes; its %d entries measure %d", l.bytes, len(l.entries), measured)
+			}
+		})
+	}
+}
