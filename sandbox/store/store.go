@@ -247,9 +247,13 @@ func parseID[T, F any](t table[T, F], id string) (uint64, bool) {
 	if !ok {
 		return 0, false
 	}
+	// Only the canonical spelling, formatID's, names the record: cmp_1 is
+	// not cmp_000001, nor is cmp_0001000 cmp_001000.
+	if len(digits) < 6 || (len(digits) > 6 && digits[0] == '0') {
+		return 0, false
+	}
 	seq, err := strconv.ParseUint(digits, 10, 64)
-	// Only the canonical spelling names the record: cmp_1 is not cmp_000001.
-	return seq, err == nil && seq > 0 && formatID(t.kind, seq) == id
+	return seq, err == nil && seq > 0
 }
 
 // resolved returns rec with absolute times.

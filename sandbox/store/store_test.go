@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -359,6 +361,26 @@ func TestTheMeterChargesAtLeastTheHeapKept(t *testing.T) {
 		kept, charged := retainedPerRecord(t, 20_000, campaignPerBug)
 		if charged < kept {
 			t.Errorf("campaign per bug %v: charged %.0f B a record, the heap kept %.0f", campaignPerBug, charged, kept)
+		}
+	}
+}
+
+// An ID names a record only in formatID's spelling: every other spelling of
+// its number is NOT_FOUND, so a client cannot reach one record by two IDs.
+func TestOnlyTheCanonicalIDNamesARecord(t *testing.T) {
+	ids := []string{"cmp_000001", "cmp_1", "cmp_00001", "cmp_0000001", "cmp_000000", "cmp_999999", "cmp_1000000",
+		"cmp_01000000", "cmp_+00001", "cmp_-00001", "cmp_00_001", "cmp_0x0001", "cmp_000001 ", "cmp_", "bug_000001", "cmp000001",
+		"cmp_18446744073709551615", "cmp_18446744073709551616", "cmp_٠٠٠٠٠١"}
+	for seq := range uint64(2000) {
+		ids = append(ids, fmt.Sprintf("cmp_%d", seq), fmt.Sprintf("cmp_%06d", seq), fmt.Sprintf("cmp_%08d", seq))
+	}
+	for _, id := range ids {
+		digits, _ := strings.CutPrefix(id, "cmp_")
+		want, err := strconv.ParseUint(digits, 10, 64)
+		canonical := err == nil && want > 0 && formatID(campaigns.kind, want) == id
+		seq, ok := parseID(campaigns, id)
+		if ok != canonical || (ok && seq != want) {
+			t.Errorf("parseID(%q) = %d, %v; want %d, %v", id, seq, ok, want, canonical)
 		}
 	}
 }
