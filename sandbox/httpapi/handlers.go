@@ -28,7 +28,7 @@ func (s *Server) createCampaign(r *http.Request) (any, error) {
 }
 
 func (s *Server) getCampaign(r *http.Request) (any, error) {
-	return accountOf(r).Store.Campaign(r.Context(), routeVar(r, "id"))
+	return accountOf(r).Store.Campaign(r.Context(), routeID(r))
 }
 
 func (s *Server) listBugs(r *http.Request) (any, error) {
@@ -52,7 +52,7 @@ func (s *Server) updateBug(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return accountOf(r).Store.UpdateBug(r.Context(), routeVar(r, "id"), patch)
+	return accountOf(r).Store.UpdateBug(r.Context(), routeID(r), patch)
 }
 
 func (s *Server) createWebhook(r *http.Request) (any, error) {

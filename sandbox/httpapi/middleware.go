@@ -43,8 +43,6 @@ type requestState struct {
 	query url.Values
 	// journal is set for a request the journal keeps.
 	journal *journalEntry
-	// vars are the variables of the request's route.
-	vars map[string]string
 
 	// What the middleware wraps a request in, allocated with the state
 	// instead of one by one.
@@ -65,9 +63,11 @@ func accountOf(r *http.Request) *accounts.Account {
 	return stateOf(r).account
 }
 
-// routeVar returns the value of the route's variable name.
-func routeVar(r *http.Request, name string) string {
-	return stateOf(r).vars[name]
+// routeID returns the {id} of the request's route: the path's last
+// segment, which is where pathMatcher lets a route's variable be, and which
+// it checked is one segment and not empty.
+func routeID(r *http.Request) string {
+	return r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
 }
 
 // queryOf returns the query parameters, parsed once by checkRequestLine.
@@ -203,7 +203,10 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 			s.writeError(w, r, sandbox.Errorf(sandbox.ErrPayloadTooLarge, "request body is larger than %d bytes", MaxBodyBytes))
 			return
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		// A request without a body, as most are, has nothing to cap.
+		if r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxBodyBytes)
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -288,14 +291,38 @@ var (
 
 // setRateHeaders reports decision d of the budget that scope names.
 func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision, scope []string) {
-	// Set directly, in canonical form, as Header.Set would store them, from
-	// one array: these go out on every request.
-	values := []string{strconv.Itoa(d.Limit), strconv.Itoa(d.Remaining), strconv.FormatInt(d.Reset.Unix(), 10)}
+	window := windowValuesOf(d.Limit, d.Reset.Unix())
+	// Set directly, in canonical form, as Header.Set would store them: these
+	// go out on every request.
 	h := w.Header()
-	h["X-Ratelimit-Limit"] = values[0:1:1]
-	h["X-Ratelimit-Remaining"] = values[1:2:2]
-	h["X-Ratelimit-Reset"] = values[2:3:3]
+	h["X-Ratelimit-Limit"] = window.limit
+	h["X-Ratelimit-Remaining"] = []string{strconv.Itoa(d.Remaining)}
+	h["X-Ratelimit-Reset"] = window.reset
 	h["X-Ratelimit-Scope"] = scope
+}
+
+// windowValues are the X-RateLimit-Limit and X-RateLimit-Reset values of a
+// window. They change once a window, where the remaining count changes
+// every request, so the last ones made are kept for the next response.
+// Responses share them: a header's values are replaced, never written in
+// place.
+type windowValues struct {
+	limitNumber int
+	resetUnix   int64
+	limit       []string
+	reset       []string
+}
+
+var lastWindowValues atomic.Pointer[windowValues]
+
+func windowValuesOf(limit int, resetUnix int64) *windowValues {
+	if last := lastWindowValues.Load(); last != nil && last.limitNumber == limit && last.resetUnix == resetUnix {
+		return last
+	}
+	values := &windowValues{limitNumber: limit, resetUnix: resetUnix,
+		limit: []string{strconv.Itoa(limit)}, reset: []string{strconv.FormatInt(resetUnix, 10)}}
+	lastWindowValues.Store(values)
+	return values
 }
 
 // refuse answers 429 with the headers of the exhausted budget, which scope

@@ -152,8 +152,10 @@ func (s *Server) route(template string, h http.Handler, methods ...string) {
 		MatcherFunc(pathMatcher(template)).Methods(methods...).Handler(h)
 }
 
-// pathMatcher matches the path of template, and sets its variable, as mux
-// would with Path(template): a variable is one segment, not empty.
+// pathMatcher matches the path of template as mux would with
+// Path(template): a variable is one segment, not empty. It gives mux no
+// variables, which it would keep in a map made for every request: the
+// variable ends the path, where routeID reads it.
 func pathMatcher(template string) mux.MatcherFunc {
 	open := strings.LastIndexByte(template, '{')
 	if open < 0 {
@@ -167,15 +169,15 @@ func pathMatcher(template string) mux.MatcherFunc {
 		}
 	}
 	prefix, name := template[:open], strings.TrimSuffix(template[open+1:], "}")
-	if !strings.HasSuffix(prefix, "/") || strings.ContainsAny(prefix, "{}") || strings.ContainsAny(name, "{}:/") {
-		panic("httpapi: a route's template may only end in one variable segment: " + template)
+	if !strings.HasSuffix(prefix, "/") || strings.ContainsAny(prefix, "{}") || name != "id" {
+		panic("httpapi: a route's template may only end in one variable segment, {id}: " + template)
 	}
 	return func(r *http.Request, match *mux.RouteMatch) bool {
 		value, ok := strings.CutPrefix(r.URL.Path, prefix)
 		if !ok || value == "" || strings.IndexByte(value, '/') >= 0 {
 			return false
 		}
-		match.Vars = map[string]string{name: value}
+		match.Vars = noVars
 		return true
 	}
 }
@@ -186,14 +188,13 @@ var noVars = map[string]string{}
 // serveRoute serves a request with the handler of the route mux matches for
 // it, or the router's not-found or method-not-allowed handler. It is
 // mux.Router.ServeHTTP without the two copies of the request it makes to
-// carry the route and its variables: the request's state carries them.
+// carry the route and its variables, which routeID reads from the path.
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request) {
 	var match mux.RouteMatch
 	if !s.router.Match(r, &match) || match.Handler == nil {
 		s.notFound(w, r)
 		return
 	}
-	stateOf(r).vars = match.Vars
 	match.Handler.ServeHTTP(w, r)
 }
 
