@@ -8,7 +8,6 @@ import (
 	"hash/maphash"
 	"maps"
 	"math/big"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -571,12 +570,10 @@ func (o *requestObject) checkOneOf(name, value string, allowed []string) bool {
 	return false
 }
 
-var integerLiteral = regexp.MustCompile(`^-?[0-9]+$`)
-
 // checkInteger accepts only integer literals: 10.0 is refused rather than
 // silently truncated, because a client sending it has a bug worth seeing.
 func (o *requestObject) checkInteger(name string, n json.Number, min, max int) int {
-	if !integerLiteral.MatchString(string(n)) {
+	if !isIntegerLiteral(string(n)) {
 		o.errs.add(name, "must be an integer (got %s)", n)
 		return 0
 	}
@@ -588,30 +585,27 @@ func (o *requestObject) checkInteger(name string, n json.Number, min, max int) i
 	return v
 }
 
-var decimalLiteral = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE]([+-]?[0-9]+))?$`)
-
 // checkDecimal checks a JSON number exactly, without a trip through float64,
 // so that 19.99 is judged (and later returned) as 19.99.
 func (o *requestObject) checkDecimal(name string, n json.Number, max int64, places int) (Decimal, bool) {
-	m := decimalLiteral.FindStringSubmatch(string(n))
-	if m == nil {
+	lit, ok := ParseNumberLiteral(string(n))
+	if !ok {
 		o.errs.add(name, "must be a number (got %s)", n)
 		return "", false
 	}
 	// A huge exponent would make big.Rat allocate without bound.
-	if m[4] != "" {
-		if exp, err := strconv.Atoi(m[4]); err != nil || exp < -20 || exp > 20 {
+	if lit.Exponent != "" {
+		if exp, err := strconv.Atoi(lit.Exponent); err != nil || exp < -20 || exp > 20 {
 			o.errs.add(name, "must be written with an exponent between -20 and 20, or none, such as 19.99 (got %s)", n)
 			return "", false
 		}
 	}
 	// The sign, not the value: -0 equals 0 but would be echoed back as -0.
-	negative := strings.HasPrefix(string(n), "-")
-	tooBig, tooPrecise := plainDecimalFit(m[1], m[2], max, places)
-	if negative || m[4] != "" {
+	tooBig, tooPrecise := plainDecimalFit(lit.Whole, lit.Fraction, max, places)
+	if lit.Negative || lit.Exponent != "" {
 		tooBig, tooPrecise = ratDecimalFit(string(n), max, places)
 	}
-	if negative || tooBig {
+	if lit.Negative || tooBig {
 		o.errs.add(name, "must be between 0 and %d (got %s)", max, n)
 		return "", false
 	}

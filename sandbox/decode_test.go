@@ -103,8 +103,8 @@ func TestAFieldNotDeclaredIsStillFound(t *testing.T) {
 // rational one on the edges: the maximum, trailing zeros, one place too many.
 func TestPlainDecimalFitAgreesWithRat(t *testing.T) {
 	for _, literal := range []string{"0", "0.0", "19.99", "19.990", "19.999", "999", "1000", "1000.00", "1000.01", "1001", "10000", "0.001", "0.0010", "12345678901234567890.5"} {
-		m := decimalLiteral.FindStringSubmatch(literal)
-		bigPlain, precisePlain := plainDecimalFit(m[1], m[2], 1000, 2)
+		lit, _ := ParseNumberLiteral(literal)
+		bigPlain, precisePlain := plainDecimalFit(lit.Whole, lit.Fraction, 1000, 2)
 		bigRat, preciseRat := ratDecimalFit(literal, 1000, 2)
 		if bigPlain != bigRat || precisePlain != preciseRat {
 			t.Errorf("%s: plain says too big %v, too precise %v; rat says %v, %v", literal, bigPlain, precisePlain, bigRat, preciseRat)

@@ -109,57 +109,11 @@ func appendDecimal(b []byte, d sandbox.Decimal) ([]byte, bool) {
 	if d == "" {
 		return append(b, '0'), true
 	}
-	if !isJSONNumber(string(d)) {
+	if _, ok := sandbox.ParseNumberLiteral(string(d)); !ok {
 		return b, false
 	}
 	return append(b, d...), true
 }
-
-// isJSONNumber reports whether s is exactly one number of JSON's grammar,
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, which encoding/json.Valid
-// also accepts but through a scanner taken from a pool for every value.
-func isJSONNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && '1' <= s[i] && s[i] <= '9':
-		i = skipDigits(s, i)
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		if i++; i == len(s) || !isDigit(s[i]) {
-			return false
-		}
-		i = skipDigits(s, i)
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i == len(s) || !isDigit(s[i]) {
-			return false
-		}
-		i = skipDigits(s, i)
-	}
-	return i == len(s)
-}
-
-// skipDigits returns the index of the first byte at or after i that is not
-// a digit.
-func skipDigits(s string, i int) int {
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return i
-}
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // appendTime writes the quoted TimeLayout text that Time.MarshalText
 // returns, which needs no escaping.
