@@ -47,6 +47,7 @@ Feature: Versioning
       | path                  |
       | //v1/campaigns        |
       | /v1//campaigns        |
+      | /v1/bugs/.            |
 
   @sandbox @stable @ROUTE-6
   Scenario: GET /healthz needs no key and says how the sandbox is

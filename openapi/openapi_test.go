@@ -174,6 +174,15 @@ func TestCheck(t *testing.T) {
 			want: []openapi.Violation{{In: "route", Path: "GET /v1/nowhere"}},
 		},
 		{
+			name: "an unclean path that looks like a documented one answered with the NotFound response",
+			ex:   exchange{"GET", "/v1/bugs/.", "", 404, limited, notFound},
+		},
+		{
+			name: "an unclean path answered as the clean one would be",
+			ex:   exchange{"GET", "/v1/campaigns/cmp_000001/", "", 200, limited, `{"success":true,"data":` + campaign + `}`},
+			want: []openapi.Violation{{In: "route", Path: "GET /v1/campaigns/cmp_000001/"}},
+		},
+		{
 			name: "an unknown path refused for its key first",
 			ex: exchange{"GET", "/v1/nowhere", "", 401, map[string]string{"Content-Type": "application/json", "WWW-Authenticate": `Bearer realm="svc"`},
 				`{"success":false,"error":{"code":"INVALID_API_KEY","message":"missing Authorization header","status":401}}`},

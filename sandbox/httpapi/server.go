@@ -174,7 +174,9 @@ func pathMatcher(template string) mux.MatcherFunc {
 	}
 	return func(r *http.Request, match *mux.RouteMatch) bool {
 		value, ok := strings.CutPrefix(r.URL.Path, prefix)
-		if !ok || value == "" || strings.IndexByte(value, '/') >= 0 {
+		// "." and ".." are not values but the unclean path of another
+		// route, which is no route at all.
+		if !ok || value == "" || value == "." || value == ".." || strings.IndexByte(value, '/') >= 0 {
 			return false
 		}
 		match.Vars = noVars
