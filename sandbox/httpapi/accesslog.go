@@ -160,7 +160,7 @@ func (h *logHandler) appendRequest(b []byte, l *requestLine) ([]byte, bool) {
 	if h.json {
 		b = strconv.AppendInt(b, int64(l.duration), 10)
 	} else {
-		b = append(b, l.duration.String()...)
+		b = appendDuration(b, l.duration)
 	}
 	b = appendKey(b, "client", h.json)
 	if h.json {
@@ -216,4 +216,31 @@ func isPlain(s string) bool {
 		i += size
 	}
 	return true
+}
+
+// appendDuration appends d as Duration.String spells it, without making the
+// string: a request's duration, under a second, in ns, µs or ms with the
+// fraction's trailing zeros dropped. Any other goes through String.
+func appendDuration(b []byte, d time.Duration) []byte {
+	var unit string
+	var scale int64
+	switch {
+	case d <= 0 || d >= time.Second:
+		return append(b, d.String()...)
+	case d < time.Microsecond:
+		return append(strconv.AppendInt(b, int64(d), 10), "ns"...)
+	case d < time.Millisecond:
+		unit, scale = "µs", int64(time.Microsecond)
+	default:
+		unit, scale = "ms", int64(time.Millisecond)
+	}
+	b = strconv.AppendInt(b, int64(d)/scale, 10)
+	if fraction := int64(d) % scale; fraction != 0 {
+		b = append(b, '.')
+		for scale /= 10; fraction != 0; scale /= 10 {
+			b = append(b, byte('0'+fraction/scale))
+			fraction %= scale
+		}
+	}
+	return append(b, unit...)
 }

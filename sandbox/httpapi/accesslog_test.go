@@ -106,6 +106,25 @@ func FuzzHandWrittenRequestLinesAreSlogs(f *testing.F) {
 	})
 }
 
+// Every duration a request can take is spelt as Duration.String spells it:
+// each unit's edges, and a spread of values between, digits and zeros.
+func TestDurationsAreSpeltAsDurationStringSpellsThem(t *testing.T) {
+	var durations []time.Duration
+	for _, edge := range []time.Duration{0, time.Nanosecond, time.Microsecond, time.Millisecond, time.Second, time.Minute} {
+		for delta := time.Duration(-3); delta <= 3; delta++ {
+			durations = append(durations, edge+delta, -(edge + delta))
+		}
+	}
+	for d := time.Duration(1); d < 2*time.Second; d = d*3/2 + 7 {
+		durations = append(durations, d, d-d%10, d-d%1000, d-d%100_000)
+	}
+	for _, d := range durations {
+		if got := string(appendDuration([]byte("x"), d)); got != "x"+d.String() {
+			t.Errorf("appendDuration(%d) = %q, want %q", int64(d), got[1:], d.String())
+		}
+	}
+}
+
 // TestTimesOfOneHandlerAreEachTheirOwn writes lines one after another, in
 // the same second, the next, another zone and back, through one handler,
 // whose cache of the second must not leak from one line into the next.
