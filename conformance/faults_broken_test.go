@@ -332,6 +332,13 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
+			name: "a request its client gave up on is not marked abandoned", rule: "JRNL-8", tags: "@journal",
+			caught: []string{"A request its client gave up on is complete in the journal, abandoned and with no status"},
+			wrap: journal(func(_ *http.Request, r *response) {
+				r.eachItem(func(it map[string]any) { it["abandoned"] = false })
+			}),
+		},
+		{
 			name: "a dropped request is listed after the retry that followed it", rule: "JRNL-15", tags: "@journal",
 			caught: []string{"A dropped request is complete in the journal when its client sees the drop, listed before the retry"},
 			wrap: journal(func(_ *http.Request, r *response) {

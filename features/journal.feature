@@ -182,6 +182,18 @@ Feature: The request journal
       [{"method": "GET", "path": "/v1/testers", "status": 200, "fault": null}, {"method": "POST", "status": 200, "fault": null}, {"method": "POST", "status": null, "fault": {"id": "{fault}"}}]
       """
 
+  @direct @faults @JRNL-8 @JRNL-7 @FAULT-18
+  Scenario: A request its client gave up on is complete in the journal, abandoned and with no status
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "GET", "path": "/v1/testers", "delayMs": 5000}'
+    And I save the JSON at "data.id" as "fault"
+    And I send a GET request to "/v1/testers" and give up after 300 ms
+    Then within 5 seconds the GET request to "/_sandbox/requests" should answer with the JSON at "data.items.0.pending" equal to false
+    And the JSON at "data.items.0" should match:
+      """
+      {"method": "GET", "path": "/v1/testers", "status": null, "pending": false, "abandoned": true, "fault": {"id": "{fault}"}}
+      """
+
   @JRNL-16 @JRNL-10 @FAULT-13
   Scenario: An entry keeps the body of a request a status fault answered
     Given a fresh sandbox account

@@ -60,7 +60,6 @@ var notInDefaultRun = map[string]string{
 	"SHR-1":   "it takes 60000 requests from one address in a minute",
 	"SHR-2":   "it takes 5000 new accounts from one address in a minute",
 	"ERR-13":  "it takes a body cut short of its Content-Length, which no HTTP client sends: only a hand-written request shows it",
-	"JRNL-8":  NoCheckYet,
 	"RATE-15": "it takes a per-client budget spent: 60000 requests from one address in a minute",
 }
 

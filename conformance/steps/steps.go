@@ -5,6 +5,7 @@ package steps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -49,6 +50,7 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^I send a ([A-Z]+) request to "([^"]*)" with a "([^"]*)" body:$`, "When I send a POST request to \"/v1/campaigns\" with a \"text/plain\" body:\n  \"\"\"\n  name=Beta\n  \"\"\"", s.sendTyped),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" with a JSON body of (\d+) bytes$`, `When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes`, s.sendLarge),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" padded with "(.)" to a request target of (\d+) bytes$`, `When I send a GET request to "/v1/campaigns/cmp_" padded with "0" to a request target of 8193 bytes`, s.sendPadded),
+		d(`^I send a ([A-Z]+) request to "([^"]*)" and give up after (\d+) ms$`, `When I send a GET request to "/v1/testers" and give up after 200 ms`, s.sendGivingUp),
 		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)"$`, `When I send 3 GET requests to "/v1/campaigns"`, s.sendMany),
 		d(`^I send ([A-Z]+) requests to "([^"]*)" until the rate limit is exceeded$`, `When I send GET requests to "/v1/campaigns" until the rate limit is exceeded`, s.exhaust),
 		d(`^I save the JSON at "([^"]*)" as "([^"]*)"$`, `When I save the JSON at "data.id" as "campaignId"`, s.saveJSON),
@@ -297,6 +299,31 @@ func (s *ScenarioState) sendBody(ctx context.Context, method, path string, body 
 	}
 	_, err = s.send(ctx, method, p, body, contentType)
 	return err
+}
+
+// sendGivingUp sends a request as a client with a timeout does: one that
+// stops waiting after ms and closes its connection. The step fails if the
+// answer came first, since then nobody gave up.
+func (s *ScenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
+	p, err := s.expandTarget(path)
+	if err != nil {
+		return err
+	}
+	giveUp, cancel := context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
+	defer cancel()
+	ex, err := s.send(giveUp, method, p, nil, "")
+	switch {
+	case err != nil && ctx.Err() == nil && errors.Is(giveUp.Err(), context.DeadlineExceeded):
+		s.history = append(s.history, &wire.Exchange{Method: method, URL: strings.TrimRight(s.t.BaseURL, "/") + p,
+			Elapsed: time.Duration(ms) * time.Millisecond, NoAnswer: fmt.Sprintf("the client gave up after %d ms", ms)})
+		return nil
+	case err != nil:
+		return err
+	case ex.NoAnswer != "":
+		return fmt.Errorf("%s %s: the connection was dropped (%s) before the client gave up after %d ms", method, s.Redact(p), ex.NoAnswer, ms)
+	default:
+		return fmt.Errorf("%s %s was answered (%d) within %d ms; want the client to give up first", method, s.Redact(p), ex.Status, ms)
+	}
 }
 
 func (s *ScenarioState) sendMany(ctx context.Context, n int, method, path string) error {
