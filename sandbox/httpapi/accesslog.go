@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -36,36 +35,34 @@ type logHandler struct {
 	slog.Handler
 	out     *lockedWriter
 	json    bool
-	seconds secondCache
+	seconds lastFormatted[logSecond, logSecondText]
 }
 
-// secondCache formats the date, hours, minutes, seconds and zone of a time
-// once a second, instead of once a line, as the Date header's cache does.
-type secondCache struct {
-	last atomic.Pointer[formattedSecond]
-}
-
-type formattedSecond struct {
+// logSecond is a log line's time up to its seconds, in its zone.
+type logSecond struct {
 	unix int64
 	loc  *time.Location
-	// date is the time up to its seconds, zone its offset as RFC 3339
-	// writes it.
-	date, zone string
+}
+
+// logSecondText is a second as RFC 3339 writes it: the date and time, and
+// the zone's offset.
+type logSecondText struct{ date, zone string }
+
+func (s logSecond) text() logSecondText {
+	t := time.Unix(s.unix, 0).In(s.loc)
+	return logSecondText{date: t.Format("2006-01-02T15:04:05"), zone: t.Format("Z07:00")}
 }
 
 // appendTime appends t as slog's text handler writes it, with milliseconds,
 // cut, or as its JSON handler writes it, with nanoseconds, their trailing
-// zeros trimmed.
-func (c *secondCache) appendTime(b []byte, t time.Time, json bool) []byte {
-	f := c.last.Load()
-	if f == nil || f.unix != t.Unix() || f.loc != t.Location() {
-		f = &formattedSecond{unix: t.Unix(), loc: t.Location(), date: t.Format("2006-01-02T15:04:05"), zone: t.Format("Z07:00")}
-		c.last.Store(f)
-	}
-	b = append(b, f.date...)
+// zeros trimmed. What goes before and after the fraction is formatted once
+// a second, not once a line.
+func (h *logHandler) appendTime(b []byte, t time.Time) []byte {
+	second := h.seconds.get(logSecond{t.Unix(), t.Location()}, logSecond.text)
+	b = append(b, second.date...)
 	ns := t.Nanosecond()
 	switch {
-	case !json:
+	case !h.json:
 		b = append(b, '.', byte('0'+ns/1e8), byte('0'+ns/1e7%10), byte('0'+ns/1e6%10))
 	case ns != 0:
 		var digits [9]byte
@@ -76,7 +73,7 @@ func (c *secondCache) appendTime(b []byte, t time.Time, json bool) []byte {
 		b = append(b, '.')
 		b = append(b, strings.TrimRight(string(digits[:]), "0")...)
 	}
-	return append(b, f.zone...)
+	return append(b, second.zone...)
 }
 
 // lockedWriter lets slog's handler and the hand-written lines share one
@@ -145,11 +142,11 @@ func (h *logHandler) appendRequest(b []byte, l *requestLine) ([]byte, bool) {
 	}
 	if h.json {
 		b = append(b, `{"time":"`...)
-		b = h.seconds.appendTime(b, l.at, true)
+		b = h.appendTime(b, l.at)
 		b = append(b, `","level":"INFO","msg":"request"`...)
 	} else {
 		b = append(b, "time="...)
-		b = h.seconds.appendTime(b, l.at, false)
+		b = h.appendTime(b, l.at)
 		b = append(b, " level=INFO msg=request"...)
 	}
 	str("method", l.method)

@@ -79,7 +79,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 		switch {
 		case fault.Status != 0:
 			// The budget as it stands: the injected failure spent none of it.
-			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
+			s.setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
 			if fault.RetryAfterHeader != "" {
 				w.Header().Set("Retry-After", fault.RetryAfterHeader)
 			}
@@ -89,7 +89,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			s.dropConnection(w, r, fault.Network == sandbox.NetworkReset)
 		case fault.Network == sandbox.NetworkMalformed:
 			readForJournal(r)
-			setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
+			s.setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, malformedBody)

@@ -241,7 +241,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		// The account's clock, not the process's: under a frozen clock a
 		// client that compares X-RateLimit-Reset with Date must see the
 		// same time the windows do.
-		w.Header()["Date"] = s.dates.header(state.now)
+		w.Header()["Date"] = s.dates.get(state.now.Unix(), dateValue)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -274,7 +274,7 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 			s.refuse(w, r, d, scope, rateLimitMessage)
 			return
 		}
-		setRateHeaders(w, d, scope)
+		s.setRateHeaders(w, d, scope)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -290,8 +290,8 @@ var (
 )
 
 // setRateHeaders reports decision d of the budget that scope names.
-func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision, scope []string) {
-	window := windowValuesOf(d.Limit, d.Reset.Unix())
+func (s *Server) setRateHeaders(w http.ResponseWriter, d ratelimit.Decision, scope []string) {
+	window := s.windows.get(rateWindow{d.Limit, d.Reset.Unix()}, rateWindow.headerValues)
 	// Set directly, in canonical form, as Header.Set would store them: these
 	// go out on every request.
 	h := w.Header()
@@ -301,56 +301,57 @@ func setRateHeaders(w http.ResponseWriter, d ratelimit.Decision, scope []string)
 	h["X-Ratelimit-Scope"] = scope
 }
 
-// windowValues are the X-RateLimit-Limit and X-RateLimit-Reset values of a
-// window. They change once a window, where the remaining count changes
-// every request, so the last ones made are kept for the next response.
-// Responses share them: a header's values are replaced, never written in
-// place.
-type windowValues struct {
-	limitNumber int
-	resetUnix   int64
-	limit       []string
-	reset       []string
+// rateWindow is what a rate-limit window's headers say of it beside the
+// count that remains: they change once a window, not once a request.
+type rateWindow struct {
+	limit     int
+	resetUnix int64
 }
 
-var lastWindowValues atomic.Pointer[windowValues]
+// rateWindowValues are a window's X-RateLimit-Limit and X-RateLimit-Reset
+// values.
+type rateWindowValues struct{ limit, reset []string }
 
-func windowValuesOf(limit int, resetUnix int64) *windowValues {
-	if last := lastWindowValues.Load(); last != nil && last.limitNumber == limit && last.resetUnix == resetUnix {
-		return last
-	}
-	values := &windowValues{limitNumber: limit, resetUnix: resetUnix,
-		limit: []string{strconv.Itoa(limit)}, reset: []string{strconv.FormatInt(resetUnix, 10)}}
-	lastWindowValues.Store(values)
-	return values
+func (w rateWindow) headerValues() rateWindowValues {
+	return rateWindowValues{limit: []string{strconv.Itoa(w.limit)}, reset: []string{strconv.FormatInt(w.resetUnix, 10)}}
 }
 
 // refuse answers 429 with the headers of the exhausted budget, which scope
 // names; message formats the budget's limit and the seconds to wait.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, d ratelimit.Decision, scope []string, message string) {
-	setRateHeaders(w, d, scope)
+	s.setRateHeaders(w, d, scope)
 	retryAfter := max(1, int(math.Ceil(d.RetryAfter.Seconds())))
 	w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 	s.writeError(w, r, sandbox.Errorf(sandbox.ErrRateLimitExceeded, message, d.Limit, retryAfter))
 }
 
-// dateCache formats the Date header once a second instead of once a
-// request. A request on another clock (frozen, moved) formats its own time
-// and takes the cache over; the header is right either way.
-type dateCache struct{ last atomic.Pointer[formattedDate] }
-
-type formattedDate struct {
-	unix  int64
-	value []string
+// dateValue is the Date header's value for a time, in Unix seconds.
+func dateValue(unix int64) []string {
+	return []string{time.Unix(unix, 0).UTC().Format(http.TimeFormat)}
 }
 
-// header returns the Date header's value for t. Responses share it: a
-// header's values are replaced, never written in place.
-func (c *dateCache) header(t time.Time) []string {
-	if d := c.last.Load(); d != nil && d.unix == t.Unix() {
-		return d.value
+// lastFormatted keeps the last value format made of a key, for what
+// responses and log lines spell far more often than it changes: a Date
+// header or a log line's time once a second, a rate-limit window's headers
+// once a window. A request on another clock (frozen, moved) or another
+// window formats its own and takes the cache over; the value is right
+// either way. Responses share a value: a header's values are replaced,
+// never written in place.
+type lastFormatted[K comparable, V any] struct {
+	last atomic.Pointer[formatted[K, V]]
+}
+
+type formatted[K comparable, V any] struct {
+	key   K
+	value V
+}
+
+// get returns format(key), made again only when key is not the last one.
+func (c *lastFormatted[K, V]) get(key K, format func(K) V) V {
+	if f := c.last.Load(); f != nil && f.key == key {
+		return f.value
 	}
-	d := &formattedDate{unix: t.Unix(), value: []string{t.UTC().Format(http.TimeFormat)}}
-	c.last.Store(d)
-	return d.value
+	value := format(key)
+	c.last.Store(&formatted[K, V]{key, value})
+	return value
 }

@@ -48,7 +48,8 @@ type Server struct {
 	writeTimeout time.Duration
 	parkConn     func(context.Context) func()
 	cors         CORS
-	dates        dateCache
+	dates        lastFormatted[int64, []string]
+	windows      lastFormatted[rateWindow, rateWindowValues]
 
 	router  *mux.Router
 	handler http.Handler
