@@ -619,6 +619,9 @@ func (s *ScenarioState) droppedWithoutAnswer(ctx context.Context) error {
 	if e.NoAnswer == "" {
 		return fmt.Errorf("%s %s was answered (%d); want the connection dropped without an answer", e.Method, s.Redact(pathOf(e.URL)), e.Status)
 	}
+	if e.GaveUp {
+		return fmt.Errorf("%s %s: the client gave up waiting; want the connection dropped by the deployment", e.Method, s.Redact(pathOf(e.URL)))
+	}
 	return nil
 }
 

@@ -2,11 +2,15 @@ package steps
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/testcampaign/kit/conformance/transport"
+	"github.com/testcampaign/kit/conformance/wire"
 )
 
 // TestDropKindTellsTheNetworkFaultsApart drops connections the ways the
@@ -61,5 +65,22 @@ func TestDropKindTellsTheNetworkFaultsApart(t *testing.T) {
 				t.Errorf("dropKind(%q) = %q, want %q", err, got, tt.want)
 			}
 		})
+	}
+}
+
+// A request the client gave up on ended without an answer, but no fault of
+// the deployment dropped it: the steps that check a planned drop must not
+// take one for the other.
+func TestAGivenUpRequestIsNoDrop(t *testing.T) {
+	gaveUp := &wire.Exchange{Method: "GET", URL: "http://127.0.0.1/v1/testers", NoAnswer: "context deadline exceeded", GaveUp: true}
+	s := NewScenarioState(&transport.Target{Key: "svc_test_dropcheck", Redact: func(s string) string { return s }}, nil)
+	s.history = []*wire.Exchange{gaveUp}
+	if err := s.droppedWithoutAnswer(context.Background()); err == nil {
+		t.Error("a request the client gave up on passed as dropped without an answer")
+	}
+	for _, how := range []string{"reset", "closed", "cut in the body"} {
+		if err := s.droppedAs(context.Background(), how); err == nil {
+			t.Errorf("a request the client gave up on passed as %s", how)
+		}
 	}
 }

@@ -301,24 +301,25 @@ func (s *ScenarioState) sendBody(ctx context.Context, method, path string, body 
 	return err
 }
 
+// errGaveUp is the cause of a request's context that sendGivingUp ended.
+var errGaveUp = errors.New("the client gave up waiting")
+
 // sendGivingUp sends a request as a client with a timeout does: one that
 // stops waiting after ms and closes its connection. The step fails if the
-// answer came first, since then nobody gave up.
+// answer, or a dropped connection, came first, since then nobody gave up.
 func (s *ScenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}
-	giveUp, cancel := context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
+	giveUp, cancel := context.WithTimeoutCause(ctx, time.Duration(ms)*time.Millisecond, errGaveUp)
 	defer cancel()
 	ex, err := s.send(giveUp, method, p, nil, "")
 	switch {
-	case err != nil && ctx.Err() == nil && errors.Is(giveUp.Err(), context.DeadlineExceeded):
-		s.history = append(s.history, &wire.Exchange{Method: method, URL: strings.TrimRight(s.t.BaseURL, "/") + p,
-			Elapsed: time.Duration(ms) * time.Millisecond, NoAnswer: fmt.Sprintf("the client gave up after %d ms", ms)})
-		return nil
 	case err != nil:
 		return err
+	case ex.GaveUp:
+		return nil
 	case ex.NoAnswer != "":
 		return fmt.Errorf("%s %s: the connection was dropped (%s) before the client gave up after %d ms", method, s.Redact(p), ex.NoAnswer, ms)
 	default:

@@ -36,6 +36,9 @@ type Exchange struct {
 	// NoAnswer, when set, says how the connection was dropped before an
 	// answer came: Status is 0 then.
 	NoAnswer string
+	// GaveUp is set when the client stopped waiting and closed the
+	// connection itself; NoAnswer says so, and no fault dropped anything.
+	GaveUp bool
 	// Elapsed is the time from sending the request to the end of the answer.
 	Elapsed    time.Duration
 	parsed     any
