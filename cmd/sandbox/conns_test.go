@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -12,18 +13,53 @@ import (
 	"time"
 )
 
+// limitedServer serves h behind a connection limiter of max connections,
+// over TLS when overTLS, which goes over the limiter as in cmd/sandbox: its
+// hooks then see TLS connections, not the ones the limiter accepted. dial
+// opens a connection to it, with a deadline that keeps a broken test short.
+func limitedServer(t *testing.T, h http.Handler, max int, overTLS bool, connState func(net.Conn, http.ConnState)) (limiter *connLimiter, dial func() net.Conn) {
+	srv := httptest.NewUnstartedServer(h)
+	limiter = newConnLimiter(srv.Listener, max)
+	srv.Listener = limiter
+	srv.Config.ConnState = func(c net.Conn, state http.ConnState) {
+		limiter.ConnState(c, state)
+		if connState != nil {
+			connState(c, state)
+		}
+	}
+	srv.Config.ConnContext = limiter.ConnContext
+	if overTLS {
+		srv.StartTLS()
+	} else {
+		srv.Start()
+	}
+	t.Cleanup(srv.Close)
+	addr := srv.Listener.Addr().String()
+	return limiter, func() net.Conn {
+		t.Helper()
+		var conn net.Conn
+		var err error
+		if overTLS {
+			conn, err = tls.Dial("tcp", addr, srv.Client().Transport.(*http.Transport).TLSClientConfig)
+		} else {
+			conn, err = net.Dial("tcp", addr)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		return conn
+	}
+}
+
 // keepAlive opens a connection, makes one request on it and reads the
 // answer, leaving the connection open.
-func keepAlive(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
+func keepAlive(t *testing.T, dial func() net.Conn) *bufio.Reader {
 	t.Helper()
-	conn, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
-		t.Fatal(err)
-	}
+	conn := dial()
 	fmt.Fprint(conn, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
 	r := bufio.NewReader(conn)
 	res, err := http.ReadResponse(r, nil)
@@ -32,40 +68,42 @@ func keepAlive(t *testing.T, addr string) (net.Conn, *bufio.Reader) {
 	}
 	_, _ = io.Copy(io.Discard, res.Body)
 	res.Body.Close()
-	return conn, r
+	return r
+}
+
+// checkClosed holds when the connection r reads from was closed by the
+// server: at its end, over TLS without a close_notify.
+func checkClosed(t *testing.T, which string, r *bufio.Reader) {
+	t.Helper()
+	if _, err := r.ReadByte(); err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("%s: read %v, want the connection closed", which, err)
+	}
 }
 
 func TestIdleConnectionsMakeRoomForNewClients(t *testing.T) {
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		_, _ = io.WriteString(w, "ok")
-	}))
-	limiter := newConnLimiter(srv.Listener, 3)
-	srv.Listener = limiter
-	idle := make(chan struct{}, 16)
-	srv.Config.ConnState = func(c net.Conn, state http.ConnState) {
-		limiter.ConnState(c, state)
-		if state == http.StateIdle {
-			idle <- struct{}{}
-		}
-	}
-	srv.Start()
-	t.Cleanup(srv.Close)
-	addr := srv.Listener.Addr().String()
-
-	var readers []*bufio.Reader
-	for range 3 {
-		_, r := keepAlive(t, addr)
-		readers = append(readers, r)
-		<-idle
-	}
-	// The fourth client is served, and the oldest idle connection closed
-	// to make room for it.
-	keepAlive(t, addr)
-	if _, err := readers[0].ReadByte(); err != io.EOF {
-		t.Errorf("oldest idle connection: read %v, want EOF", err)
-	}
-	if open := limiter.Open(); open != 3 {
-		t.Errorf("%d connections open, want the cap of 3", open)
+	for _, overTLS := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "TLS"}[overTLS], func(t *testing.T) {
+			idle := make(chan struct{}, 16)
+			limiter, dial := limitedServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				_, _ = io.WriteString(w, "ok")
+			}), 3, overTLS, func(_ net.Conn, state http.ConnState) {
+				if state == http.StateIdle {
+					idle <- struct{}{}
+				}
+			})
+			var readers []*bufio.Reader
+			for range 3 {
+				readers = append(readers, keepAlive(t, dial))
+				<-idle
+			}
+			// The fourth client is served, and the oldest idle connection
+			// closed to make room for it.
+			keepAlive(t, dial)
+			checkClosed(t, "oldest idle connection", readers[0])
+			if open := limiter.Open(); open != 3 {
+				t.Errorf("%d connections open, want the cap of 3", open)
+			}
+		})
 	}
 }
 
@@ -78,57 +116,43 @@ func TestDefaultMaxConnsStaysBelowTheDescriptorLimit(t *testing.T) {
 }
 
 func TestConnectionsParkedInFaultsMakeRoomForNewClients(t *testing.T) {
-	release := make(chan struct{})
-	parked := make(chan struct{}, 16)
-	var limiter *connLimiter
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/delayed" {
-			resume := limiter.Park(r.Context())
-			defer resume()
-			parked <- struct{}{}
-			select {
-			case <-release:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		_, _ = io.WriteString(w, "ok")
-	}))
-	limiter = newConnLimiter(srv.Listener, 3)
-	srv.Listener = limiter
-	srv.Config.ConnState = limiter.ConnState
-	srv.Config.ConnContext = limiter.ConnContext
-	srv.Start()
-	t.Cleanup(func() {
-		close(release)
-		srv.Close()
-	})
-	addr := srv.Listener.Addr().String()
+	for _, overTLS := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "TLS"}[overTLS], func(t *testing.T) {
+			release := make(chan struct{})
+			parked := make(chan struct{}, 16)
+			var limiter *connLimiter
+			limiter, dial := limitedServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/delayed" {
+					resume := limiter.Park(r.Context())
+					defer resume()
+					parked <- struct{}{}
+					select {
+					case <-release:
+					case <-r.Context().Done():
+						return
+					}
+				}
+				_, _ = io.WriteString(w, "ok")
+			}), 3, overTLS, nil)
+			t.Cleanup(func() { close(release) })
 
-	var waiting []*bufio.Reader
-	for range 3 {
-		conn, err := net.Dial("tcp", addr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { conn.Close() })
-		if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprint(conn, "GET /delayed HTTP/1.1\r\nHost: x\r\n\r\n")
-		waiting = append(waiting, bufio.NewReader(conn))
-		<-parked
-	}
-	// Every connection is busy, but parked: the new client is served, and
-	// the oldest parked connection closed to make room for it.
-	keepAlive(t, addr)
-	if _, err := waiting[0].ReadByte(); err != io.EOF {
-		t.Errorf("oldest parked connection: read %v, want EOF", err)
-	}
-	for _, r := range waiting[1:] {
-		if r.Buffered() != 0 {
-			t.Error("a younger parked connection was answered")
-		}
+			var waiting []*bufio.Reader
+			for range 3 {
+				conn := dial()
+				fmt.Fprint(conn, "GET /delayed HTTP/1.1\r\nHost: x\r\n\r\n")
+				waiting = append(waiting, bufio.NewReader(conn))
+				<-parked
+			}
+			// Every connection is busy, but parked: the new client is
+			// served, and the oldest parked connection closed to make room.
+			keepAlive(t, dial)
+			checkClosed(t, "oldest parked connection", waiting[0])
+			for _, r := range waiting[1:] {
+				if r.Buffered() != 0 {
+					t.Error("a younger parked connection was answered")
+				}
+			}
+		})
 	}
 }
 
