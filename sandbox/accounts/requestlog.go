@@ -70,9 +70,9 @@ type LoggedRequest struct {
 	// raw is true while the entry is as the request came: not yet cut to
 	// the journal's bounds nor redacted.
 	raw bool
-	// bytes is what size last measured, what the log counts the entry as:
-	// kept, because the log adds, completes and drops an entry every
-	// request, and measuring walks its header fields.
+	// bytes is what the log counts the entry as, size's measure when it
+	// was stored or finished: kept, because the log adds, completes and
+	// drops an entry every request, and measuring walks its header fields.
 	bytes int
 }
 
@@ -165,11 +165,12 @@ func (l *RequestLog) Add(req LoggedRequest) uint64 {
 // redacted at once, so that a raw entry never holds more than a cut one may.
 // An entry cut already is cut again, for what Complete added to it.
 func (req *LoggedRequest) stored() {
-	req.bytes = req.size()
-	if !req.raw || req.bytes > maxRawEntryBytes {
-		req.finish()
-		req.bytes = req.size()
+	if req.raw {
+		if req.bytes = req.size(); req.bytes <= maxRawEntryBytes {
+			return
+		}
 	}
+	req.finish()
 }
 
 // headerFields flattens h into name, value pairs, each name's together. With
@@ -258,6 +259,7 @@ func (req *LoggedRequest) finish() {
 	req.fields, cutHeaders = loggedFields(req.fields)
 	req.HeadersTruncated = req.HeadersTruncated || cutHeaders
 	req.raw = false
+	req.bytes = req.size()
 }
 
 // Recent returns the logged requests with the method and path (a pattern as
@@ -271,7 +273,6 @@ func (l *RequestLog) Recent(method, path string) []LoggedRequest {
 		if req.raw && !req.Pending {
 			before := req.bytes
 			req.finish()
-			req.bytes = req.size()
 			l.bytes += req.bytes - before
 		}
 		if (method == "" || req.Method == method) && sandbox.MatchPath(path, req.Path) {
