@@ -260,12 +260,13 @@ func (r *Registry) announce(ctx context.Context, a *Account, e sandbox.Event, ho
 		}
 	}()
 	var faults []*sandbox.Fault
-	if a.Faults.Planned() {
+	if a.Faults.DeliveryFaultsPlanned() {
 		faults = make([]*sandbox.Fault, len(hooks))
+		note, _ := ctx.Value(deliveryFaultsKey{}).(func(sandbox.Fault))
 		for i := range hooks {
 			if fault, ok := a.Faults.TakeDelivery(e.Type); ok {
 				faults[i] = &fault
-				if note, ok := ctx.Value(deliveryFaultsKey{}).(func(sandbox.Fault)); ok {
+				if note != nil {
 					note(fault)
 				}
 			}

@@ -3,6 +3,7 @@ package accounts
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"github.com/testcampaign/kit/sandbox"
@@ -65,12 +66,22 @@ func (f *Faults) Clear() int {
 	return n
 }
 
-// Planned reports whether any fault is planned, so that requests of an
-// account without faults pay for nothing more.
-func (f *Faults) Planned() bool {
+// RequestFaultsPlanned reports whether a fault is planned on requests, and
+// DeliveryFaultsPlanned whether one is planned on webhook deliveries, so
+// that the requests and the events of an account without such faults pay
+// for nothing more.
+func (f *Faults) RequestFaultsPlanned() bool {
+	return f.anyPlanned(func(p *plannedFault) bool { return p.Event == "" })
+}
+
+func (f *Faults) DeliveryFaultsPlanned() bool {
+	return f.anyPlanned(func(p *plannedFault) bool { return p.Event != "" })
+}
+
+func (f *Faults) anyPlanned(of func(*plannedFault) bool) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.planned) > 0
+	return slices.ContainsFunc(f.planned, of)
 }
 
 // Take returns the fault that hits a request, if any: the oldest one that

@@ -41,7 +41,7 @@ const (
 func (s *Server) injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a := accountOf(r)
-		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) || !a.Faults.Planned() {
+		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) || !a.Faults.RequestFaultsPlanned() {
 			next.ServeHTTP(w, r)
 			return
 		}

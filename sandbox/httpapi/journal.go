@@ -55,7 +55,7 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		// In the request's state, not a context value of its own: that
 		// would copy the request once more.
 		state.journal = entry
-		if a.Faults.Planned() {
+		if a.Faults.DeliveryFaultsPlanned() {
 			// Only then may a webhook fault hit the request's events.
 			r = r.WithContext(accounts.NoteDeliveryFaults(r.Context(), entry.noteDeliveryFault))
 		}
