@@ -46,9 +46,8 @@ type Sizes struct {
 	trickle time.Duration
 	// stalled requests' bodies stall before SIGTERM.
 	stalled int
-	// sweepAddrs addresses are swept behind -trust-forwarded-for; sweepLimit,
-	// if not zero, is -client-limit-minute.
-	sweepAddrs, sweepLimit int
+	// sweepAddrs addresses are swept behind -trust-forwarded-for.
+	sweepAddrs int
 	// webhooks sizes the attack on webhook delivery.
 	webhooks webhookAttack
 }
