@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -111,9 +110,10 @@ type attackPhase struct {
 }
 
 // victimLatency is what one phase measured of the victim's deliveries.
+// Its Spread counts every delivery sent.
 type victimLatency struct {
-	sent, delivered int
-	p50, p99, max   time.Duration
+	harness.Spread
+	delivered int
 }
 
 // attackWebhooks has the victim create campaigns in three phases: alone,
@@ -163,9 +163,9 @@ func attackWebhooks(bin string, sizes Sizes, out io.Writer) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", phase.name, err)
 		}
-		ok := got.delivered == got.sent && got.p99 < webhookAttackBar
+		ok := got.delivered == got.N && got.P99 < webhookAttackBar
 		holds = holds && ok
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%v\t\n", phase.name, got.sent, got.delivered, shown(got.p50), shown(got.p99), shown(got.max), ok)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%v\t\n", phase.name, got.N, got.delivered, shown(got.P50), shown(got.P99), shown(got.Max), ok)
 	}
 	return holds, tw.Flush()
 }
@@ -264,26 +264,21 @@ func (v *victimReceiver) count(sent map[string]time.Time) int {
 const never = time.Duration(1<<63 - 1)
 
 // latency is the delay from each create to its delivery; one that never
-// arrived counts as never.
+// arrived counts as never, which sorts after every delay that did.
 func (v *victimReceiver) latency(sent map[string]time.Time) victimLatency {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	got := victimLatency{sent: len(sent)}
-	delays := []time.Duration{}
+	delivered := 0
+	delays := make([]time.Duration, 0, len(sent))
 	for name, at := range sent {
 		delay := never
 		if arrived, ok := v.arrived[name]; ok {
 			delay = arrived.Sub(at)
-			got.delivered++
+			delivered++
 		}
 		delays = append(delays, delay)
 	}
-	if len(delays) == 0 {
-		return got
-	}
-	slices.Sort(delays)
-	got.p50, got.p99, got.max = delays[len(delays)/2], delays[len(delays)*99/100], delays[len(delays)-1]
-	return got
+	return victimLatency{Spread: harness.SpreadOf(delays), delivered: delivered}
 }
 
 // shown prints a delay, or that it never came within the drain.
