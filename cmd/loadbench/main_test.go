@@ -86,6 +86,8 @@ func TestCommandLinesThatAreWrongSayWhy(t *testing.T) {
 		{[]string{"attack", "nosuch"}, `unknown attack "nosuch"`},
 		{[]string{"memory", "extra"}, "unexpected arguments"},
 		{[]string{"throughput", "-workloads", "get,nosuch", "-wrk", "true"}, `unknown workload "nosuch"`},
+		{[]string{"throughput", "-duration", "1500ms", "-wrk", "true"}, "-duration 1.5s: wrk runs for whole seconds"},
+		{[]string{"throughput", "-duration", "500ms", "-wrk", "true"}, "-duration 500ms: wrk runs for whole seconds"},
 	} {
 		var out, errOut bytes.Buffer
 		err := run(c.args, nil, &out, &errOut)

@@ -309,6 +309,11 @@ func median(runs []wrkRun) wrkRun {
 const saturated = 0.9
 
 func runThroughput(o throughputOptions, out io.Writer) error {
+	// wrk's -d takes whole seconds; anything else would be cut short
+	// without a word, down to no run at all below a second.
+	if o.duration < time.Second || o.duration%time.Second != 0 {
+		return fmt.Errorf("-duration %v: wrk runs for whole seconds, so give a whole number of seconds, at least 1s", o.duration)
+	}
 	if _, err := exec.LookPath(o.wrk); err != nil {
 		return fmt.Errorf("%w (Debian: apt-get install wrk)", err)
 	}
