@@ -196,7 +196,7 @@ func record(base string) (map[string]recorded, error) {
 func bare(responses map[string]recorded) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		res, ok := responses[r.Method+" "+r.URL.RequestURI()]
+		res, ok := responses[r.Method+" "+r.RequestURI]
 		if !ok {
 			http.Error(w, "not recorded", http.StatusNotFound)
 			return
