@@ -17,9 +17,10 @@ import (
 )
 
 // Sizes are how large each attack is. Each attack starts the real sandbox
-// binary with its default flags, attacks it on loopback, bounded in count
-// and time, prints its figures beside a baseline measured in the same run,
-// and says whether its bar held.
+// binary with its default flags and any it names (webhooks also turns the
+// rate limits and client budgets off, with harness.Unlimited), attacks it
+// on loopback, bounded in count and time, prints its figures beside a
+// baseline measured in the same run, and says whether its bar held.
 type Sizes struct {
 	// conns idle keep-alive connections are opened, and probes new
 	// clients ask /healthz before and during.
