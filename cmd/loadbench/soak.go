@@ -17,7 +17,7 @@ import (
 	"github.com/testcampaign/kit/cmd/loadbench/internal/harness"
 )
 
-// soakFlags make the sandbox reach its steady state within minutes: accounts
+// soakSandboxFlags make the sandbox reach its steady state within minutes: accounts
 // expire after half a minute and at most 500 are held, so a soak with fresh
 // keys cycles through both bounds many times.
 var soakSandboxFlags = []string{"-account-ttl", "30s", "-max-accounts", "500", "-webhook-first-retry", "200ms", "-webhook-attempts", "3"}
