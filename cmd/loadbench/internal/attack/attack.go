@@ -198,8 +198,7 @@ type answer struct {
 	code   string
 	size   int
 	raw    []byte
-	// rateLimit is the X-RateLimit-Limit of a refusal: which budget it was.
-	rateLimit string
+	header http.Header
 }
 
 var envelopeCode = regexp.MustCompile(`"code":"([A-Z_]+)"`)
@@ -224,7 +223,7 @@ func askRequest(client *http.Client, req *http.Request) (answer, error) {
 		return answer{}, err
 	}
 	rest, err := io.Copy(io.Discard, res.Body)
-	got := answer{status: res.StatusCode, size: len(raw) + int(rest), raw: raw, rateLimit: res.Header.Get("X-RateLimit-Limit")}
+	got := answer{status: res.StatusCode, size: len(raw) + int(rest), raw: raw, header: res.Header}
 	if m := envelopeCode.FindSubmatch(raw); m != nil {
 		got.code = string(m[1])
 	}

@@ -189,8 +189,9 @@ func flood(client *http.Client, base string, n, workers int) (map[string]int, in
 			return
 		}
 		label := fmt.Sprint(got.status)
+		// A refusal's X-RateLimit-Limit tells which budget it was.
 		if got.status == http.StatusTooManyRequests {
-			label += fmt.Sprintf(" (limit %s)", got.rateLimit)
+			label += fmt.Sprintf(" (limit %s)", got.header.Get("X-RateLimit-Limit"))
 		}
 		answers[label]++
 	})
@@ -259,25 +260,19 @@ func attackKeyPath(bin string, _ Sizes, out io.Writer) (bool, error) {
 		for name, values := range attempt.header {
 			req.Header[name] = values
 		}
-		res, err := client.Do(req)
-		if err != nil {
-			return false, err
-		}
-		raw, err := io.ReadAll(io.LimitReader(res.Body, maxAnswer+1))
-		res.Body.Close()
+		got, err := askRequest(client, req)
 		if err != nil {
 			return false, err
 		}
 		var header strings.Builder
-		_ = res.Header.Write(&header)
-		whole := header.String() + string(raw)
-		full, hints := keysIn(whole, secrets)
+		_ = got.header.Write(&header)
+		full, hints := keysIn(header.String()+string(got.raw), secrets)
 		held = held && full == 0
 		code := ""
-		if m := envelopeCode.FindStringSubmatch(string(raw)); m != nil {
-			code = " " + m[1]
+		if got.code != "" {
+			code = " " + got.code
 		}
-		fmt.Fprintf(tw, "%s\t%d%s\t%d\t%d\t%d\t\n", attempt.where, res.StatusCode, code, len(raw), full, hints)
+		fmt.Fprintf(tw, "%s\t%d%s\t%d\t%d\t%d\t\n", attempt.where, got.status, code, got.size, full, hints)
 	}
 	if err := tw.Flush(); err != nil {
 		return false, err
