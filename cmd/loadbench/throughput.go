@@ -75,7 +75,7 @@ func throughputFlags(fset *flag.FlagSet) func([]string, io.Writer) error {
 	var o throughputOptions
 	o.serverOptions.flags(fset)
 	fset.DurationVar(&o.duration, "duration", 8*time.Second, "length of one run of wrk against one server")
-	fset.IntVar(&o.rounds, "rounds", 3, "runs per server and workload, alternating; the median is reported")
+	fset.IntVar(&o.rounds, "rounds", 3, "runs per server and workload, alternating; the run with the median rate is reported")
 	fset.IntVar(&o.connections, "c", 32, "wrk's keep-alive connections")
 	fset.IntVar(&o.threads, "t", 1, "wrk's threads")
 	fset.StringVar(&o.workloads, "workloads", "get,list,create,mix", "comma-separated workloads to run, in order: get, list, create, mix, analytics, nomatch")
@@ -330,7 +330,7 @@ func runThroughput(o throughputOptions, out io.Writer) error {
 	}
 	defer s.stop()
 
-	fmt.Fprintf(out, "loadbench: wrk -t%d -c%d -d%s, %d runs per server and workload, alternating; medians; %s UTC, load average %s\n\n",
+	fmt.Fprintf(out, "loadbench: wrk -t%d -c%d -d%s, %d runs per server and workload, alternating; the run with the median rate of each; %s UTC, load average %s\n\n",
 		o.threads, o.connections, o.duration, o.rounds, time.Now().UTC().Format("2006-01-02 15:04"), harness.LoadAverage())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "workload\tbare req/s\tsandbox req/s\tratio\tbare p50\tsandbox p50\tbare p99\tsandbox p99\tp99 ratio\twrk CPU bare\twrk CPU sandbox\tserver CPU bare\tserver CPU sandbox\terrors\t")
