@@ -5,29 +5,18 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"testing"
 	"time"
-
-	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
-
-// boundBreakage breaks one documented rule of error codes, bounds and
-// budgets.
-type boundBreakage struct {
-	name, rule string
-	opts       sandboxtest.Options
-	tags       string   // the area whose scenarios show it
-	caught     []string // scenarios that must be among the failed
-	wrap       func(next http.Handler) http.Handler
-}
 
 var cutValue = regexp.MustCompile(`(\w{16})\w*…\(cut\)`)
 
-func boundBreakages() []boundBreakage {
+// boundBreakages break one documented rule each of error codes, bounds and
+// budgets.
+func boundBreakages() []controlBreakage {
 	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
 	}
-	return []boundBreakage{
+	return []controlBreakage{
 		{
 			name: "a documented code on another status", rule: "ERR-5", tags: "@errors",
 			caught: []string{"A wrong method is 405 METHOD_NOT_ALLOWED with Allow"},
@@ -108,27 +97,5 @@ func boundBreakages() []boundBreakage {
 				}
 			}),
 		},
-	}
-}
-
-// TestBoundBreakagesAreCaught breaks one rule at a time and wants the
-// scenarios of its area to fail on it; with -control-breakage-seeds N, the
-// whole default run with each seed 1..N, as a CI job runs conform.
-func TestBoundBreakagesAreCaught(t *testing.T) {
-	t.Parallel()
-	for _, tt := range boundBreakages() {
-		t.Run(tt.rule+" "+tt.name, func(t *testing.T) {
-			t.Parallel()
-			if *controlSeeds == 0 {
-				rep, summary := runSuite(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), tt.tags, false)
-				wantCaught(t, rep, summary, tt.caught)
-				return
-			}
-			for seed := uint64(1); seed <= uint64(*controlSeeds); seed++ {
-				rep, summary := runSeeded(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), seed)
-				t.Logf("seed %d: exit %d", seed, rep.ExitCode())
-				wantCaught(t, rep, summary, tt.caught)
-			}
-		})
 	}
 }

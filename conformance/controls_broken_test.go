@@ -7,7 +7,7 @@ import (
 	"flag"
 	"io"
 	"net/http"
-	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -505,13 +505,14 @@ func breakingWithBody(next http.Handler, after func(req *http.Request, body []by
 	})
 }
 
-// TestControlBreakagesAreCaught breaks one documented rule of the controls
-// at a time and wants the scenarios of its area to fail on it. With
+// TestControlBreakagesAreCaught breaks one documented rule of the controls,
+// the faults, the journal, error codes, bounds or budgets at a time and
+// wants the scenarios of its area to fail on it. With
 // -control-breakage-seeds N each breakage goes through the whole default
 // run with the seeds 1..N instead, which must fail the same scenarios.
 func TestControlBreakagesAreCaught(t *testing.T) {
 	t.Parallel()
-	for _, tt := range append(append(controlBreakages(), faultBreakages()...), webhookFaultBreakages()...) {
+	for _, tt := range slices.Concat(controlBreakages(), faultBreakages(), webhookFaultBreakages(), boundBreakages()) {
 		t.Run(tt.rule+" "+tt.name, func(t *testing.T) {
 			t.Parallel()
 			if *controlSeeds == 0 {
@@ -532,8 +533,7 @@ func TestControlBreakagesAreCaught(t *testing.T) {
 // conform, with the given seed.
 func runSeeded(t *testing.T, h http.Handler, seed uint64) (*conformance.Report, string) {
 	t.Helper()
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	srv := serve(t, h)
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), conformance.Config{
 		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,

@@ -26,13 +26,20 @@ import (
 // account in the sandbox.
 const suiteKey = "svc_test_conformance_suite_0042"
 
-// runSuite runs the built-in suite, sandbox profile and strict, against h.
-func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conformance.Report, string) {
-	t.Helper()
+// serve serves h as the sandbox binary does, its headers bounded alike,
+// until the test ends.
+func serve(t *testing.T, h http.Handler) *httptest.Server {
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.MaxHeaderBytes = httpapi.MaxHeaderBytes
 	srv.Start()
 	t.Cleanup(srv.Close)
+	return srv
+}
+
+// runSuite runs the built-in suite, sandbox profile and strict, against h.
+func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conformance.Report, string) {
+	t.Helper()
+	srv := serve(t, h)
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), conformance.Config{
 		BaseURL:     srv.URL,
