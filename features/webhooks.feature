@@ -193,8 +193,14 @@ Feature: Webhooks
     When I send a GET request to "/_sandbox/deliveries"
     Then the JSON at "data.items" should have 3 items
     And the JSON at "data.items.0.fault" should equal null
-    And the JSON at "data.items.1.fault.id" should equal the saved "faultId"
-    And the JSON at "data.items.2.fault.id" should equal the saved "faultId"
+    And the JSON at "data.items.1" should match:
+      """
+      {"attempt": 1, "fault": {"id": "{faultId}", "webhook": "duplicate", "count": 0, "fired": 1}}
+      """
+    And the JSON at "data.items.2" should match:
+      """
+      {"attempt": 1, "fault": {"id": "{faultId}", "webhook": "duplicate", "count": 0, "fired": 1}}
+      """
     When I send a GET request to "/_sandbox/requests?path=/v1/campaigns"
     Then the JSON at "data.items.0.deliveryFaults" should not exist
     And the JSON at "data.items.1.deliveryFaults.0.id" should equal the saved "faultId"
