@@ -260,18 +260,7 @@ const signatureSlack = 5 * time.Minute
 // (the event's createdAt), and a Webhook-Signature that is v1=<hex
 // HMAC-SHA256 of "<timestamp>.<body>"> keyed with the registered secret.
 func (s *ScenarioState) deliverySigned(ctx context.Context) error {
-	d, sec, err := s.lastDelivery()
-	if err != nil {
-		return err
-	}
-	at, err := eventCreated(d)
-	if err != nil {
-		return err
-	}
-	if got := time.Unix(sec, 0); got.Before(at.Add(-signatureSlack)) || got.After(at.Add(signatureSlack)) {
-		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not within %s of the event's createdAt %s", sec, got.UTC().Format(time.RFC3339), signatureSlack, at.UTC().Format(time.RFC3339Nano))
-	}
-	return s.signatureVerifies(d)
+	return s.signedAround(0, signatureSlack)
 }
 
 // staleSlack is how far a stale Webhook-Timestamp may stray from the age
@@ -283,6 +272,13 @@ const staleSlack = 30 * time.Second
 // Webhook-Timestamp the given age before the event, and a signature made
 // over it, so that only the receiver's freshness check can refuse it.
 func (s *ScenarioState) deliverySignedStale(ctx context.Context, age int) error {
+	return s.signedAround(time.Duration(age)*time.Second, staleSlack)
+}
+
+// signedAround checks that the last delivery's Webhook-Timestamp is age
+// before its event's createdAt, give or take slack, and that its signature
+// verifies with the webhook's secret.
+func (s *ScenarioState) signedAround(age, slack time.Duration) error {
 	d, sec, err := s.lastDelivery()
 	if err != nil {
 		return err
@@ -291,9 +287,10 @@ func (s *ScenarioState) deliverySignedStale(ctx context.Context, age int) error 
 	if err != nil {
 		return err
 	}
-	want := at.Add(-time.Duration(age) * time.Second)
-	if got := time.Unix(sec, 0); got.Before(want.Add(-staleSlack)) || got.After(want.Add(staleSlack)) {
-		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not %d seconds before the event's createdAt %s", sec, got.UTC().Format(time.RFC3339), age, at.UTC().Format(time.RFC3339Nano))
+	want := at.Add(-age)
+	if got := time.Unix(sec, 0); got.Before(want.Add(-slack)) || got.After(want.Add(slack)) {
+		return fmt.Errorf("webhook rule: Webhook-Timestamp %d (%s) is not within %s of %s, %s before the event's createdAt %s",
+			sec, got.UTC().Format(time.RFC3339), slack, want.UTC().Format(time.RFC3339), age, at.UTC().Format(time.RFC3339Nano))
 	}
 	return s.signatureVerifies(d)
 }
