@@ -100,16 +100,22 @@ func raiseFileLimit(want int) (int, string, error) {
 // probeHealthz asks /healthz n times as new clients, each on a new
 // connection, and returns the latencies of the 200s.
 func probeHealthz(base string, n int) harness.Spread {
+	return probe(base, "/healthz", n, func(int) string { return "" })
+}
+
+// probe asks GET target n times, 4 at a time, as new clients with the key
+// keyOf(i), each on a new connection so that every probe pays for a place
+// under the connection cap; it returns the latencies of the 200s.
+func probe(base, target string, n int, keyOf func(i int) string) harness.Spread {
 	const workers = 4
 	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	defer client.CloseIdleConnections()
 	var (
 		mu        sync.Mutex
 		latencies []time.Duration
 	)
-	inParallel(n, workers, func(int) {
+	inParallel(n, workers, func(i int) {
 		began := time.Now()
-		got, err := ask(client, base, "", harness.Request{Method: "GET", Target: "/healthz"})
+		got, err := ask(client, base, keyOf(i), harness.Request{Method: "GET", Target: target})
 		if err == nil && got.status == http.StatusOK {
 			mu.Lock()
 			latencies = append(latencies, time.Since(began))

@@ -115,21 +115,7 @@ func attackDelays(bin string, a Sizes, out io.Writer) (bool, error) {
 // starts with prefix, on a new connection, and returns the latencies of the
 // 200s.
 func probeKey(base, prefix string, n int) harness.Spread {
-	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	var (
-		mu        sync.Mutex
-		latencies []time.Duration
-	)
-	inParallel(n, 4, func(i int) {
-		began := time.Now()
-		got, err := ask(client, base, fmt.Sprintf("%s%06d", prefix, i), harness.Request{Method: "GET", Target: "/v1/testers"})
-		if err == nil && got.status == http.StatusOK {
-			mu.Lock()
-			latencies = append(latencies, time.Since(began))
-			mu.Unlock()
-		}
-	})
-	return harness.SpreadOf(latencies)
+	return probe(base, "/v1/testers", n, func(i int) string { return fmt.Sprintf("%s%06d", prefix, i) })
 }
 
 // delayedBodiesBar is the most RSS that one key's delayed large bodies may
