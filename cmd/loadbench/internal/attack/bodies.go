@@ -93,24 +93,9 @@ func attackBodies(bin string, a Sizes, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	peak := before
-	sampled := make(chan struct{})
-	stopSampling := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stopSampling:
-				return
-			case <-tick.C:
-				if now, err := harness.RSS(pid); err == nil {
-					peak = max(peak, now)
-				}
-			}
-		}
-	}()
+	// Deferred too, so that an early return does not leave it sampling.
+	peakRSS := harness.PeakRSS(pid)
+	defer peakRSS()
 	began := time.Now()
 	kinds := adversarialBodies(a.bodySize)
 	outcomes := sendBodies(sb.Base, kinds, a.bodies, a.bodiesAtOnce)
@@ -120,8 +105,7 @@ func attackBodies(bin string, a Sizes, out io.Writer) (bool, error) {
 		return false, err
 	}
 	alone, during := phases[0], phases[1]
-	close(stopSampling)
-	<-sampled
+	peak := max(before, peakRSS())
 	after, _ := harness.RSS(pid)
 
 	fmt.Fprintf(out, "%d bodies of %d KiB, %d at a time, each from a fresh key, took %s\n", a.bodies, a.bodySize>>10, a.bodiesAtOnce, took.Round(time.Millisecond))

@@ -143,24 +143,9 @@ func attackDelayedBodies(bin string, a Sizes, out io.Writer) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	var peak atomic.Int64
-	sampling := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if now, err := harness.RSS(pid); err == nil && now > peak.Load() {
-				peak.Store(now)
-			}
-			select {
-			case <-sampling:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	// Deferred too, so that an early return does not leave it sampling.
+	peakRSS := harness.PeakRSS(pid)
+	defer peakRSS()
 	const wrapper = `{"name":"","platform":"ios","testersRequired":1,"rewardPerBug":1}`
 	body := `{"name":"` + strings.Repeat("b", a.bodySize-len(wrapper)) + `","platform":"ios","testersRequired":1,"rewardPerBug":1}`
 	var statuses sync.Map
@@ -175,16 +160,15 @@ func attackDelayedBodies(bin string, a Sizes, out io.Writer) (bool, error) {
 		n.(*atomic.Int32).Add(1)
 	})
 	took := time.Since(began)
-	close(sampling)
-	<-sampled
+	peak := peakRSS()
 	client.CloseIdleConnections()
-	rise := peak.Load() - before
+	rise := peak - before
 	fmt.Fprintf(out, "one key plans a 30 s delay and sends %d POSTs of %d bytes, %d at a time, in %v\n", a.delayedBodies, len(body), a.bodiesAtOnce, took.Round(time.Millisecond))
 	statuses.Range(func(status, n any) bool {
 		fmt.Fprintf(out, "  %s: %d\n", status, n.(*atomic.Int32).Load())
 		return true
 	})
-	fmt.Fprintf(out, "sandbox RSS %s -> peak %s (%+.1f MiB); bar: under %d MiB\n", harness.MiB(before), harness.MiB(peak.Load()), float64(rise)/(1<<20), delayedBodiesBar>>20)
+	fmt.Fprintf(out, "sandbox RSS %s -> peak %s (%+.1f MiB); bar: under %d MiB\n", harness.MiB(before), harness.MiB(peak), float64(rise)/(1<<20), delayedBodiesBar>>20)
 	return rise < delayedBodiesBar, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -242,6 +243,36 @@ func RSS(pid int) (int64, error) {
 	var kb int64
 	_, err = fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb)
 	return kb << 10, err
+}
+
+// PeakRSS samples the resident memory of a process from now until stop is
+// called, which returns the largest sample; stop may be called again, as by
+// a defer, and returns the same. It samples every 5 ms because a burst of
+// large bodies may be read, answered and freed within a few.
+func PeakRSS(pid int) (stop func() int64) {
+	var peak int64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if now, err := RSS(pid); err == nil {
+				peak = max(peak, now)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return sync.OnceValue(func() int64 {
+		close(done)
+		<-sampled
+		return peak
+	})
 }
 
 // ProcLine is the rest of the line of /proc/PID/file that starts with name.

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"os"
 	"testing"
 	"time"
 )
@@ -13,5 +14,18 @@ func TestSpreadTakesTheHundredthOfAHundredAsP99(t *testing.T) {
 	s := SpreadOf(latencies)
 	if s.N != 100 || s.P50 != 51*time.Millisecond || s.P99 != 100*time.Millisecond || s.Max != 100*time.Millisecond {
 		t.Errorf("spread = %+v", s)
+	}
+}
+
+func TestPeakRSSSamplesUntilStoppedAndKeepsThePeak(t *testing.T) {
+	stop := PeakRSS(os.Getpid())
+	time.Sleep(20 * time.Millisecond)
+	peak := stop()
+	if peak <= 0 {
+		t.Fatalf("peak %d, want this process's resident memory", peak)
+	}
+	// A deferred stop beside an explicit one must not panic or lose it.
+	if again := stop(); again != peak {
+		t.Errorf("a second stop gave %d, the first %d", again, peak)
 	}
 }
