@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -199,6 +201,46 @@ type answer struct {
 	size   int
 	raw    []byte
 	header http.Header
+}
+
+// label is the answer's status, and its error code when it has one.
+func (a answer) label() string {
+	if a.code == "" {
+		return strconv.Itoa(a.status)
+	}
+	return strconv.Itoa(a.status) + " " + a.code
+}
+
+// outcome is what the sandbox answered to a run of requests.
+type outcome struct {
+	answers    map[string]int
+	largest    int
+	unanswered int
+}
+
+func newOutcome() *outcome { return &outcome{answers: map[string]int{}} }
+
+// add counts got by its label, or a request that got no answer.
+func (o *outcome) add(got answer, err error) {
+	if err != nil {
+		o.unanswered++
+		return
+	}
+	o.answers[got.label()]++
+	o.largest = max(o.largest, got.size)
+}
+
+// summary lists the counts by label, sorted so that runs compare line by
+// line.
+func (o *outcome) summary() string {
+	var parts []string
+	for _, label := range slices.Sorted(maps.Keys(o.answers)) {
+		parts = append(parts, fmt.Sprintf("%d × %s", o.answers[label], label))
+	}
+	if o.unanswered > 0 {
+		parts = append(parts, fmt.Sprintf("%d unanswered", o.unanswered))
+	}
+	return strings.Join(parts, ", ")
 }
 
 var envelopeCode = regexp.MustCompile(`"code":"([A-Z_]+)"`)

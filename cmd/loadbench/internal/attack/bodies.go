@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,13 +57,6 @@ func adversarialBodies(size int) []adversarialBody {
 		{"deep nesting", nested},
 		{"a huge number literal", number},
 	}
-}
-
-// bodyOutcome is what the sandbox answered to one kind of body.
-type bodyOutcome struct {
-	answers    map[string]int
-	largest    int
-	unanswered int
 }
 
 // attackBodies sends the adversarial bodies, each from a fresh key, while
@@ -136,16 +127,16 @@ func attackBodies(bin string, a Sizes, out io.Writer) (bool, error) {
 
 // sendBodies sends n bodies, at most atOnce at a time, body i of the kind
 // i modulo the kinds and from key i.
-func sendBodies(base string, kinds []adversarialBody, n, atOnce int) map[string]*bodyOutcome {
+func sendBodies(base string, kinds []adversarialBody, n, atOnce int) map[string]*outcome {
 	// A body goes out in one write rather than 256 of the default 4 KiB,
 	// so that the senders, in this process, hardly compete with the tenant
 	// whose latency is measured.
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		MaxIdleConnsPerHost: atOnce, MaxConnsPerHost: atOnce, WriteBufferSize: 1 << 20,
 	}}
-	outcomes := map[string]*bodyOutcome{}
+	outcomes := map[string]*outcome{}
 	for _, kind := range kinds {
-		outcomes[kind.kind] = &bodyOutcome{answers: map[string]int{}}
+		outcomes[kind.kind] = newOutcome()
 	}
 	var mu sync.Mutex
 	inParallel(n, atOnce, func(i int) {
@@ -153,26 +144,9 @@ func sendBodies(base string, kinds []adversarialBody, n, atOnce int) map[string]
 		got, err := ask(client, base, fmt.Sprintf("svc_test_body_%06d", i), harness.Request{Method: "POST", Target: "/v1/campaigns", Body: kind.body})
 		mu.Lock()
 		defer mu.Unlock()
-		o := outcomes[kind.kind]
-		if err != nil {
-			o.unanswered++
-		} else {
-			o.answers[strings.TrimSpace(strconv.Itoa(got.status)+" "+got.code)]++
-			o.largest = max(o.largest, got.size)
-		}
+		outcomes[kind.kind].add(got, err)
 	})
 	return outcomes
-}
-
-func (o *bodyOutcome) summary() string {
-	var parts []string
-	for _, answer := range slices.Sorted(maps.Keys(o.answers)) {
-		parts = append(parts, fmt.Sprintf("%d × %s", o.answers[answer], answer))
-	}
-	if o.unanswered > 0 {
-		parts = append(parts, fmt.Sprintf("%d unanswered", o.unanswered))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // bigNumberCase is one rewardPerBug literal and what the sandbox must
@@ -239,8 +213,7 @@ func attackBigNumber(bin string, a Sizes, out io.Writer) (bool, error) {
 		if _, err := ask(client, sb.Base, key, harness.Request{Method: "GET", Target: "/v1/testers"}); err != nil {
 			return false, err
 		}
-		answers := map[string]int{}
-		largest := 0
+		o := newOutcome()
 		spentBefore, err := harness.CPUTime(pid)
 		if err != nil {
 			return false, err
@@ -250,8 +223,7 @@ func attackBigNumber(bin string, a Sizes, out io.Writer) (bool, error) {
 			if err != nil {
 				return false, err
 			}
-			answers[strings.TrimSpace(strconv.Itoa(got.status)+" "+got.code)]++
-			largest = max(largest, got.size)
+			o.add(got, nil)
 			held = held && got.status == c.want && got.size <= maxAnswer
 		}
 		spent, err := harness.CPUTime(pid)
@@ -268,8 +240,7 @@ func attackBigNumber(bin string, a Sizes, out io.Writer) (bool, error) {
 		} else {
 			held = held && perRequest < bigNumberCPUBar && stored == 0
 		}
-		o := bodyOutcome{answers: answers}
-		fmt.Fprintf(tw, "%s\t%d B\t%s\t%d B\t%s\t%.1f×\t%d\t\n", c.name, len(body), o.summary(), largest,
+		fmt.Fprintf(tw, "%s\t%d B\t%s\t%d B\t%s\t%.1f×\t%d\t\n", c.name, len(body), o.summary(), o.largest,
 			perRequest.Round(time.Microsecond), float64(perRequest)/float64(max(baseline, 1)), stored)
 	}
 	return held, tw.Flush()
