@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"slices"
@@ -128,7 +127,7 @@ func attackKeyFlood(bin string, a Sizes, out io.Writer) (bool, error) {
 		}
 	}()
 	began := time.Now()
-	answers, unanswered := flood(clientFrom(floodAddress, a.floodWorkers), sb.Base, a.floodKeys, a.floodWorkers)
+	answers := flood(clientFrom(floodAddress, a.floodWorkers), sb.Base, a.floodKeys, a.floodWorkers)
 	took := time.Since(began)
 	close(stop)
 	<-checked
@@ -146,15 +145,8 @@ func attackKeyFlood(bin string, a Sizes, out io.Writer) (bool, error) {
 		return false, fmt.Errorf("read /healthz: %w", err)
 	}
 
-	var counts []string
-	for _, label := range slices.Sorted(maps.Keys(answers)) {
-		counts = append(counts, fmt.Sprintf("%s × %d", label, answers[label]))
-	}
-	if unanswered > 0 {
-		counts = append(counts, fmt.Sprintf("unanswered × %d", unanswered))
-	}
 	fmt.Fprintf(out, "flood: %d fresh keys from %s, %d at a time, in %s (%.0f/s): %s\n", a.floodKeys, floodAddress, a.floodWorkers,
-		took.Round(time.Millisecond), float64(a.floodKeys)/took.Seconds(), strings.Join(counts, ", "))
+		took.Round(time.Millisecond), float64(a.floodKeys)/took.Seconds(), answers.summary())
 	fmt.Fprintf(out, "the other client, %s: %d accounts, each holding a campaign it created, checked every %v; %d accounts held at the end; bar: every check finds every campaign\n",
 		tenantAddress, a.tenantAccounts, a.checkEvery, held.Data.Accounts)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -173,29 +165,26 @@ func attackKeyFlood(bin string, a Sizes, out io.Writer) (bool, error) {
 }
 
 // flood reads one campaign with n fresh keys from workers at a time, and
-// counts the answers by status, and for a 429 by the limit it names.
-func flood(client *http.Client, base string, n, workers int) (map[string]int, int) {
-	var (
-		mu         sync.Mutex
-		answers    = map[string]int{}
-		unanswered int
-	)
+// counts the answers by label, and for a 429 by the limit it names too.
+func flood(client *http.Client, base string, n, workers int) *outcome {
+	var mu sync.Mutex
+	answers := newOutcome()
 	inParallel(n, workers, func(i int) {
 		got, err := ask(client, base, fmt.Sprintf("svc_test_flood_%08d", i), harness.GetCampaign)
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
-			unanswered++
+			answers.unanswered++
 			return
 		}
-		label := fmt.Sprint(got.status)
+		label := got.label()
 		// A refusal's X-RateLimit-Limit tells which budget it was.
 		if got.status == http.StatusTooManyRequests {
 			label += fmt.Sprintf(" (limit %s)", got.header.Get("X-RateLimit-Limit"))
 		}
-		answers[label]++
+		answers.answers[label]++
 	})
-	return answers, unanswered
+	return answers
 }
 
 // randomKey is a test key no one has used.
@@ -268,11 +257,7 @@ func attackKeyPath(bin string, _ Sizes, out io.Writer) (bool, error) {
 		_ = got.header.Write(&header)
 		full, hints := keysIn(header.String()+string(got.raw), secrets)
 		held = held && full == 0
-		code := ""
-		if got.code != "" {
-			code = " " + got.code
-		}
-		fmt.Fprintf(tw, "%s\t%d%s\t%d\t%d\t%d\t\n", attempt.where, got.status, code, got.size, full, hints)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t\n", attempt.where, got.label(), got.size, full, hints)
 	}
 	if err := tw.Flush(); err != nil {
 		return false, err
