@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/webhook"
@@ -79,4 +80,54 @@ func checkChargeCoversHeap(t *testing.T, hooks int) {
 		t.Errorf("outboxes keep %d bytes and are charged %d", heap, charged)
 	}
 	runtime.KeepAlive(kept)
+}
+
+// Once every delivery is done, an outbox is charged for the records it keeps
+// and no more: the jobs, their events and the copies and held deliveries
+// that faults make are given back.
+func TestAnOutboxGivesBackWhatItsDeliveriesHeld(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusNoContent))
+	account := sandbox.NewFrozenClock(frozen)
+	d := start(t, webhook.Options{Clock: sandbox.NewFrozenClock(frozen)})
+	m := &meter{}
+	o := d.NewOutbox("acct", account, m)
+	h := hook("whk_000001", rcv.URL)
+	faults := []*sandbox.Fault{
+		webhookFault("flt_000001", sandbox.FaultSpec{Event: sandbox.EventAny, Webhook: sandbox.WebhookDuplicate}),
+		// Held back until the delayed event after it, and sent after that.
+		webhookFault("flt_000002", sandbox.FaultSpec{Event: sandbox.EventAny, Webhook: sandbox.WebhookReorder}),
+		webhookFault("flt_000003", sandbox.FaultSpec{Event: sandbox.EventAny, DelayMS: 1000}),
+	}
+	const plain = 20
+	for i, f := range faults {
+		o.Send(event(i+1), []sandbox.Webhook{h}, []*sandbox.Fault{f})
+	}
+	for n := range plain {
+		o.Send(event(len(faults)+n+1), []sandbox.Webhook{h}, nil)
+	}
+	account.Advance(time.Second)
+	// The duplicate is recorded twice.
+	want := len(faults) + plain + 1
+	waitRecords(t, o, want)
+	if s := settled(t, o); !s.Settled || s.Held != 0 || s.Scheduled != 0 {
+		t.Fatalf("after every delivery: %+v, want settled with nothing held or scheduled", s)
+	}
+	// The dispatcher's Close waits for the attempts, which charge the meter
+	// after their records are kept.
+	d.Close()
+
+	recs := records(o)
+	if len(recs) != want {
+		t.Fatalf("%d records, want %d", len(recs), want)
+	}
+	var kept int64
+	for _, r := range recs {
+		kept += webhook.RecordCharge(r)
+	}
+	m.mu.Lock()
+	held := m.held
+	m.mu.Unlock()
+	if held > kept+webhook.MeterStep {
+		t.Errorf("the meter holds %d bytes for %d records that account for %d", held, len(recs), kept)
+	}
 }
