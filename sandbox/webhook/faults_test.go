@@ -170,3 +170,22 @@ func TestAStaleTimestampIsSignedOver(t *testing.T) {
 		t.Error("the stale delivery's signature does not verify: it must be signed over its timestamp")
 	}
 }
+
+// A delivery a reorder fault holds back waits to be tried, and counts
+// against Pending as a queued one does.
+func TestAHeldBackDeliveryCountsAgainstPending(t *testing.T) {
+	rcv := newReceiver(t, always(http.StatusNoContent))
+	d := start(t, webhook.Options{Pending: 1, Clock: sandbox.NewFrozenClock(frozen)})
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+	h := hook("whk_000001", rcv.URL)
+	fault := webhookFault("flt_000001", sandbox.FaultSpec{Event: sandbox.EventAny, Webhook: sandbox.WebhookReorder})
+	o.Send(event(1), []sandbox.Webhook{h}, []*sandbox.Fault{fault})
+	o.Send(event(2), []sandbox.Webhook{h}, nil)
+	r := waitRecords(t, o, 1)[0]
+	if r.EventID != "evt_000002" || r.Error != "dropped: the account has too many deliveries waiting" {
+		t.Errorf("record %+v, want event 2 dropped", r)
+	}
+	if s := settled(t, o); s.Held != 1 || len(rcv.received()) != 0 {
+		t.Errorf("%+v and %d posts, want event 1 still held and nothing sent", s, len(rcv.received()))
+	}
+}
