@@ -270,10 +270,7 @@ func (o *Outbox) Close() {
 	d.mu.Unlock()
 	o.cancel()
 	stopAll(stops)
-	o.mu.Lock()
-	close(o.recorded)
-	o.recorded = make(chan struct{})
-	o.mu.Unlock()
+	o.signal()
 }
 
 // retryAfter queues j's next attempt after wait: wait past j's attempt on
