@@ -1104,14 +1104,14 @@ type EventType string
 type Fault struct {
 	Body *string `json:"body,omitempty"`
 
-	// Count How many more requests it will hit; null until cleared.
+	// Count How many more requests, or deliveries for a fault planned on an event, it will hit; null until cleared.
 	Count   *int `json:"count"`
 	DelayMs int  `json:"delayMs"`
 
 	// Event An event type, or `*` for all of them.
 	Event *EventFilter `json:"event,omitempty"`
 
-	// Fired How many requests it has hit.
+	// Fired How many requests, or deliveries for a fault planned on an event, it has hit.
 	Fired   int                     `json:"fired"`
 	Headers *map[string]interface{} `json:"headers,omitempty"`
 	Id      string                  `json:"id"`
@@ -1682,11 +1682,13 @@ type BugCreatedParams struct {
 	// (derived from the key and the event id): receivers de-duplicate on it.
 	WebhookId string `json:"Webhook-Id"`
 
-	// WebhookTimestamp Unix time in seconds of this attempt.
+	// WebhookTimestamp Unix time in seconds of this attempt, but ten minutes earlier on
+	// an attempt a `staleTimestamp` webhook fault hits.
 	WebhookTimestamp int `json:"Webhook-Timestamp"`
 
 	// WebhookSignature `v1=` and the hex HMAC-SHA256 of `<Webhook-Timestamp>.<body>`, keyed
-	// with the webhook's whole secret string as returned (`whsec_…`).
+	// with the webhook's whole secret string as returned (`whsec_…`);
+	// on an attempt a `badSignature` webhook fault hits, with another key.
 	WebhookSignature string `json:"Webhook-Signature"`
 }
 
@@ -1696,11 +1698,13 @@ type BugUpdatedParams struct {
 	// (derived from the key and the event id): receivers de-duplicate on it.
 	WebhookId string `json:"Webhook-Id"`
 
-	// WebhookTimestamp Unix time in seconds of this attempt.
+	// WebhookTimestamp Unix time in seconds of this attempt, but ten minutes earlier on
+	// an attempt a `staleTimestamp` webhook fault hits.
 	WebhookTimestamp int `json:"Webhook-Timestamp"`
 
 	// WebhookSignature `v1=` and the hex HMAC-SHA256 of `<Webhook-Timestamp>.<body>`, keyed
-	// with the webhook's whole secret string as returned (`whsec_…`).
+	// with the webhook's whole secret string as returned (`whsec_…`);
+	// on an attempt a `badSignature` webhook fault hits, with another key.
 	WebhookSignature string `json:"Webhook-Signature"`
 }
 
@@ -1710,11 +1714,13 @@ type CampaignCreatedParams struct {
 	// (derived from the key and the event id): receivers de-duplicate on it.
 	WebhookId string `json:"Webhook-Id"`
 
-	// WebhookTimestamp Unix time in seconds of this attempt.
+	// WebhookTimestamp Unix time in seconds of this attempt, but ten minutes earlier on
+	// an attempt a `staleTimestamp` webhook fault hits.
 	WebhookTimestamp int `json:"Webhook-Timestamp"`
 
 	// WebhookSignature `v1=` and the hex HMAC-SHA256 of `<Webhook-Timestamp>.<body>`, keyed
-	// with the webhook's whole secret string as returned (`whsec_…`).
+	// with the webhook's whole secret string as returned (`whsec_…`);
+	// on an attempt a `badSignature` webhook fault hits, with another key.
 	WebhookSignature string `json:"Webhook-Signature"`
 }
 
