@@ -77,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.DurationVar(&a.AccountTTL, "account-ttl", app.DefaultAccountTTL, "drop an account idle for this long; its key then starts afresh")
 	fset.IntVar(&a.MaxAccounts, "max-accounts", app.DefaultMaxAccounts, "accounts held at once; past it the least recently used is dropped")
 	cfg.budget = app.DefaultMemoryBudget
-	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records and events of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
+	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records, events, request journals and webhook deliveries of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
 	cfg.gcHeadroom = defaultGCHeadroom
 	fset.Var(&cfg.gcHeadroom, "gc-headroom", "let the heap grow by this much between garbage collections, at most four times what it holds, while that is less, and by its own size once it holds more, as Go's default does; 0 leaves Go's default, as does setting GOGC")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")

@@ -364,8 +364,9 @@ func (m meter) Release(n int64) {
 	}
 }
 
-// MemoryUsed is the estimated bytes the held accounts' records and events
-// take, which the memory budget bounds.
+// MemoryUsed is the estimated bytes the held accounts' records, events,
+// request journals and webhook deliveries take, which the memory budget
+// bounds.
 func (r *Registry) MemoryUsed() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
