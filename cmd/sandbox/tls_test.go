@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
 func TestParseTLSFlags(t *testing.T) {
@@ -186,29 +188,11 @@ func TestNetworkFaultsOverTLS(t *testing.T) {
 	base, stop := startRun(t, config{tlsSelfSigned: dir, maxConns: 64})
 	defer stop()
 	const key = "svc_test_network_faults_tls"
-	client := trusting(t, filepath.Join(dir, caFile))
+	hc := trusting(t, filepath.Join(dir, caFile))
 	addr := strings.TrimPrefix(base, "https://")
-	pemBytes, _ := os.ReadFile(filepath.Join(dir, caFile))
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(pemBytes)
-
-	plan := func(t *testing.T, fault string) {
+	send := func(t *testing.T) net.Conn {
 		t.Helper()
-		req, _ := http.NewRequest("POST", base+"/_sandbox/faults", strings.NewReader(fault))
-		req.Header.Set("Authorization", "Bearer "+key)
-		req.Header.Set("Content-Type", "application/json")
-		res, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("plan %s: %d", fault, res.StatusCode)
-		}
-	}
-	send := func(t *testing.T) *tls.Conn {
-		t.Helper()
-		conn, err := tls.Dial("tcp", addr, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+		conn, err := tls.Dial("tcp", addr, hc.Transport.(*http.Transport).TLSClientConfig)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +202,7 @@ func TestNetworkFaultsOverTLS(t *testing.T) {
 		return conn
 	}
 
-	droppedAnswers(t, plan, send)
+	networkFaults(t, sandboxtest.NewControls(base, key).WithHTTPClient(hc), send)
 }
 
 // With an unspecified address the sandbox prints a URL a client on this
