@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,6 +103,36 @@ func TestSelfSignedTLS(t *testing.T) {
 	// Plain HTTP on the HTTPS port gets net/http's 400, not an answer.
 	if res, err := getWith(t, &http.Client{}, "http://127.0.0.1:"+port+"/healthz", ""); err != nil || res.StatusCode != http.StatusBadRequest {
 		t.Errorf("plain HTTP to the HTTPS port: %v, %v", res, err)
+	}
+}
+
+// The certificate names the host of -addr, as an address or as a DNS
+// name, or for an unspecified one every address of the machine, since
+// clients may reach the sandbox by any of them.
+func TestCertificateNames(t *testing.T) {
+	always := []netip.Addr{netip.MustParseAddr("::1"), netip.MustParseAddr("127.0.0.1"), emulatorHost}
+	for _, c := range []struct {
+		addr      string
+		listening net.Addr
+		dns       []string
+		ips       []netip.Addr
+	}{
+		{"127.0.0.1:8443", nil, []string{"localhost"}, nil},
+		{"192.0.2.7:8443", nil, []string{"localhost"}, []netip.Addr{netip.MustParseAddr("192.0.2.7")}},
+		{"[::ffff:192.0.2.7]:8443", nil, []string{"localhost"}, []netip.Addr{netip.MustParseAddr("192.0.2.7")}},
+		{"sandbox.test:8443", nil, []string{"localhost", "sandbox.test"}, nil},
+		{"0.0.0.0:8443", nil, []string{"localhost"}, machineAddresses()},
+		{"[::]:8443", nil, []string{"localhost"}, machineAddresses()},
+		{":8443", nil, []string{"localhost"}, machineAddresses()},
+		{"127.0.0.1:0", &net.TCPAddr{IP: net.ParseIP("192.0.2.9"), Port: 8443}, []string{"localhost"}, []netip.Addr{netip.MustParseAddr("192.0.2.9")}},
+	} {
+		got := certificateNames(c.addr, c.listening)
+		want := append(slices.Clone(always), c.ips...)
+		slices.SortFunc(want, netip.Addr.Compare)
+		want = slices.Compact(want)
+		if !slices.Equal(got.dns, c.dns) || !slices.Equal(got.ips, want) {
+			t.Errorf("certificateNames(%q, %v) = %v %v, want %v %v", c.addr, c.listening, got.dns, got.ips, c.dns, want)
+		}
 	}
 }
 
