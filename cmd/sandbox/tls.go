@@ -49,9 +49,10 @@ func (cfg config) tlsConfig(listening net.Addr) (*tls.Config, error) {
 	}
 	return &tls.Config{
 		Certificates: []tls.Certificate{cert},
-		MinVersion:   tls.VersionTLS12,
-		// HTTP/1.1 only, as over plain HTTP: network faults act on the
-		// connection, which an HTTP/2 stream does not own.
+		// A guard: Serve on this listener speaks HTTP/2 only if ALPN settles
+		// on h2, which nothing here offers, and it must stay so, since
+		// network faults act on the connection, which an HTTP/2 stream does
+		// not own.
 		NextProtos: []string{"http/1.1"},
 	}, nil
 }
