@@ -57,13 +57,17 @@ func TestSecretComesFromTheFlagOrTheEnvironment(t *testing.T) {
 // how run ended.
 func startRun(t *testing.T, cfg config) (string, func() error) {
 	t.Helper()
-	listening, stop := startRunLogged(t, cfg)
-	return regexp.MustCompile(`url=(https?://\S+)`).FindStringSubmatch(listening)[1], stop
+	base, _, stop := startRunLogged(t, cfg)
+	return base, stop
 }
 
-// startRunLogged is startRun that returns the log line that says where the
-// sandbox listens.
-func startRunLogged(t *testing.T, cfg config) (string, func() error) {
+// announced matches the log line that says where the sandbox listens, and
+// its base URL.
+var announced = regexp.MustCompile(`url=(https?://\S+)`)
+
+// startRunLogged is startRun that also returns the log line that says where
+// the sandbox listens.
+func startRunLogged(t *testing.T, cfg config) (base, listening string, stop func() error) {
 	t.Helper()
 	cfg.addr, cfg.logFormat = cmp.Or(cfg.addr, "127.0.0.1:0"), "text"
 	cfg.app.Webhooks.Attempts, cfg.app.Webhooks.FirstRetry = 1, time.Second
@@ -76,10 +80,9 @@ func startRunLogged(t *testing.T, cfg config) (string, func() error) {
 	}()
 
 	lines := bufio.NewScanner(logs)
-	var listening string
 	for listening == "" && lines.Scan() {
-		if regexp.MustCompile(`url=https?://\S+`).MatchString(lines.Text()) {
-			listening = lines.Text()
+		if m := announced.FindStringSubmatch(lines.Text()); m != nil {
+			base, listening = m[1], lines.Text()
 		}
 	}
 	if listening == "" {
@@ -88,7 +91,7 @@ func startRunLogged(t *testing.T, cfg config) (string, func() error) {
 	}
 	// Keep draining the log so the server never blocks on it.
 	go func() { _, _ = io.Copy(io.Discard, logs) }()
-	stop := func() error {
+	stop = func() error {
 		cancel()
 		select {
 		case err := <-done:
@@ -97,7 +100,7 @@ func startRunLogged(t *testing.T, cfg config) (string, func() error) {
 			return errors.New("run did not return after cancel")
 		}
 	}
-	return listening, stop
+	return base, listening, stop
 }
 
 func TestRunServesUntilCancelled(t *testing.T) {

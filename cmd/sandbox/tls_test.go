@@ -74,9 +74,8 @@ func getWith(t *testing.T, client *http.Client, url, key string) (*http.Response
 // is refused. (WEB-5)
 func TestSelfSignedTLS(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tls")
-	listening, stop := startRunLogged(t, config{tlsSelfSigned: dir})
+	base, listening, stop := startRunLogged(t, config{tlsSelfSigned: dir})
 	defer stop()
-	base := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(listening)[1]
 	if !strings.HasPrefix(base, "https://127.0.0.1:") {
 		t.Fatalf("the sandbox announced %s, want an https:// URL", base)
 	}
@@ -243,7 +242,7 @@ func TestAnUnspecifiedAddressPrintsAUsableURL(t *testing.T) {
 		t.Run(addr, func(t *testing.T) {
 			printed, announce := io.Pipe()
 			defer printed.Close()
-			listening, stop := startRunLogged(t, config{addr: addr, announce: announce})
+			_, listening, stop := startRunLogged(t, config{addr: addr, announce: announce})
 			defer stop()
 			line, err := bufio.NewReader(printed).ReadString('\n')
 			if err != nil {
