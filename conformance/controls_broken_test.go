@@ -287,6 +287,24 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
+			name: "settling answers at once, whatever is in flight", rule: "CLK-10", tags: "@CLK-10",
+			caught: []string{"Settling waits until the account's deliveries are done"},
+			wrap: before(func(req *http.Request) {
+				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/deliveries/settle" {
+					req.Body, req.ContentLength = io.NopCloser(strings.NewReader(`{"timeoutMs":1}`)), int64(len(`{"timeoutMs":1}`))
+				}
+			}),
+		},
+		{
+			name: "settling says settled while a delivery is in flight", rule: "CLK-10", tags: "@CLK-10",
+			caught: []string{"Settling waits until the account's deliveries are done"},
+			wrap: after(func(req *http.Request, r *response) {
+				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/deliveries/settle" {
+					r.data(func(d map[string]any) { d["settled"], d["inFlight"] = true, json.Number("0") })
+				}
+			}),
+		},
+		{
 			name: "a reset keeps the events", rule: "RESET-4", tags: "@reset",
 			caught: []string{"A reset starts the events and the delivery records over"},
 			wrap: func(next http.Handler) http.Handler {

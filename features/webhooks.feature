@@ -157,7 +157,17 @@ Feature: Webhooks
   Scenario: Settling waits until the account's deliveries are done
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
+    And the receiver holds its answers until released
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Settled", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 300}'
+    Then the response status should be 200
+    And the response should have taken at least 300 ms
+    And the JSON at "data" should match:
+      """
+      {"settled": false, "inFlight": 1, "queued": 0, "due": 0}
+      """
+    When the receiver releases its held answers
     And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
     Then the response status should be 200
     And the JSON at "data" should match:

@@ -34,6 +34,10 @@ type Endpoint struct {
 	failNext   int // answer this many deliveries with failStatus
 	failStatus int
 	arrived    chan struct{} // closed and replaced on each delivery
+	// held, while the endpoint holds its answers, is closed when they may
+	// go: a delivery then stays in flight at the deployment for as long as
+	// the scenario wants, without a timed wait on either side.
+	held chan struct{}
 	// schema and sink, with --openapi, check each delivery against the
 	// document's webhooks.
 	schema rules.Schema
@@ -87,11 +91,12 @@ func (r *Receiver) Open(schema rules.Schema, sink *rules.RuleSink) (*Endpoint, s
 }
 
 // Close forgets e: late deliveries get a 404, which the deployment may
-// retry but nobody records.
+// retry but nobody records. Answers still held go.
 func (r *Receiver) Close(e *Endpoint) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	delete(r.ends, e.token)
+	r.mu.Unlock()
+	e.Release()
 }
 
 // ServeHTTP takes a delivery to the endpoint its path names.
@@ -115,8 +120,31 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			end.sink.Add(v)
 		}
 	}
-	status := end.record(req.Header.Clone(), body)
+	status, held := end.record(req.Header.Clone(), body)
+	select {
+	case <-held:
+	case <-req.Context().Done():
+	}
 	w.WriteHeader(status)
+}
+
+// Hold keeps the answers to deliveries from now on until Release.
+func (e *Endpoint) Hold() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.held == nil {
+		e.held = make(chan struct{})
+	}
+}
+
+// Release lets every held answer go, and answers at once from then on.
+func (e *Endpoint) Release() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.held != nil {
+		close(e.held)
+		e.held = nil
+	}
 }
 
 // FailNext answers the next n deliveries with status instead of 204.
@@ -126,7 +154,9 @@ func (e *Endpoint) FailNext(n, status int) {
 	e.failNext, e.failStatus = n, status
 }
 
-func (e *Endpoint) record(h http.Header, body []byte) int {
+// record keeps a delivery and says what to answer, and when: once the
+// channel it returns is closed.
+func (e *Endpoint) record(h http.Header, body []byte) (int, <-chan struct{}) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	status := http.StatusNoContent
@@ -137,8 +167,14 @@ func (e *Endpoint) record(h http.Header, body []byte) int {
 	e.deliveries = append(e.deliveries, Delivery{Header: h, Body: body, Answered: status})
 	close(e.arrived)
 	e.arrived = make(chan struct{})
-	return status
+	if e.held != nil {
+		return status, e.held
+	}
+	return status, answerNow
 }
+
+// answerNow is the release of an answer that is not held.
+var answerNow = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
 // awaitTick is how often a wait asks whether to go on.
 const awaitTick = time.Second

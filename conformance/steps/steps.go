@@ -109,6 +109,8 @@ func stepDefs(s *ScenarioState) []stepDef {
 		// Webhooks, delivered to conform's own receiver.
 		d(`^I register (?:a|(\d+)) webhooks? for "([^"]*)"$`, `Given I register a webhook for "campaign.created, bug.created"`, s.registerWebhook),
 		d(`^the receiver answers (\d+) to the next (\d+) deliver(?:y|ies)$`, `Given the receiver answers 500 to the next 1 delivery`, s.receiverFails),
+		d(`^the receiver holds its answers until released$`, `Given the receiver holds its answers until released`, s.receiverHolds),
+		d(`^the receiver releases its held answers$`, `When the receiver releases its held answers`, s.receiverReleases),
 		d(`^within (\d+) seconds the receiver should get a "([^"]*)" event$`, `Then within 5 seconds the receiver should get a "campaign.created" event`, s.awaitEvent),
 		d(`^within (\d+) seconds the receiver should get the same event again$`, `Then within 10 seconds the receiver should get the same event again`, s.awaitRetry),
 		d(`^the receiver should have got no "([^"]*)" event$`, `Then the receiver should have got no "campaign.created" event`, s.noEvent),

@@ -98,6 +98,27 @@ func (s *ScenarioState) receiverFails(ctx context.Context, status, n int) error 
 	return nil
 }
 
+// receiverHolds keeps the deliveries from now on in flight at the
+// deployment: each reaches the receiver, which answers only once the
+// scenario releases it (or ends).
+func (s *ScenarioState) receiverHolds(ctx context.Context) error {
+	e, _, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	e.Hold()
+	return nil
+}
+
+func (s *ScenarioState) receiverReleases(ctx context.Context) error {
+	e, _, err := s.endpoint()
+	if err != nil {
+		return err
+	}
+	e.Release()
+	return nil
+}
+
 func eventType(d receiver.Delivery) string { return receiver.EventType(d.Body) }
 
 // pushDelivery makes a delivery the last "response" of the scenario, so that
