@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -44,6 +45,15 @@ func boundBreakages() []controlBreakage {
 			wrap: after(func(req *http.Request, r *response) {
 				if strings.HasPrefix(req.URL.Path, "/_sandbox/") {
 					r.header.Del("X-RateLimit-Scope")
+				}
+			}),
+		},
+		{
+			name: "the reset of the hour's window beside the minute's counts", rule: "RATE-9", tags: "@RATE-9", opts: frozen,
+			caught: []string{"The headers describe the window with the fewest requests left, the minute's"},
+			wrap: after(func(_ *http.Request, r *response) {
+				if date, err := http.ParseTime(r.header.Get("Date")); err == nil && r.header.Get("X-RateLimit-Reset") != "" {
+					r.header.Set("X-RateLimit-Reset", strconv.FormatInt(date.Truncate(time.Hour).Add(time.Hour).Unix(), 10))
 				}
 			}),
 		},
