@@ -126,7 +126,11 @@ Feature: Each account's clock
     And the JSON at "data.items.0.statusCode" should equal 500
     And the JSON at "data.items" should have 5 items
     When I send a POST request to "/_sandbox/clock" with the body '{"advance": "1h"}'
-    Then no further "campaign.created" delivery should reach the receiver within 1 second
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the JSON at "data" should match:
+      """
+      {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 0}
+      """
     And the receiver should have got exactly 5 "campaign.created" deliveries
 
   @frozen-clock @CLK-5 @ERR-6
