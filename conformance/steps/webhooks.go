@@ -89,35 +89,27 @@ func refusesURL(e *wire.Exchange) bool {
 	return true
 }
 
-func (s *ScenarioState) receiverFails(ctx context.Context, status, n int) error {
+// onEndpoint tells the scenario's receiver endpoint what to do with the
+// deliveries to come.
+func (s *ScenarioState) onEndpoint(act func(*receiver.Endpoint)) error {
 	e, _, err := s.endpoint()
 	if err != nil {
 		return err
 	}
-	e.FailNext(n, status)
+	act(e)
 	return nil
+}
+
+func (s *ScenarioState) receiverFails(status, n int) error {
+	return s.onEndpoint(func(e *receiver.Endpoint) { e.FailNext(n, status) })
 }
 
 // receiverHolds keeps the deliveries from now on in flight at the
 // deployment: each reaches the receiver, which answers only once the
 // scenario releases it (or ends).
-func (s *ScenarioState) receiverHolds(ctx context.Context) error {
-	e, _, err := s.endpoint()
-	if err != nil {
-		return err
-	}
-	e.Hold()
-	return nil
-}
+func (s *ScenarioState) receiverHolds() error { return s.onEndpoint((*receiver.Endpoint).Hold) }
 
-func (s *ScenarioState) receiverReleases(ctx context.Context) error {
-	e, _, err := s.endpoint()
-	if err != nil {
-		return err
-	}
-	e.Release()
-	return nil
-}
+func (s *ScenarioState) receiverReleases() error { return s.onEndpoint((*receiver.Endpoint).Release) }
 
 func eventType(d receiver.Delivery) string { return receiver.EventType(d.Body) }
 
