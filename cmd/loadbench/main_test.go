@@ -37,9 +37,10 @@ func TestThroughputReportsEveryWorkloadAgainstTheBareServer(t *testing.T) {
 	}
 	for _, name := range []string{"get", "list", "create", "mix"} {
 		row := rowOf(out.String(), name)
-		// The name, two rates and their ratio, six latencies and a ratio,
-		// four CPU shares, the errors.
-		if len(row) != 18 || row[len(row)-1] != "0" || row[1] == "0" || row[2] == "0" || !strings.HasSuffix(row[3], "×") {
+		// The name, two rates, their ratio and the rounds' spread of it,
+		// six latencies and a ratio, four CPU shares, the errors.
+		if len(row) != 19 || row[len(row)-1] != "0" || row[1] == "0" || row[2] == "0" || !strings.HasSuffix(row[3], "×") ||
+			row[4] != strings.TrimSuffix(row[3], "×")+"–"+strings.TrimSuffix(row[3], "×") {
 			t.Errorf("workload %s: row %q, want one with both rates and no errors in:\n%s", name, row, out.String())
 		}
 	}

@@ -299,6 +299,17 @@ func runWrk(o throughputOptions, script, base string, serverPID int) (wrkRun, er
 	}, nil
 }
 
+// roundRatios is the lowest and the highest of the rounds' ratios, each
+// round's sandbox run against its bare run: how far one build's ratio moves
+// on this machine, which a median alone hides.
+func roundRatios(bare, sandbox []wrkRun) string {
+	ratios := make([]float64, len(bare))
+	for i := range bare {
+		ratios[i] = sandbox[i].perSecond / bare[i].perSecond
+	}
+	return fmt.Sprintf("%.2f–%.2f", slices.Min(ratios), slices.Max(ratios))
+}
+
 func median(runs []wrkRun) wrkRun {
 	sorted := slices.SortedFunc(slices.Values(runs), func(a, b wrkRun) int { return cmp.Compare(a.perSecond, b.perSecond) })
 	return sorted[len(sorted)/2]
@@ -330,10 +341,10 @@ func runThroughput(o throughputOptions, out io.Writer) error {
 	}
 	defer s.stop()
 
-	fmt.Fprintf(out, "loadbench: wrk -t%d -c%d -d%s, %d runs per server and workload, alternating; the run with the median rate of each; %s UTC, load average %s\n\n",
+	fmt.Fprintf(out, "loadbench: wrk -t%d -c%d -d%s, %d runs per server and workload, alternating; the run with the median rate of each, and the lowest and highest ratio of a round's two runs; %s UTC, load average %s\n\n",
 		o.threads, o.connections, o.duration, o.rounds, time.Now().UTC().Format("2006-01-02 15:04"), harness.LoadAverage())
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "workload\tbare req/s\tsandbox req/s\tratio\tbare p50\tsandbox p50\tbare p99\tsandbox p99\tp99 ratio\twrk CPU bare\twrk CPU sandbox\tserver CPU bare\tserver CPU sandbox\terrors\t")
+	fmt.Fprintln(tw, "workload\tbare req/s\tsandbox req/s\tratio\tround ratios\tbare p50\tsandbox p50\tbare p99\tsandbox p99\tp99 ratio\twrk CPU bare\twrk CPU sandbox\tserver CPU bare\tserver CPU sandbox\terrors\t")
 	var warnings []string
 	for _, name := range names {
 		script := filepath.Join(s.dir, name+".lua")
@@ -365,7 +376,7 @@ func runThroughput(o throughputOptions, out io.Writer) error {
 			}
 		}
 		b, sb := median(bareRuns), median(sandboxRuns)
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f×\t%s\t%s\t%s\t%s\t%.2f×\t%.0f%%\t%.0f%%\t%.0f%%\t%.0f%%\t%d\t\n", name, b.perSecond, sb.perSecond, sb.perSecond/b.perSecond,
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.2f×\t%s\t%s\t%s\t%s\t%s\t%.2f×\t%.0f%%\t%.0f%%\t%.0f%%\t%.0f%%\t%d\t\n", name, b.perSecond, sb.perSecond, sb.perSecond/b.perSecond, roundRatios(bareRuns, sandboxRuns),
 			harness.MS(b.p50), harness.MS(sb.p50), harness.MS(b.p99), harness.MS(sb.p99), float64(sb.p99)/float64(max(b.p99, 1)),
 			100*b.wrkCPU, 100*sb.wrkCPU, 100*b.serverCPU, 100*sb.serverCPU, sumErrors(bareRuns)+sumErrors(sandboxRuns))
 	}
