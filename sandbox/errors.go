@@ -25,6 +25,8 @@ const (
 	ErrUnsupportedMediaType    = "UNSUPPORTED_MEDIA_TYPE"
 	ErrRateLimitExceeded       = "RATE_LIMIT_EXCEEDED"
 	ErrInternal                = "INTERNAL_ERROR"
+	// ErrHTTPSRequired answers plain HTTP sent to a sandbox serving HTTPS.
+	ErrHTTPSRequired = "HTTPS_REQUIRED"
 )
 
 // Error is an error the API reports to its caller. Any other error is internal

@@ -27,6 +27,7 @@ var errorStatus = map[string]int{
 	"UNSUPPORTED_MEDIA_TYPE":    http.StatusUnsupportedMediaType,
 	"RATE_LIMIT_EXCEEDED":       http.StatusTooManyRequests,
 	"INTERNAL_ERROR":            http.StatusInternalServerError,
+	"HTTPS_REQUIRED":            http.StatusBadRequest,
 }
 
 // CheckErrorCode holds an error envelope the deployment wrote itself to

@@ -251,6 +251,7 @@ func (e DeliveryPageEnvelopeSuccess) Valid() bool {
 // Defines values for ErrorCode.
 const (
 	ErrorCodeCONFLICT                ErrorCode = "CONFLICT"
+	ErrorCodeHTTPSREQUIRED           ErrorCode = "HTTPS_REQUIRED"
 	ErrorCodeINJECTEDFAILURE         ErrorCode = "INJECTED_FAILURE"
 	ErrorCodeINTERNALERROR           ErrorCode = "INTERNAL_ERROR"
 	ErrorCodeINVALIDAPIKEY           ErrorCode = "INVALID_API_KEY"
@@ -272,6 +273,8 @@ const (
 func (e ErrorCode) Valid() bool {
 	switch e {
 	case ErrorCodeCONFLICT:
+		return true
+	case ErrorCodeHTTPSREQUIRED:
 		return true
 	case ErrorCodeINJECTEDFAILURE:
 		return true
@@ -1042,6 +1045,8 @@ type Error struct {
 	// of a kind as it may (16 webhooks, for instance). `INJECTED_FAILURE`
 	// only on a status injected with `POST /_sandbox/faults` that has no
 	// code of its own (403, 502, 503, 504…) or shares one (400, 409).
+	// `HTTPS_REQUIRED` (400) answers plain HTTP sent to a sandbox that
+	// serves HTTPS, on any path, and closes the connection.
 	Code ErrorCode `json:"code"`
 
 	// Details With `VALIDATION_ERROR` only, one entry per invalid field.
@@ -1060,6 +1065,8 @@ type Error struct {
 // of a kind as it may (16 webhooks, for instance). `INJECTED_FAILURE`
 // only on a status injected with `POST /_sandbox/faults` that has no
 // code of its own (403, 502, 503, 504…) or shares one (400, 409).
+// `HTTPS_REQUIRED` (400) answers plain HTTP sent to a sandbox that
+// serves HTTPS, on any path, and closes the connection.
 type ErrorCode string
 
 // ErrorEnvelope defines model for ErrorEnvelope.

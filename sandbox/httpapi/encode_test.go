@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strconv"
 	"testing"
@@ -177,5 +179,29 @@ func BenchmarkEncodeBody(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// An error envelope made outside a handler, for a connection the HTTP
+// server cannot serve, is the one a handler writes: the same status, the
+// same bytes, a key in its message redacted.
+func TestErrorEnvelopeIsWhatAHandlerWrites(t *testing.T) {
+	for _, apiErr := range []*sandbox.Error{
+		sandbox.Errorf(sandbox.ErrHTTPSRequired, "the sandbox serves HTTPS on this port: use https://127.0.0.1:8443, not http://127.0.0.1:8443"),
+		sandbox.Errorf(sandbox.ErrInvalidParameter, "bad cursor svc_test_a_secret_key_1234"),
+		{Code: sandbox.ErrValidation, Message: "1 invalid field", Details: []sandbox.FieldError{{Field: "name", Message: "is required"}}},
+	} {
+		status, body := ErrorEnvelope(apiErr)
+		rec := httptest.NewRecorder()
+		(&Server{}).writeError(rec, httptest.NewRequest("GET", "/v1/campaigns", nil), apiErr)
+		if status != rec.Code || !bytes.Equal(body, rec.Body.Bytes()) {
+			t.Errorf("%s: ErrorEnvelope gives %d %s, a handler writes %d %s", apiErr.Code, status, body, rec.Code, rec.Body.Bytes())
+		}
+		if bytes.Contains(body, []byte("a_secret_key")) {
+			t.Errorf("%s: the key is in the envelope whole: %s", apiErr.Code, body)
+		}
+	}
+	if status, _ := ErrorEnvelope(sandbox.Errorf(sandbox.ErrHTTPSRequired, "m")); status != http.StatusBadRequest {
+		t.Errorf("HTTPS_REQUIRED goes with %d, want 400", status)
 	}
 }

@@ -30,6 +30,7 @@ var codeStatuses = map[string]int{
 	sandbox.ErrUnsupportedMediaType:    http.StatusUnsupportedMediaType,
 	sandbox.ErrRateLimitExceeded:       http.StatusTooManyRequests,
 	sandbox.ErrInternal:                http.StatusInternalServerError,
+	sandbox.ErrHTTPSRequired:           http.StatusBadRequest,
 }
 
 // statusOf is the HTTP status that goes with an error code.
@@ -171,8 +172,26 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if apiErr.Code == sandbox.ErrInvalidAPIKey {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="svc"`)
 	}
+	status, envelope := envelopeOf(apiErr)
+	_ = writeJSON(w, status, envelope)
+}
+
+// envelopeOf is the error envelope of apiErr and the status it goes with.
+func envelopeOf(apiErr *sandbox.Error) (int, errorEnvelope) {
 	status := statusOf(apiErr.Code)
-	_ = writeJSON(w, status, errorEnvelope{Error: errorBody{
+	return status, errorEnvelope{Error: errorBody{
 		Code: apiErr.Code, Message: boundedMessage(apiErr.Message), Status: status, Details: boundedDetails(apiErr.Details),
-	}})
+	}}
+}
+
+// ErrorEnvelope is the status and the body, JSON ending in a newline, of
+// the error envelope of apiErr, for an answer written where no handler
+// runs: on a connection the HTTP server cannot serve.
+func ErrorEnvelope(apiErr *sandbox.Error) (status int, body []byte) {
+	status, envelope := envelopeOf(apiErr)
+	var buf bytes.Buffer
+	if err := encodeBody(&buf, envelope); err != nil {
+		return http.StatusInternalServerError, internalErrorBody
+	}
+	return status, buf.Bytes()
 }
