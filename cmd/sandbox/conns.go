@@ -99,16 +99,19 @@ func (l *connLimiter) ConnState(c net.Conn, state http.ConnState) {
 }
 
 // trackedOf returns the limiter's connection beneath c, which the server
-// may have wrapped in TLS; nil if it has none.
+// may have wrapped in TLS and the refusal of plain HTTP; nil if it has
+// none.
 func trackedOf(c net.Conn) *trackedConn {
-	if tracked, ok := c.(*trackedConn); ok {
-		return tracked
+	for {
+		switch conn := c.(type) {
+		case *trackedConn:
+			return conn
+		case interface{ NetConn() net.Conn }:
+			c = conn.NetConn()
+		default:
+			return nil
+		}
 	}
-	if wrapped, ok := c.(interface{ NetConn() net.Conn }); ok {
-		tracked, _ := wrapped.NetConn().(*trackedConn)
-		return tracked
-	}
-	return nil
 }
 
 // connQueue is a list of connections, oldest first, linked through them.
