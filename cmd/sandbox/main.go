@@ -55,6 +55,8 @@ type config struct {
 	// grace is how long requests in flight get to finish at shutdown;
 	// shutdownGrace if zero.
 	grace time.Duration
+	// headerTimeout, if not zero, replaces readHeaderTimeout's five seconds.
+	headerTimeout time.Duration
 	// announce gets one line, the sandbox's base URL, once it listens.
 	announce io.Writer
 	app      app.Config
@@ -219,6 +221,44 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
+// listenerStack is what the server accepts connections from: the
+// connection limiter over the TCP listener and, for HTTPS, TLS over the
+// limiter. TLS goes over the limiter so
+// that a handshake that never ends still holds a counted connection, which
+// the limiter can close.
+func (cfg config) listenerStack(tcp net.Listener, tlsConf *tls.Config) (served net.Listener, limiter *connLimiter) {
+	limiter = newConnLimiter(tcp, cmp.Or(cfg.maxConns, defaultMaxConns()))
+	if tlsConf == nil {
+		return limiter, limiter
+	}
+	return tls.NewListener(limiter, tlsConf), limiter
+}
+
+// readHeaderTimeout is how long a client has to send a request's head,
+// and a TLS client its handshake first.
+func (cfg config) readHeaderTimeout() time.Duration {
+	return cmp.Or(cfg.headerTimeout, 5*time.Second)
+}
+
+// httpServer is the HTTP server of handler, with the sandbox's bounds and
+// the connection limiter's hooks.
+func (cfg config) httpServer(handler http.Handler, limiter *connLimiter, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		ConnState:         limiter.ConnState,
+		ConnContext:       limiter.ConnContext,
+		Handler:           handler,
+		ReadHeaderTimeout: cfg.readHeaderTimeout(),
+		ReadTimeout:       readTimeout,
+		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
+		// Long enough for the slowest injected fault, a delay and then a
+		// trickle; the writing of each response has its own, shorter
+		// deadline (-write-timeout), which a trickle extends by its length.
+		WriteTimeout: 2*sandbox.MaxFaultDelay + readTimeout,
+		IdleTimeout:  cfg.idleTimeout,
+		ErrorLog:     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+}
+
 // run serves until ctx is done, then lets requests in flight finish.
 func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	flushTicker := time.NewTicker(logFlushInterval)
@@ -253,13 +293,7 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 		tcpListener.Close()
 		return err
 	}
-	listener := newConnLimiter(tcpListener, cmp.Or(cfg.maxConns, defaultMaxConns()))
-	// TLS over the limiter, so that a handshake that never ends still
-	// holds a counted connection, and the limiter can close it.
-	var served net.Listener = listener
-	if tlsConf != nil {
-		served = tls.NewListener(listener, tlsConf)
-	}
+	served, listener := cfg.listenerStack(tcpListener, tlsConf)
 	cfg.app.ParkConn = listener.Park
 	sandboxApp, err := app.New(cfg.app)
 	if err != nil {
@@ -268,20 +302,7 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 	}
 	defer sandboxApp.Close()
 
-	srv := &http.Server{
-		ConnState:         listener.ConnState,
-		ConnContext:       listener.ConnContext,
-		Handler:           sandboxApp.Handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       readTimeout,
-		MaxHeaderBytes:    httpapi.MaxHeaderBytes,
-		// Long enough for the slowest injected fault, a delay and then a
-		// trickle; the writing of each response has its own, shorter
-		// deadline (-write-timeout), which a trickle extends by its length.
-		WriteTimeout: 2*sandbox.MaxFaultDelay + readTimeout,
-		IdleTimeout:  cfg.idleTimeout,
-		ErrorLog:     slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-	}
+	srv := cfg.httpServer(sandboxApp.Handler, listener, logger)
 	// Injected delays end as shutdown begins, or a tenant's 30 s delay
 	// would outlast the grace period and fail the exit.
 	srv.RegisterOnShutdown(sandboxApp.BeginShutdown)
