@@ -157,13 +157,14 @@ func TestConnectionsParkedInFaultsMakeRoomForNewClients(t *testing.T) {
 }
 
 // A server with -tls-cert hands the limiter's hooks the TLS connection, not
-// the one the limiter accepted: the limiter must still find its own, or an
-// idle HTTPS client would never make room for a new one.
+// the one the limiter accepted, nor the refusal of plain HTTP between them:
+// the limiter must still find its own, or an idle HTTPS client would never
+// make room for a new one.
 func TestTheLimiterFindsItsConnectionBeneathTLS(t *testing.T) {
 	server, client := net.Pipe()
 	t.Cleanup(func() { server.Close(); client.Close() })
 	tracked := &trackedConn{Conn: server, limiter: newConnLimiter(nil, 1)}
-	for _, c := range []net.Conn{tracked, tls.Server(tracked, &tls.Config{})} {
+	for _, c := range []net.Conn{tracked, tls.Server(tracked, &tls.Config{}), tls.Server(&httpsConn{Conn: tracked}, &tls.Config{})} {
 		if got := trackedOf(c); got != tracked {
 			t.Errorf("trackedOf(%T) = %v, want the accepted connection", c, got)
 		}

@@ -223,7 +223,7 @@ func startCPUProfile(path string) (stop func(), err error) {
 
 // listenerStack is what the server accepts connections from: the
 // connection limiter over the TCP listener and, for HTTPS, TLS over the
-// limiter. TLS goes over the limiter so
+// refusal of plain HTTP over the limiter. TLS goes over the limiter so
 // that a handshake that never ends still holds a counted connection, which
 // the limiter can close.
 func (cfg config) listenerStack(tcp net.Listener, tlsConf *tls.Config) (served net.Listener, limiter *connLimiter) {
@@ -231,7 +231,7 @@ func (cfg config) listenerStack(tcp net.Listener, tlsConf *tls.Config) (served n
 	if tlsConf == nil {
 		return limiter, limiter
 	}
-	return tls.NewListener(limiter, tlsConf), limiter
+	return tls.NewListener(plainHTTPRefuser{Listener: limiter, timeout: cfg.readHeaderTimeout()}, tlsConf), limiter
 }
 
 // readHeaderTimeout is how long a client has to send a request's head,

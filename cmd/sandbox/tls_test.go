@@ -99,10 +99,9 @@ func TestSelfSignedTLS(t *testing.T) {
 	if _, err := getWith(t, &http.Client{}, base+"/healthz", ""); !errors.As(err, &unknown) {
 		t.Errorf("a client that does not trust the CA: %v, want an unknown authority", err)
 	}
-	// Plain HTTP on the HTTPS port gets net/http's 400, not an answer.
-	if res, err := getWith(t, &http.Client{}, "http://127.0.0.1:"+port+"/healthz", ""); err != nil || res.StatusCode != http.StatusBadRequest {
-		t.Errorf("plain HTTP to the HTTPS port: %v, %v", res, err)
-	}
+	// Plain HTTP on the HTTPS port gets an envelope that says where to go.
+	// (WEB-9)
+	checkHTTPSRequired(t, http.DefaultClient, "GET", "http://127.0.0.1:"+port+"/v1/campaigns", nil, base)
 }
 
 // The certificate names the host of -addr, as an address or as a DNS

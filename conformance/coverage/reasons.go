@@ -45,6 +45,7 @@ var needsConfiguration = map[string]string{
 	"WEB-7":   "a sandbox started with -cors-origins",
 	"WEB-4":   "a sandbox started with -tls-cert and -tls-key",
 	"WEB-5":   "a sandbox started with -tls-self-signed",
+	"WEB-9":   "a sandbox started with -tls-cert and -tls-key or -tls-self-signed, asked in plain HTTP",
 }
 
 // notInDefaultRun are the rules a default run against a default sandbox
