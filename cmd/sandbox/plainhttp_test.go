@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -27,7 +28,15 @@ type httpsStack struct {
 	closed chan struct{}
 }
 
-func startHTTPSStack(t *testing.T, headerTimeout time.Duration) httpsStack {
+func startHTTPSStack(t testing.TB, headerTimeout time.Duration) httpsStack {
+	t.Helper()
+	return startHTTPSStackOver(t, headerTimeout, true)
+}
+
+// startHTTPSStackOver is startHTTPSStack with TLS straight over the
+// limiter unless refusing, as before plain HTTP was refused, for
+// benchmarks to compare.
+func startHTTPSStackOver(t testing.TB, headerTimeout time.Duration, refusing bool) httpsStack {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := config{addr: "127.0.0.1:0", tlsSelfSigned: dir, maxConns: 16, idleTimeout: time.Minute, headerTimeout: headerTimeout}
@@ -41,6 +50,9 @@ func startHTTPSStack(t *testing.T, headerTimeout time.Duration) httpsStack {
 		t.Fatal(err)
 	}
 	served, limiter := cfg.listenerStack(tcp, tlsConf)
+	if !refusing {
+		served = tls.NewListener(limiter, tlsConf)
+	}
 	srv := cfg.httpServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = io.WriteString(w, "ok")
 	}), limiter, slog.New(slog.DiscardHandler))
@@ -49,7 +61,10 @@ func startHTTPSStack(t *testing.T, headerTimeout time.Duration) httpsStack {
 	srv.ConnState = func(c net.Conn, state http.ConnState) {
 		limiterHook(c, state)
 		if state == http.StateClosed {
-			closed <- struct{}{}
+			select {
+			case closed <- struct{}{}:
+			default: // a benchmark's connections, which nobody waits for
+			}
 		}
 	}
 	stopped := make(chan error, 1)
@@ -190,4 +205,39 @@ func TestSilentAndStalledConnectionsToTheHTTPSPortEnd(t *testing.T) {
 		}
 		stack.checkReleased(t)
 	})
+}
+
+// BenchmarkHTTPS measures HTTPS served over the refusal of plain HTTP
+// against TLS straight over the limiter: a new connection (handshake, one
+// request, close) and a request on a kept-alive connection.
+func BenchmarkHTTPS(b *testing.B) {
+	for _, refusing := range []bool{false, true} {
+		over := map[bool]string{false: "over=limiter", true: "over=refusal"}[refusing]
+		stack := startHTTPSStackOver(b, 0, refusing)
+		url := "https://" + stack.addr + "/v1/campaigns"
+		clientConf := stack.client.Transport.(*http.Transport).TLSClientConfig
+		b.Run(over+"/conn=new", func(b *testing.B) {
+			for b.Loop() {
+				conn, err := tls.Dial("tcp", stack.addr, clientConf)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fmt.Fprint(conn, "GET /v1/campaigns HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+				if _, err := io.Copy(io.Discard, conn); err != nil {
+					b.Fatal(err)
+				}
+				conn.Close()
+			}
+		})
+		b.Run(over+"/conn=kept", func(b *testing.B) {
+			for b.Loop() {
+				res, err := stack.client.Get(url)
+				if err != nil {
+					b.Fatal(err)
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+			}
+		})
+	}
 }

@@ -36,7 +36,7 @@ func TestParseTLSFlags(t *testing.T) {
 
 // trusting is an HTTP client that trusts only the CA in the PEM file, and
 // offers HTTP/2 as browsers and SDKs do.
-func trusting(t *testing.T, caPath string) *http.Client {
+func trusting(t testing.TB, caPath string) *http.Client {
 	t.Helper()
 	pemBytes, err := os.ReadFile(caPath)
 	if err != nil {
