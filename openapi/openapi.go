@@ -52,6 +52,9 @@ type Validator struct {
 	model     *v3.Document
 	validator validator.Validator
 	schemas   schema_validation.SchemaValidator
+	// strict also reports the response headers InjectedFailure does not
+	// declare, as the library reports those an operation does not.
+	strict bool
 	// requestHeaders also reports request headers the document does not
 	// declare.
 	requestHeaders bool
@@ -93,7 +96,7 @@ func Load(doc []byte, opts ...Option) (*Validator, error) {
 	}
 	return &Validator{
 		model: &model.Model, validator: v, schemas: schema_validation.NewSchemaValidatorWithLogger(quiet),
-		requestHeaders: o.strictRequestHeaders,
+		strict: o.strict, requestHeaders: o.strictRequestHeaders,
 	}, nil
 }
 
@@ -163,9 +166,36 @@ func (v *Validator) Validate() []Violation {
 // components.responses.NotFound says, and a method a listed path does not
 // serve as components.responses.MethodNotAllowed says, when the document
 // has them.
+//
+// An error answer that carries FaultHeader may be a planned fault's: it is
+// held to the operation's answer for its status or, failing that, to the
+// document's components.responses.InjectedFailure, when the document has it.
+// A fault can answer any status on any path, with a Retry-After of its own.
 func (v *Validator) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []Violation {
 	v.checking.Lock()
 	defer v.checking.Unlock()
+	if res.StatusCode >= 400 && res.Header.Get(FaultHeader) != "" {
+		if injected := v.response("InjectedFailure"); injected != nil {
+			if found := v.check(req, reqBody, res, resBody); len(found) == 0 {
+				return nil
+			}
+			var opts []config.Option
+			if v.strict {
+				opts = append(opts, config.WithStrictMode())
+			}
+			return v.checkAgainst(withBody(req, reqBody), withResponseBody(res, resBody), resBody, injected, req.URL.Path, res.StatusCode, opts...)
+		}
+	}
+	return v.check(req, reqBody, res, resBody)
+}
+
+// FaultHeader marks the sandbox's answers that a planned fault changed; its
+// value is the fault's id.
+const FaultHeader = "X-Sandbox-Fault"
+
+// check holds an answer to its operation's description, or to NotFound or
+// MethodNotAllowed when no operation matches.
+func (v *Validator) check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []Violation {
 	req = withBody(req, reqBody)
 	res = withResponseBody(res, resBody)
 	// The document's paths are all clean; one that is not (/v1/bugs/.,
@@ -270,7 +300,14 @@ func (v *Validator) checkUnrouted(req *http.Request, res *http.Response, resBody
 			Message: fmt.Sprintf("the document has no such operation, and the answer was %d", res.StatusCode),
 		}}
 	}
-	_, headerErrs := responses.ValidateResponseHeaders(req, res, want.Headers, req.URL.Path, strconv.Itoa(status))
+	return v.checkAgainst(req, res, resBody, want, req.URL.Path, status)
+}
+
+// checkAgainst checks an answer's headers and JSON body against one
+// components.responses entry; config.WithStrictMode also reports the
+// headers it does not declare.
+func (v *Validator) checkAgainst(req *http.Request, res *http.Response, resBody []byte, want *v3.Response, template string, status int, opts ...config.Option) []Violation {
+	_, headerErrs := responses.ValidateResponseHeaders(req, res, want.Headers, template, strconv.Itoa(status), opts...)
 	found := violations("response", headerErrs)
 	if want.Content != nil {
 		if media := want.Content.GetOrZero("application/json"); media != nil && media.Schema != nil {

@@ -148,6 +148,11 @@ func TestCheck(t *testing.T) {
 				`{"success":false,"error":{"code":"INJECTED_FAILURE","message":"injected fault","status":503}}`},
 		},
 		{
+			name: "a planned 404 on an operation that lists none",
+			ex: exchange{"GET", "/v1/testers", "", 404, with(limited, "X-Sandbox-Fault", "flt_000001"),
+				`{"success":false,"error":{"code":"NOT_FOUND","message":"injected fault","status":404}}`},
+		},
+		{
 			name: "a 5xx that does not say which fault answered",
 			ex: exchange{"POST", "/v1/campaigns", `{"name":"Beta","platform":"ios","testersRequired":5,"rewardPerBug":19.99}`, 502, limited,
 				`{"success":false,"error":{"code":"INJECTED_FAILURE","message":"injected fault","status":502}}`},

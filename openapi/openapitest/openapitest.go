@@ -70,9 +70,9 @@ func Checking(v *openapi.Validator, h http.Handler, report func(r *http.Request,
 		}{io.TeeReader(r.Body, &reqBody), r.Body}
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
 		h.ServeHTTP(rec, r)
-		// A fault planned with POST /_sandbox/faults breaks the document
-		// on purpose: an injected status, a body that is not JSON, or a
-		// connection taken over to be cut.
+		// A fault planned with POST /_sandbox/faults may break the
+		// document on purpose: headers and a body of its own, a body that
+		// is not JSON, or a connection taken over to be cut.
 		if rec.hijacked || w.Header().Get(FaultHeader) != "" {
 			return
 		}
@@ -87,7 +87,7 @@ func Checking(v *openapi.Validator, h http.Handler, report func(r *http.Request,
 }
 
 // FaultHeader marks the sandbox's answers that a planned fault changed.
-const FaultHeader = "X-Sandbox-Fault"
+const FaultHeader = openapi.FaultHeader
 
 // recorder passes a response through and keeps a copy of it.
 type recorder struct {
