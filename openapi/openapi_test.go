@@ -148,9 +148,47 @@ func TestCheck(t *testing.T) {
 				`{"success":false,"error":{"code":"INJECTED_FAILURE","message":"injected fault","status":503}}`},
 		},
 		{
+			name: "the sandbox's own 429",
+			ex: exchange{"GET", "/v1/testers", "", 429, with(limited, "Retry-After", "30"),
+				`{"success":false,"error":{"code":"RATE_LIMIT_EXCEEDED","message":"rate limit exceeded","status":429}}`},
+		},
+		{
+			name: "the sandbox's own 429 with an HTTP-date",
+			ex: exchange{"GET", "/v1/testers", "", 429, with(limited, "Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT"),
+				`{"success":false,"error":{"code":"RATE_LIMIT_EXCEEDED","message":"rate limit exceeded","status":429}}`},
+			want: []openapi.Violation{{In: "response headers", Path: "retry-after"}},
+		},
+		{
+			name: "the sandbox's own 429 without Retry-After",
+			ex: exchange{"GET", "/v1/testers", "", 429, limited,
+				`{"success":false,"error":{"code":"RATE_LIMIT_EXCEEDED","message":"rate limit exceeded","status":429}}`},
+			want: []openapi.Violation{{In: "response header", Path: "Retry-After"}},
+		},
+		{
+			name: "a 429 planned with POST /_sandbox/faults, with an HTTP-date",
+			ex: exchange{"GET", "/v1/testers", "", 429, with(limited, "Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT", "X-Sandbox-Fault", "flt_000001"),
+				`{"success":false,"error":{"code":"RATE_LIMIT_EXCEEDED","message":"injected fault","status":429}}`},
+		},
+		{
+			name: "a 429 planned with POST /_sandbox/faults, without Retry-After",
+			ex: exchange{"GET", "/v1/testers", "", 429, with(limited, "X-Sandbox-Fault", "flt_000001"),
+				`{"success":false,"error":{"code":"RATE_LIMIT_EXCEEDED","message":"injected fault","status":429}}`},
+		},
+		{
 			name: "a planned 404 on an operation that lists none",
 			ex: exchange{"GET", "/v1/testers", "", 404, with(limited, "X-Sandbox-Fault", "flt_000001"),
 				`{"success":false,"error":{"code":"NOT_FOUND","message":"injected fault","status":404}}`},
+		},
+		{
+			name: "a planned 503 whose Retry-After is neither seconds nor a date",
+			ex: exchange{"GET", "/v1/testers", "", 503, with(limited, "Retry-After", "soon", "X-Sandbox-Fault", "flt_000001"),
+				`{"success":false,"error":{"code":"INJECTED_FAILURE","message":"injected fault","status":503}}`},
+			want: []openapi.Violation{{In: "response headers", Path: "retry-after"}},
+		},
+		{
+			name: "a planned 429 without the envelope",
+			ex:   exchange{"GET", "/v1/testers", "", 429, with(limited, "X-Sandbox-Fault", "flt_000001"), `{"success":false}`},
+			want: []openapi.Violation{{In: "response", Path: "$"}},
 		},
 		{
 			name: "a 5xx that does not say which fault answered",
@@ -440,4 +478,55 @@ func TestCheckIsSafeForConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestInjectedRetryAftersFollowTheDocument plans every Retry-After a fault
+// may ask for (FAULT-14, FAULT-15) on the statuses that carry one, and
+// checks the sandbox's answers against the document, strictly.
+func TestInjectedRetryAftersFollowTheDocument(t *testing.T) {
+	v, err := openapi.Default(openapi.Strict())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const date = "Wed, 21 Oct 2026 07:28:00 GMT"
+	for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+		for _, tt := range []struct {
+			retryAfter, want string
+		}{
+			{`"` + date + `"`, date},
+			{`"Wednesday, 21-Oct-26 07:28:00 GMT"`, "Wednesday, 21-Oct-26 07:28:00 GMT"},
+			{`"Wed Oct 21 7:28:00 2026"`, "Wed Oct 21 7:28:00 2026"},
+			{"0", "0"},
+			{"null", ""},
+		} {
+			t.Run(strconv.Itoa(status)+" "+tt.retryAfter, func(t *testing.T) {
+				h := sandboxtest.NewHandler(t, sandboxtest.Options{})
+				send(t, h, "POST", "/_sandbox/faults", `{"method":"GET","path":"/v1/testers","status":`+strconv.Itoa(status)+`,"retryAfter":`+tt.retryAfter+`}`)
+				req, res, body := send(t, h, "GET", "/v1/testers", "")
+				if res.StatusCode != status || res.Header.Get(openapitest.FaultHeader) == "" || res.Header.Get("Retry-After") != tt.want {
+					t.Fatalf("answer %d, %s %q, Retry-After %q; want the planned %d with Retry-After %q",
+						res.StatusCode, openapitest.FaultHeader, res.Header.Get(openapitest.FaultHeader), res.Header.Get("Retry-After"), status, tt.want)
+				}
+				if got := v.Check(req, nil, res, body); len(got) > 0 {
+					t.Errorf("the injected answer breaks the document: %v", got)
+				}
+			})
+		}
+	}
+}
+
+// send serves one request with the test key and returns it with its answer.
+func send(t *testing.T, h http.Handler, method, target, body string) (*http.Request, *http.Response, []byte) {
+	t.Helper()
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer svc_test_0123456789")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if method == "POST" && rec.Code != http.StatusOK {
+		t.Fatalf("%s %s %s = %d: %s", method, target, body, rec.Code, rec.Body)
+	}
+	return req, rec.Result(), rec.Body.Bytes()
 }

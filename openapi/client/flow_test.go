@@ -215,4 +215,32 @@ func TestSDKFlow(t *testing.T) {
 			t.Errorf("waits before retrying (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("an injected HTTP-date Retry-After is read as it came", func(t *testing.T) {
+		const date = "Wed, 21 Oct 2026 07:28:00 GMT"
+		plain := newClient(t, srv.URL, srv.Client())
+		for _, status := range []int{http.StatusTooManyRequests, http.StatusServiceUnavailable} {
+			var retryAfter client.FaultPlanCreate_RetryAfter
+			if err := retryAfter.FromFaultPlanCreateRetryAfter1(date); err != nil {
+				t.Fatal(err)
+			}
+			plan, err := plain.PlanFaultsWithResponse(ctx, client.FaultPlanCreate{Path: new("/v1/testers"), Status: &status, RetryAfter: &retryAfter})
+			if err != nil || plan.JSON200 == nil {
+				t.Fatalf("plan a %d: %v, %d %s", status, err, plan.StatusCode(), plan.Body)
+			}
+			res, err := plain.ListTestersWithResponse(ctx, nil)
+			if err != nil {
+				t.Fatalf("the injected %d does not parse: %v", status, err)
+			}
+			var got string
+			switch {
+			case res.Headers429 != nil:
+				got = res.Headers429.RetryAfter
+			case res.Headers5XX != nil && res.Headers5XX.RetryAfter != nil:
+				got = *res.Headers5XX.RetryAfter
+			}
+			if got != date {
+				t.Errorf("the injected %d's Retry-After reads %q, want %q", status, got, date)
+			}
+		}
+	})
 }
