@@ -69,6 +69,7 @@ func TestLoadRefusesWhatIsNotOpenAPI3(t *testing.T) {
 
 const (
 	campaign = `{"id":"cmp_000001","name":"Beta","platform":"ios","testersRequired":5,"rewardPerBug":19.99,"status":"draft","createdAt":"2026-01-01T00:00:30.000Z"}`
+	delivery = `{"id":"dlv_000001","webhookId":"whk_000001","eventId":"evt_000001","eventType":"bug.created","url":"http://127.0.0.1:9000/hooks","attempt":1,"at":"2026-01-01T00:00:30.000Z","statusCode":204,"error":"","nextAttemptAt":null,"fault":null}`
 	notFound = `{"success":false,"error":{"code":"NOT_FOUND","message":"no route","status":404}}`
 )
 
@@ -189,6 +190,16 @@ func TestCheck(t *testing.T) {
 			name: "a planned 429 without the envelope",
 			ex:   exchange{"GET", "/v1/testers", "", 429, with(limited, "X-Sandbox-Fault", "flt_000001"), `{"success":false}`},
 			want: []openapi.Violation{{In: "response", Path: "$"}},
+		},
+		{
+			name: "a delivery with its fault, null",
+			ex:   exchange{"GET", "/_sandbox/deliveries", "", 200, limited, `{"success":true,"data":{"items":[` + delivery + `],"hasMore":false,"nextCursor":null}}`},
+		},
+		{
+			name: "a delivery without its fault",
+			ex: exchange{"GET", "/_sandbox/deliveries", "", 200, limited,
+				`{"success":true,"data":{"items":[` + strings.Replace(delivery, `,"fault":null`, "", 1) + `],"hasMore":false,"nextCursor":null}}`},
+			want: []openapi.Violation{{In: "response", Path: "$.data.items[0]"}},
 		},
 		{
 			name: "a 5xx that does not say which fault answered",

@@ -1007,7 +1007,7 @@ type Delivery struct {
 	// the delivery; null when none did. A fault touches the first attempt
 	// of a delivery, and the copy a `duplicate` sends; retries go as
 	// without it.
-	Fault *Fault `json:"fault,omitempty"`
+	Fault *Fault `json:"fault"`
 	Id    string `json:"id"`
 
 	// NextAttemptAt When the next attempt is due, null when none is.

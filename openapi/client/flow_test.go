@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,6 +200,33 @@ func TestSDKFlow(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatal("no delivery within 5s")
 		}
+		settled, err := c.SettleDeliveriesWithResponse(ctx, client.SettleDeliveriesJSONRequestBody{})
+		if err != nil || settled.JSON200 == nil || !settled.JSON200.Data.Settled {
+			t.Fatalf("settle deliveries: %v, %d %s", err, settled.StatusCode(), settled.Body)
+		}
+		listed, err := c.ListDeliveriesWithResponse(ctx, nil)
+		if err != nil || listed.JSON200 == nil || len(listed.JSON200.Data.Items) == 0 {
+			t.Fatalf("list deliveries: %v, %d %s", err, listed.StatusCode(), listed.Body)
+		}
+		// The generated types keep every key the sandbox sends: a delivery
+		// no fault touched has "fault": null, not no fault at all (FAULT-39).
+		again, err := json.Marshal(listed.JSON200.Data.Items)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sent struct {
+			Data struct{ Items []map[string]json.RawMessage }
+		}
+		var kept []map[string]json.RawMessage
+		if err := json.Unmarshal(listed.Body, &sent); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(again, &kept); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(keysOf(sent.Data.Items), keysOf(kept)); diff != "" {
+			t.Errorf("keys of the deliveries decoded and encoded again with the generated types (-sent +kept):\n%s", diff)
+		}
 	})
 
 	t.Run("a 429 with Retry-After is waited out", func(t *testing.T) {
@@ -243,4 +272,13 @@ func TestSDKFlow(t *testing.T) {
 			}
 		}
 	})
+}
+
+// keysOf lists each object's keys, in order.
+func keysOf(objects []map[string]json.RawMessage) [][]string {
+	keys := make([][]string, len(objects))
+	for i, o := range objects {
+		keys[i] = slices.Sorted(maps.Keys(o))
+	}
+	return keys
 }
