@@ -78,10 +78,20 @@ function backoffMs(attempt: number): number {
   return 100 * 2 ** (attempt - 1);
 }
 
-/** The wait a Retry-After in seconds asks for, or the back-off when there is none. */
+/**
+ * The wait a Retry-After asks for: seconds, or an HTTP-date, counted from
+ * the answer's Date so that the server's clock is the one that runs out; the
+ * back-off when there is neither.
+ */
 function waitMs(res: Response, attempt: number): number {
-  const seconds = Number(res.headers.get("Retry-After"));
-  return res.headers.has("Retry-After") && Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : backoffMs(attempt);
+  const retryAfter = res.headers.get("Retry-After");
+  if (retryAfter === null) return backoffMs(attempt);
+  const seconds = Number(retryAfter);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(retryAfter);
+  const now = Date.parse(res.headers.get("Date") ?? "");
+  if (Number.isNaN(at)) return backoffMs(attempt);
+  return Math.max(0, at - (Number.isNaN(now) ? Date.now() : now));
 }
 
 /**

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sdkClient } from "../src/client.ts";
-import { journal, newAccount, useSandbox } from "./support.ts";
+import { journal, newAccount, planFault, useSandbox } from "./support.ts";
 
 const baseUrl = useSandbox(["-frozen-clock", "2026-01-01T00:00:30Z", "-rate-limit-minute", "3"]);
 
@@ -38,4 +38,25 @@ test("a 429 is retried after its Retry-After, which the frozen clock makes pass 
   const sent = await journal(once, "GET", "/v1/testers");
   assert.deepEqual(sent.map((r) => r.status), [200, 429, 429, 429, 200, 200, 200]);
   assert.equal(sent[0]?.at, "2026-01-01T00:01:00.000Z");
+});
+
+test("an injected 503 whose Retry-After is an HTTP-date is retried that long after the answer's Date", async () => {
+  const { key, once } = newAccount(baseUrl());
+  const waits: number[] = [];
+  const api = sdkClient(baseUrl(), key, {
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  });
+  const retryAfter = "Thu, 01 Jan 2026 00:00:45 GMT";
+  const faultId = await planFault(once, { method: "GET", path: "/v1/testers", status: 503, retryAfter });
+  const refused = await once.GET("/v1/testers");
+  assert.equal(refused.response.headers.get("X-Sandbox-Fault"), faultId);
+  assert.equal(refused.response.headers.get("Retry-After"), retryAfter);
+  assert.equal(refused.response.headers.get("Date"), "Thu, 01 Jan 2026 00:00:30 GMT");
+
+  await planFault(once, { method: "GET", path: "/v1/testers", status: 503, retryAfter });
+  const retried = await api.GET("/v1/testers");
+  assert.equal(retried.response.status, 200);
+  assert.deepEqual(waits, [15000], "the date is 15 s after the frozen clock's 00:00:30");
 });
