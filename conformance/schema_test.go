@@ -18,8 +18,9 @@ import (
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
-// runWithOpenAPI runs the sandbox profile's tester and rate-limit scenarios
-// against h with the given --openapi source.
+// runWithOpenAPI runs the sandbox profile's tester and rate-limit scenarios,
+// and those of planned Retry-Afters (FAULT-14, FAULT-15), against h with
+// the given --openapi source.
 func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*conformance.Report, string, error) {
 	t.Helper()
 	srv := httptest.NewServer(h)
@@ -27,7 +28,7 @@ func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*conformance.R
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), conformance.Config{
 		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
-		Tags: "@testers,@ratelimit", Concurrency: 8, Summary: &summary, Timeout: time.Minute,
+		Tags: "@testers,@ratelimit,@FAULT-14,@FAULT-15", Concurrency: 8, Summary: &summary, Timeout: time.Minute,
 		OpenAPI: source, LoadSchema: openapicheck.Load,
 	})
 	return rep, summary.String(), err
