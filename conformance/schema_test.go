@@ -19,8 +19,9 @@ import (
 )
 
 // runWithOpenAPI runs the sandbox profile's tester and rate-limit scenarios,
-// and those of planned Retry-Afters (FAULT-14, FAULT-15), against h with
-// the given --openapi source.
+// those of planned Retry-Afters (FAULT-14, FAULT-15) and those of a POST
+// answered by a planned status or malformed answer (FAULT-28), against h
+// with the given --openapi source.
 func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*conformance.Report, string, error) {
 	t.Helper()
 	srv := httptest.NewServer(h)
@@ -28,7 +29,7 @@ func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*conformance.R
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), conformance.Config{
 		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
-		Tags: "@testers,@ratelimit,@FAULT-14,@FAULT-15", Concurrency: 8, Summary: &summary, Timeout: time.Minute,
+		Tags: "@testers,@ratelimit,@FAULT-14,@FAULT-15,@FAULT-28 && ~@direct", Concurrency: 8, Summary: &summary, Timeout: time.Minute,
 		OpenAPI: source, LoadSchema: openapicheck.Load,
 	})
 	return rep, summary.String(), err

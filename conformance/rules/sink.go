@@ -130,6 +130,15 @@ func leaks(text []byte, key string) bool {
 	return false
 }
 
+// FaultWroteBody tells whether an answer's body is one a planned fault of
+// the sandbox wrote in place of the API's: it carries X-Sandbox-Fault and
+// is not the envelope, as a malformed answer (FAULT-22) or a status fault's
+// own body (FAULT-17) is. No document describes such a body; the model
+// judges it against the fault.
+func FaultWroteBody(profile string, e *wire.Exchange) bool {
+	return profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != "" && CheckEnvelope(e, EnvelopeEither) != nil
+}
+
 // CheckResponse applies the rules of every response: the envelope (ENV-1 to
 // ENV-7), a JSON content type (ENV-8, ENV-9), the sandbox's timestamps
 // (ENV-11), error codes (ERR-4, ERR-5), budget scopes (RATE-14) and the

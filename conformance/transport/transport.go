@@ -99,7 +99,7 @@ func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if fl != nil {
 		t.Target.feedModel(fl, sink, token, req, reqBody, resp, body)
 	}
-	if t.Target.Schema != nil {
+	if t.Target.Schema != nil && !rules.FaultWroteBody(t.Target.Profile, e) {
 		if v, ok := rules.FromSchema(t.Target.Schema.Check(req, reqBody, resp, body), req.Method+" "+req.URL.Path); ok {
 			v.Exchange = e
 			sink.Add(v)
