@@ -40,12 +40,13 @@ const (
 // failure does not use up the real limit.
 func (s *Server) injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		a := accountOf(r)
+		state := stateOf(r)
+		a := state.account
 		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) || !a.Faults.RequestFaultsPlanned() {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if d := a.Limiter.Peek(a.Clock.Now()); !d.Allowed {
+		if d := a.Limiter.Peek(state.now); !d.Allowed {
 			s.refuse(w, r, d, scopeKey, rateLimitMessage)
 			return
 		}
@@ -54,7 +55,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if entry := journalOf(r); entry != nil {
+		if entry := state.journal; entry != nil {
 			entry.noteFault(fault)
 		}
 		w.Header().Set(faultHeader, fault.ID)
@@ -74,12 +75,14 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			if !s.wait(r.Context(), delay) {
 				return
 			}
-			stateOf(r).now = a.Clock.Now()
+			// Answered later than it arrived: its Date and its budget's
+			// window are those of the end of the delay.
+			s.serveAt(w, state, a.Clock.Now())
 		}
 		switch {
 		case fault.Status != 0:
 			// The budget as it stands: the injected failure spent none of it.
-			s.setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
+			s.setRateHeaders(w, a.Limiter.Peek(state.now), scopeKey)
 			if fault.RetryAfterHeader != "" {
 				w.Header().Set("Retry-After", fault.RetryAfterHeader)
 			}
@@ -89,7 +92,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			s.dropConnection(w, r, fault.Network == sandbox.NetworkReset)
 		case fault.Network == sandbox.NetworkMalformed:
 			readForJournal(r)
-			s.setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
+			s.setRateHeaders(w, a.Limiter.Peek(state.now), scopeKey)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusOK)
 			_, _ = io.WriteString(w, malformedBody)

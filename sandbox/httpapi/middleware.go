@@ -237,13 +237,19 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			a = s.accounts.Get(key)
 		}
 		state := stateOf(r)
-		state.account, state.now = a, a.Clock.Now()
-		// The account's clock, not the process's: under a frozen clock a
-		// client that compares X-RateLimit-Reset with Date must see the
-		// same time the windows do.
-		w.Header()["Date"] = s.dates.get(state.now.Unix(), dateValue)
+		state.account = a
+		s.serveAt(w, state, a.Clock.Now())
 		next.ServeHTTP(w, r)
 	})
+}
+
+// serveAt sets the time on the account's clock that the request is served
+// at, and the Date header that says so. The account's clock, not the
+// process's: under a frozen clock a client that compares X-RateLimit-Reset
+// with Date must see the same time the windows do.
+func (s *Server) serveAt(w http.ResponseWriter, state *requestState, now time.Time) {
+	state.now = now
+	w.Header()["Date"] = s.dates.get(now.Unix(), dateValue)
 }
 
 // limiterFor returns the budget a request is counted against, and its scope:

@@ -84,6 +84,10 @@ type Options struct {
 type Sandbox struct {
 	Handler  http.Handler
 	Accounts *accounts.Registry
+	// EndDelays ends every injected delay and trickle at once, as shutdown
+	// does, so that a test can hold a request in its delay for as long as
+	// it needs and then let it be answered.
+	EndDelays func()
 }
 
 // NewHandler returns a whole sandbox. It fails the test if the sandbox
@@ -93,7 +97,8 @@ func NewHandler(tb testing.TB, opts Options) http.Handler {
 	return New(tb, opts).Handler
 }
 
-// New is NewHandler for tests that also need the accounts.
+// New is NewHandler for tests that also need the accounts or the end of
+// delays.
 func New(tb testing.TB, opts Options) *Sandbox {
 	tb.Helper()
 	built, err := app.New(appConfig(opts))
@@ -102,7 +107,7 @@ func New(tb testing.TB, opts Options) *Sandbox {
 	}
 	tb.Cleanup(built.Close)
 	// Every exchange of every test is checked against the OpenAPI document.
-	return &Sandbox{Handler: openapitest.Handler(tb, built.Handler, checkOptions(opts)...), Accounts: built.Accounts}
+	return &Sandbox{Handler: openapitest.Handler(tb, built.Handler, checkOptions(opts)...), Accounts: built.Accounts, EndDelays: built.BeginShutdown}
 }
 
 // checkOptions are the options of the OpenAPI check beyond openapi.Strict.
