@@ -66,22 +66,14 @@ func networkFaults(t *testing.T, controls *sandboxtest.Controls, send func(t *te
 	})
 	t.Run("truncate", func(t *testing.T) {
 		plan(t, client.FaultPlanCreate{Network: new(client.NetworkFaultTruncate)})
-		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(res.Body)
+		res, body, err := answerOn(t, send(t))
 		if !errors.Is(err, io.ErrUnexpectedEOF) || res.ContentLength <= int64(len(body)) {
 			t.Errorf("read %d of the %d bytes promised, then %v; want fewer and an unexpected EOF", len(body), res.ContentLength, err)
 		}
 	})
 	t.Run("malformed", func(t *testing.T) {
 		plan(t, client.FaultPlanCreate{Network: new(client.NetworkFaultMalformed)})
-		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(res.Body)
+		res, body, err := answerOn(t, send(t))
 		if err != nil || res.StatusCode != http.StatusOK || json.Valid(body) || res.Header.Get("X-Sandbox-Fault") == "" {
 			t.Errorf("got %d %q (%v), fault %q; want 200, a body that is not JSON, and the fault named",
 				res.StatusCode, body, err, res.Header.Get("X-Sandbox-Fault"))
@@ -89,13 +81,21 @@ func networkFaults(t *testing.T, controls *sandboxtest.Controls, send func(t *te
 	})
 	t.Run("trickle", func(t *testing.T) {
 		plan(t, client.FaultPlanCreate{Network: new(client.NetworkFaultTrickle), TrickleMs: new(200)})
-		res, err := http.ReadResponse(bufio.NewReader(send(t)), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := io.ReadAll(res.Body)
+		res, body, err := answerOn(t, send(t))
 		if err != nil || res.StatusCode != http.StatusOK || !json.Valid(body) || res.Header.Get("X-Sandbox-Fault") == "" {
 			t.Errorf("got %d, %d bytes (%v), fault %q; want the whole answer, slowly", res.StatusCode, len(body), err, res.Header.Get("X-Sandbox-Fault"))
 		}
 	})
+}
+
+// answerOn reads the answer on conn: its head, which must come, and as
+// much of its body as comes, with the error that ended the body.
+func answerOn(t *testing.T, conn net.Conn) (*http.Response, []byte, error) {
+	t.Helper()
+	res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	return res, body, err
 }
