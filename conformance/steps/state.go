@@ -221,7 +221,7 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 		// A connection that a fault this scenario planned drops, or that
 		// the client gave up on, is an outcome to check, not a reason to
 		// stop: the steps after it look at what the account kept.
-		gaveUp := context.Cause(ctx) == errGaveUp
+		gaveUp := errors.Is(context.Cause(ctx), errGaveUp)
 		if gaveUp || (s.droppable && ctx.Err() == nil && dropped(err)) {
 			ex := &wire.Exchange{Method: method, URL: target, ReqHeader: req.Header, ReqBody: body, Elapsed: time.Since(sent), NoAnswer: s.Redact(err.Error()), GaveUp: gaveUp}
 			s.history = append(s.history, ex)
