@@ -226,7 +226,12 @@ func (o *outcome) add(got answer, err error) {
 		o.unanswered++
 		return
 	}
-	o.answers[got.label()]++
+	o.addAs(got.label(), got)
+}
+
+// addAs counts got under label.
+func (o *outcome) addAs(label string, got answer) {
+	o.answers[label]++
 	o.largest = max(o.largest, got.size)
 }
 

@@ -173,16 +173,12 @@ func flood(client *http.Client, base string, n, workers int) *outcome {
 		got, err := ask(client, base, fmt.Sprintf("svc_test_flood_%08d", i), harness.GetCampaign)
 		mu.Lock()
 		defer mu.Unlock()
-		if err != nil {
-			answers.unanswered++
+		// A refusal's X-RateLimit-Limit tells which budget it was.
+		if err == nil && got.status == http.StatusTooManyRequests {
+			answers.addAs(fmt.Sprintf("%s (limit %s)", got.label(), got.header.Get("X-RateLimit-Limit")), got)
 			return
 		}
-		label := got.label()
-		// A refusal's X-RateLimit-Limit tells which budget it was.
-		if got.status == http.StatusTooManyRequests {
-			label += fmt.Sprintf(" (limit %s)", got.header.Get("X-RateLimit-Limit"))
-		}
-		answers.answers[label]++
+		answers.add(got, err)
 	})
 	return answers
 }
