@@ -4,26 +4,32 @@
 // a model of the contract that every exchange goes through, and an
 // explorer that sends seeded random sequences on the sandbox profile.
 //
-// Run runs the suite and returns a Report; conformancetest.Test runs it
-// under go test, one subtest per feature and scenario; Suite returns it as
-// a godog.TestSuite. It knows the API only from the spec, never from the
-// sandbox's code, so the two cannot share one misunderstanding. The
-// conform command is a thin layer over it.
+// Run runs the suite and returns a Report; Explore runs only the explorer;
+// Check validates feature files without sending a request; Rules and
+// Steps document what the kit checks and the steps a feature may use.
+// conformancetest.Test runs the suite under go test, one subtest per
+// feature and scenario; Suite returns it as a godog.TestSuite. The kit
+// knows the API only from the spec, never from the sandbox's code, so the
+// two cannot share one misunderstanding. The conform command is a thin
+// layer over this package.
 //
-// This package is the kit's front door. The work is done in its
-// subpackages, whose imports point one way (imports_test.go holds them to
-// it):
+// This package is the kit's whole public surface. Its engine lives under
+// conformance/internal, whose imports point one way (imports_test.go holds
+// them to it):
 //
-//	wire             exchanges, JSON paths, timestamps, key redaction
-//	coverage         the rules of docs/contract.md each check judges, tallied
-//	report           results and their summary, junit, cucumber and HTML writers
-//	rules            what every response must meet; rate-limit headers
-//	model            the contract's model: exchanges in, disagreements out
-//	transport        the checking transport that feeds the rules and the model
-//	receiver         the webhook receiver deliveries come to
-//	steps            the step library and its per-scenario state
-//	plan             feature loading, tags, skips and lint
-//	explore          the explorer, its shrinker and its Gherkin writer
-//	runner           one run: godog, the explorer and the reports together
-//	conformancetest  the go test helper
+//	wire       exchanges, JSON paths, timestamps, key redaction
+//	coverage   the rules of docs/contract.md each check judges, tallied
+//	report     results and their summary, junit, cucumber and HTML writers
+//	rules      what every response must meet; rate-limit headers
+//	model      the contract's model: exchanges in, disagreements out
+//	transport  the checking transport that feeds the rules and the model
+//	receiver   the webhook receiver deliveries come to
+//	steps      the step library and its per-scenario state
+//	plan       feature loading, tags, skips and lint
+//	explore    the explorer, its shrinker and its Gherkin writer
+//	runner     one run: godog, the explorer and the reports together
+//
+// Beside it stand conformancetest, the go test helper, and openapicheck,
+// the OpenAPI validator of Config.LoadSchema, kept apart because it costs
+// more to build than the rest of the kit.
 package conformance

@@ -16,23 +16,31 @@ const module = "github.com/testcampaign/kit/"
 // allowedImports is the kit's layering: each package (by its directory
 // under conformance/, "." for the facade) and the packages of this module
 // it may import. Everything else of the module, the sandbox above all, is
-// out of bounds: the kit knows the API only from the spec.
+// out of bounds: the kit knows the API only from the spec. The engine's
+// parts live under internal/, so that the compiler keeps every other
+// package of the module to the facade; conformancetest and openapicheck
+// stand beside the facade and speak only its language.
 var allowedImports = map[string][]string{
-	"wire":            {},
-	"coverage":        {"docs"},
-	"report":          {"coverage"},
-	"rules":           {"wire", "report", "coverage"},
-	"model":           {"wire", "rules", "coverage"},
-	"transport":       {"wire", "report", "rules", "model", "coverage"},
-	"receiver":        {"wire", "rules"},
-	"steps":           {"wire", "rules", "transport", "receiver", "coverage"},
-	"plan":            {"wire", "report", "steps", "features", "coverage"},
-	"explore":         {"wire", "report", "rules", "model", "transport", "coverage"},
-	"runner":          {"wire", "report", "rules", "model", "transport", "receiver", "steps", "plan", "explore", "coverage", "docs"},
-	"conformancetest": {"wire", "plan", "runner"},
-	".":               {"wire", "report", "rules", "model", "steps", "runner", "coverage", "docs"},
-	"openapicheck":    {"rules", "openapi"},
+	"internal/wire":      {},
+	"internal/coverage":  {"docs"},
+	"internal/report":    {"internal/coverage"},
+	"internal/rules":     {"internal/wire", "internal/report", "internal/coverage"},
+	"internal/model":     {"internal/wire", "internal/rules", "internal/coverage"},
+	"internal/transport": {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/coverage"},
+	"internal/receiver":  {"internal/wire", "internal/rules"},
+	"internal/steps":     {"internal/wire", "internal/rules", "internal/transport", "internal/receiver", "internal/coverage"},
+	"internal/plan":      {"internal/wire", "internal/report", "internal/steps", "features", "internal/coverage"},
+	"internal/explore":   {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/transport", "internal/coverage"},
+	"internal/runner":    {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/transport", "internal/receiver", "internal/steps", "internal/plan", "internal/explore", "internal/coverage", "docs"},
+	".":                  {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/steps", "internal/runner"},
+	"conformancetest":    {"."},
+	"openapicheck":       {".", "openapi"},
 }
+
+// publicPackages are the kit's packages that code outside conformance/
+// may import: the facade, the go test helper, and the OpenAPI validator,
+// which cmd/conform links only in builds tagged openapi.
+var publicPackages = []string{".", "conformancetest", "openapicheck"}
 
 // TestImportsPointOneWay reads the imports of every non-test file of the
 // kit and fails on an edge the layering does not allow, and on a package
@@ -53,6 +61,9 @@ func TestImportsPointOneWay(t *testing.T) {
 		dir := filepath.ToSlash(filepath.Dir(p))
 		dirs[dir] = true
 		allowed, known := allowedImports[dir]
+		if known && !strings.HasPrefix(dir, "internal/") && !slices.Contains(publicPackages, dir) {
+			t.Errorf("%s: conformance/%s is importable from outside the kit; move it under conformance/internal/", p, dir)
+		}
 		if !known {
 			t.Errorf("%s: package conformance/%s is not in the layering of imports_test.go", p, dir)
 			return nil
@@ -84,5 +95,76 @@ func TestImportsPointOneWay(t *testing.T) {
 		if !dirs[dir] {
 			t.Errorf("the layering names conformance/%s, which holds no Go file", dir)
 		}
+	}
+}
+
+// TestLayeringHasNoCycle holds the layering itself to one direction: no
+// package reaches itself through the edges it allows, so that a new edge
+// cannot quietly turn two layers into one.
+func TestLayeringHasNoCycle(t *testing.T) {
+	const (
+		unvisited = iota
+		visiting
+		done
+	)
+	state := map[string]int{}
+	var visit func(pkg string, path []string)
+	visit = func(pkg string, path []string) {
+		switch state[pkg] {
+		case visiting:
+			t.Errorf("the layering has a cycle: %s", strings.Join(append(path, pkg), " -> "))
+			return
+		case done:
+			return
+		}
+		state[pkg] = visiting
+		for _, dep := range allowedImports[pkg] {
+			visit(dep, append(path, pkg))
+		}
+		state[pkg] = done
+	}
+	for pkg := range allowedImports {
+		visit(pkg, nil)
+	}
+}
+
+// TestOnlyTheFrontDoorIsImported reads the imports of every Go file of the
+// module outside conformance/, tests included, and fails on one that
+// reaches past the kit's public packages. The compiler refuses
+// conformance/internal/ already; this also keeps a new package from being
+// added beside the facade and used before anyone decided it should be.
+func TestOnlyTheFrontDoorIsImported(t *testing.T) {
+	public := map[string]bool{}
+	for _, dir := range publicPackages {
+		public[strings.TrimSuffix(module+"conformance/"+dir, "/.")] = true
+	}
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			switch d.Name() {
+			case "conformance", "testdata", "node_modules", ".git":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(path, module+"conformance") && !public[path] {
+				t.Errorf("%s imports %s: outside conformance/ only %v may be imported", p, path, publicPackages)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/testcampaign/kit/conformance"
-	"github.com/testcampaign/kit/conformance/coverage"
+	"github.com/testcampaign/kit/conformance/internal/coverage"
 )
 
 // TestEveryRuleHasACheckOrAReason keeps the kit's completeness visible as
@@ -20,7 +20,7 @@ func TestEveryRuleHasACheckOrAReason(t *testing.T) {
 	}
 	for _, r := range rules {
 		if len(r.Checks) == 0 && r.Reason == "" {
-			t.Errorf("%s has no check in the kit and no stated reason (declare its check, cite it from a scenario, or give it a reason in conformance/coverage/reasons.go)", r.Rule.ID)
+			t.Errorf("%s has no check in the kit and no stated reason (declare its check, cite it from a scenario, or give it a reason in conformance/internal/coverage/reasons.go)", r.Rule.ID)
 		}
 	}
 }
@@ -34,7 +34,7 @@ func TestNoRuleIsSaidToLackACheckItHas(t *testing.T) {
 	}
 	for _, r := range rules {
 		if why, ok := coverage.NotInDefaultRun(r.Rule.ID); ok && why == coverage.NoCheckYet && len(r.Checks) > 0 {
-			t.Errorf("%s is said to have no check, but %s: take it off the list in conformance/coverage/reasons.go", r.Rule.ID, r.Checks[0].How)
+			t.Errorf("%s is said to have no check, but %s: take it off the list in conformance/internal/coverage/reasons.go", r.Rule.ID, r.Checks[0].How)
 		}
 	}
 }

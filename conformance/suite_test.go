@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/testcampaign/kit/conformance/coverage"
+	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"io"
 	"net/http"
 	"net/http/httptest"

@@ -1,7 +1,10 @@
-// Package openapicheck gives conform its OpenAPI validator, for --openapi.
-// It is a package of its own because the validator (libopenapi-validator
-// and what it needs) takes longer to compile than the rest of the kit:
-// cmd/conform links it only when built with -tags openapi.
+// Package openapicheck gives conform its OpenAPI validator, for --openapi
+// (conformance.Config.LoadSchema). It is the one package of the kit besides
+// the facade and conformancetest that code outside conformance/ may import,
+// and it speaks only the facade's types: the validator (libopenapi-validator
+// and what it needs) takes longer to compile than the rest of the kit, so it
+// stays out of the facade, and cmd/conform links it only when built with
+// -tags openapi.
 package openapicheck
 
 import (
@@ -9,13 +12,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/testcampaign/kit/conformance/rules"
+	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/openapi"
 )
 
-// Load is a rules.SchemaLoader: it parses an OpenAPI 3 document and
+// Load is a conformance.SchemaLoader: it parses an OpenAPI 3 document and
 // refuses one that is not valid OpenAPI 3, naming its first problems.
-func Load(doc []byte) (rules.Schema, error) {
+func Load(doc []byte) (conformance.Schema, error) {
 	v, err := openapi.Load(doc)
 	if err != nil {
 		return nil, err
@@ -32,18 +35,18 @@ func Load(doc []byte) (rules.Schema, error) {
 
 type schema struct{ v *openapi.Validator }
 
-func (s schema) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []rules.SchemaViolation {
+func (s schema) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []conformance.SchemaViolation {
 	return convert(s.v.Check(req, reqBody, res, resBody))
 }
 
-func (s schema) CheckWebhook(eventType string, req *http.Request, body []byte) []rules.SchemaViolation {
+func (s schema) CheckWebhook(eventType string, req *http.Request, body []byte) []conformance.SchemaViolation {
 	return convert(s.v.CheckWebhook(eventType, req, body))
 }
 
-func convert(found []openapi.Violation) []rules.SchemaViolation {
-	out := make([]rules.SchemaViolation, len(found))
+func convert(found []openapi.Violation) []conformance.SchemaViolation {
+	out := make([]conformance.SchemaViolation, len(found))
 	for i, v := range found {
-		out[i] = rules.SchemaViolation{In: v.In, Path: v.Path, Want: v.Want, Message: v.Message}
+		out[i] = conformance.SchemaViolation{In: v.In, Path: v.Path, Want: v.Want, Message: v.Message}
 	}
 	return out
 }

@@ -1,0 +1,838 @@
+package model
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+// The contract's vocabularies (docs/contract.md).
+var (
+	Platforms       = []string{"ios", "android", "web"}
+	CampaignStates  = []string{"draft", "active", "completed"}
+	BugStatuses     = []string{"new", "confirmed", "in_progress", "resolved", "closed"}
+	BugSeverities   = []string{"low", "medium", "high", "critical"}
+	bugResolutions  = []string{"fixed", "wont_fix", "duplicate", "cannot_reproduce", "not_a_bug"}
+	webhookEvents   = []string{"campaign.created", "bug.created", "bug.updated", "*"}
+	bugTransitions  = map[string][]string{"new": {"confirmed", "closed"}, "confirmed": {"in_progress", "resolved", "closed"}, "in_progress": {"resolved", "closed"}, "resolved": {"closed", "confirmed"}, "closed": {"confirmed"}}
+	campaignFields  = []string{"id", "name", "platform", "testersRequired", "rewardPerBug", "status", "createdAt"}
+	maxWebhooks     = 16
+	maxLiteral      = 32
+	maxRequestBody  = 1 << 20
+	defaultPageSize = 20
+)
+
+func OneOf(s string, set []string) bool {
+	for _, x := range set {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// body reads a request body the way the contract does and, when the
+// contract refuses it as a whole, checks the refusal. ok is false then.
+func (c *check) body() (map[string]any, bool) {
+	o := c.o
+	if len(o.ReqBody) > maxRequestBody {
+		c.expectRefusal("ERR-19", "a body over 1 MiB", http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
+		return nil, false
+	}
+	ct := o.ReqHeader.Get("Content-Type")
+	if !mediaTypeIsJSON(ct) {
+		if c.sandbox {
+			if len(o.ReqBody) == 0 {
+				c.expectRefusal("ERR-8", "a request without a JSON body", 0)
+			} else {
+				c.expectRefusal("ERR-18", "a body without Content-Type application/json", http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE")
+			}
+		}
+		return nil, false
+	}
+	obj, dup, err := decodeStrictObject(o.ReqBody)
+	if err != nil {
+		rule := "ERR-9"
+		switch {
+		case len(bytes.TrimSpace(o.ReqBody)) == 0:
+			rule = "ERR-8"
+		case strings.Contains(err.Error(), "trailing data"):
+			rule = "ERR-10"
+		}
+		c.expectRefusal(rule, "a body that is not one JSON object", http.StatusBadRequest, "INVALID_JSON")
+		return nil, false
+	}
+	if c.sandbox && nestedDeeperThan(o.ReqBody, maxJSONDepth) {
+		c.expectRefusal("ERR-12", "JSON nested deeper than 64 levels", http.StatusBadRequest, "INVALID_JSON")
+		return nil, false
+	}
+	if dup && c.m.Switches.DuplicateFields && c.sandbox {
+		c.expectRefusal("ERR-11", "a JSON object with a duplicated field", http.StatusBadRequest, "INVALID_JSON")
+		return nil, false
+	}
+	return obj, true
+}
+
+// maxJSONDepth is how deep a request body's JSON may nest (ERR-12).
+const maxJSONDepth = 64
+
+// nestedDeeperThan says whether the JSON of b opens more than depth
+// objects and arrays inside one another.
+func nestedDeeperThan(b []byte, depth int) bool {
+	level := 0
+	inString, escaped := false, false
+	for _, ch := range b {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && ch == '\\':
+			escaped = true
+		case ch == '"':
+			inString = !inString
+		case inString:
+		case ch == '{' || ch == '[':
+			level++
+			if level > depth {
+				return true
+			}
+		case ch == '}' || ch == ']':
+			level--
+		}
+	}
+	return false
+}
+
+// verdict is what validation makes of a body: fields certainly invalid, and
+// fields whose reading the contract leaves open (either answer is fine, as
+// long as an accepted value comes back as sent).
+type verdict struct{ invalid, maybe []string }
+
+func (v *verdict) add(field string, certain bool) {
+	if certain {
+		v.invalid = append(v.invalid, field)
+	} else {
+		v.maybe = append(v.maybe, field)
+	}
+}
+
+func (c *check) numberLiteral(v *verdict, field, lit string) bool {
+	if len(lit) > maxLiteral {
+		v.add(field, c.m.Switches.LongNumbers)
+		return false
+	}
+	return true
+}
+
+// validateCampaign applies the bounds of a campaign create (CMP-9 to CMP-12).
+func (c *check) validateCampaign(b map[string]any) verdict {
+	var v verdict
+	switch name, ok := b["name"].(string); {
+	case !ok, utf8.RuneCountInString(name) < 1, utf8.RuneCountInString(name) > 200, strings.TrimSpace(name) == "":
+		v.add("name", true)
+	}
+	if p, ok := b["platform"].(string); !ok || !OneOf(p, Platforms) {
+		v.add("platform", true)
+	}
+	switch n, ok := b["testersRequired"].(json.Number); {
+	case !ok:
+		v.add("testersRequired", true)
+	case !c.numberLiteral(&v, "testersRequired", string(n)):
+	default:
+		r, _ := new(big.Rat).SetString(string(n))
+		inRange := r.IsInt() && r.Cmp(big.NewRat(1, 1)) >= 0 && r.Cmp(big.NewRat(10000, 1)) <= 0
+		switch {
+		case wire.IsIntegerLiteral(string(n)) && !strings.HasPrefix(string(n), "-"):
+			if !inRange {
+				v.add("testersRequired", true)
+			}
+		case strings.Contains(string(n), "."), !inRange:
+			v.add("testersRequired", true) // 10.0 is refused, not truncated
+		default:
+			v.add("testersRequired", false) // 1e1
+		}
+	}
+	switch n, ok := b["rewardPerBug"].(json.Number); {
+	case !ok:
+		v.add("rewardPerBug", true)
+	case !c.numberLiteral(&v, "rewardPerBug", string(n)):
+	default:
+		lit := string(n)
+		r, _ := new(big.Rat).SetString(lit)
+		cents := new(big.Rat).Mul(r, big.NewRat(100, 1))
+		inRange := r.Sign() >= 0 && r.Cmp(big.NewRat(100000, 1)) <= 0 && cents.IsInt()
+		plain := !strings.ContainsAny(lit, "eE-")
+		_, frac, _ := strings.Cut(lit, ".")
+		switch {
+		case !inRange:
+			v.add("rewardPerBug", true)
+		case plain && len(frac) <= 2:
+		default:
+			v.add("rewardPerBug", false) // 19.990, 1e1, -0: a reading left open
+		}
+	}
+	return v
+}
+
+// expectValidation holds a refusal to ERR-6's VALIDATION_ERROR: 400, and
+// error.details naming every invalid field and no valid one.
+func (c *check) expectValidation(v verdict) {
+	o := c.o
+	if o.Status == http.StatusOK && len(v.invalid) == 0 {
+		return
+	}
+	c.judge("ERR-6")
+	if o.Status < 400 {
+		c.fail("ERR-6", "a request the contract refuses is refused", fmt.Sprintf("400 VALIDATION_ERROR naming %s", strings.Join(v.invalid, ", ")), fmt.Sprintf("%d", o.Status))
+		return
+	}
+	if !c.sandbox {
+		return
+	}
+	c.judge("ERR-6")
+	if o.Status != http.StatusBadRequest || o.errorCode() != "VALIDATION_ERROR" {
+		c.fail("ERR-6", "an invalid field is 400 VALIDATION_ERROR", "400 VALIDATION_ERROR naming "+strings.Join(append(v.invalid, v.maybe...), " or "), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+		return
+	}
+	named := map[string]bool{}
+	m, _ := o.V.(map[string]any)
+	e, _ := m["error"].(map[string]any)
+	details, _ := e["details"].([]any)
+	for _, d := range details {
+		if dm, ok := d.(map[string]any); ok {
+			named[str(dm["field"])] = true
+		}
+	}
+	for _, f := range v.invalid {
+		c.judge("ERR-6")
+		if !named[f] {
+			c.fail("ERR-6", "error.details names every invalid field", "a detail for "+f, compactJSON(details))
+		}
+	}
+	for f := range named {
+		c.judge("ERR-6")
+		if !OneOf(f, v.invalid) && !OneOf(f, v.maybe) {
+			c.fail("ERR-6", "error.details names only invalid fields", "details for "+strings.Join(v.invalid, ", ")+" only", compactJSON(details))
+		}
+	}
+}
+
+func (c *check) createCampaign() {
+	o := c.o
+	b, ok := c.body()
+	if !ok {
+		return
+	}
+	v := c.validateCampaign(b)
+	if !c.sandbox {
+		v = verdict{maybe: append(v.invalid, v.maybe...)}
+	}
+	if len(v.invalid) > 0 || (o.Status != http.StatusOK && len(v.maybe) > 0) {
+		c.expectValidation(v)
+		return
+	}
+	if o.Status == http.StatusConflict && o.errorCode() == "LIMIT_REACHED" {
+		c.a.complete = c.a.complete && c.exact
+		return
+	}
+	if !c.expectSuccess("CMP-1", "a campaign within the contract's bounds") {
+		return
+	}
+	d := o.data()
+	for _, f := range []string{"name", "platform", "testersRequired", "rewardPerBug"} {
+		c.judge("CMP-13")
+		if diff := c.sameJSON(b[f], d[f]); diff != "" {
+			c.fail("CMP-13", "a write's answer holds exactly the values sent", f+" "+compactJSON(b[f]), compactJSON(d[f]))
+		}
+	}
+	if c.sandbox {
+		for k := range b {
+			c.judge("CMP-14")
+			if _, echoed := d[k]; echoed && !OneOf(k, campaignFields) {
+				c.fail("CMP-14", "unknown fields are ignored", "no field "+k+" in the campaign", compactJSON(d))
+			}
+		}
+		c.judge("CMP-3")
+		if d["status"] != "draft" {
+			c.fail("CMP-3", "a new campaign is a draft (spec §3)", `"draft"`, compactJSON(d["status"]))
+		}
+	}
+	id := str(d["id"])
+	c.newID("cmp", id)
+	c.stamped("createdAt", str(d["createdAt"]))
+	c.a.records[KindCampaign][id] = &record{v: copyMap(d), pinned: true}
+	c.a.addEvent("campaign.created", d, c.exact)
+}
+
+// addEvent records the event a write owes; the order of events of
+// overlapping writes is the server's to choose, so then it is learned.
+func (a *account) addEvent(typ string, data map[string]any, exact bool) {
+	a.events = append(a.events, modelEvent{typ: typ, data: copyMap(data)})
+	a.eventsKnown = a.eventsKnown && exact
+}
+
+// seen compares a record as read with what the model holds, learning what
+// it does not hold.
+func (c *check) seen(kind recordKind, got map[string]any) {
+	id := str(got["id"])
+	a := c.a
+	r := a.records[kind][id]
+	if r == nil {
+		if a.complete && c.exact {
+			c.judge("ACCT-1")
+			c.fail("ACCT-1", "an account shows only its own records", "no "+kindInfo[kind].name+" "+id+" (the account holds none by that id)", compactJSON(got))
+			return
+		}
+		if !a.complete {
+			a.records[kind][id] = &record{v: copyMap(got), pinned: true}
+		}
+		return
+	}
+	a.pinSeed(kind, got)
+	if kind == KindBug && !c.exact {
+		r.v = copyMap(got) // others, or overlapping requests, may have changed it
+		return
+	}
+	c.judge("CMP-7")
+	if want, gotv := fieldDiff(r.v, got, c); want != "" {
+		c.fail("CMP-7", "a read returns what was written", want, gotv)
+	}
+}
+
+// fieldDiff names the first field where got differs from want.
+func fieldDiff(want, got map[string]any, c *check) (string, string) {
+	var keys []string
+	for k := range want {
+		keys = append(keys, k)
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		w, wok := want[k]
+		g, gok := got[k]
+		if !c.sandbox && (!wok || !gok) {
+			continue
+		}
+		if wok != gok || c.sameJSON(w, g) != "" {
+			id := str(want["id"])
+			return fmt.Sprintf("%s %s: %s", id, k, describePresent(w, wok)), describePresent(g, gok)
+		}
+	}
+	return "", ""
+}
+
+func describePresent(v any, present bool) string {
+	if !present {
+		return "(absent)"
+	}
+	return compactJSON(v)
+}
+
+func (c *check) getCampaign(id string) {
+	o := c.o
+	if r := c.a.records[KindCampaign][id]; r != nil {
+		c.judge("CMP-6")
+		if o.Status == http.StatusNotFound && c.exact {
+			c.fail("CMP-6", "a record the account holds can be read", "200 with campaign "+id, "404")
+			return
+		}
+	} else if c.a.complete && c.exact {
+		c.expectRefusal("ERR-15", "an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
+		return
+	}
+	if o.Status == http.StatusOK && o.data() != nil {
+		c.seen(KindCampaign, o.data())
+	}
+}
+
+// listFilters are the filters each list takes (README).
+var listFilters = map[recordKind]map[string][]string{
+	KindCampaign: {"status": CampaignStates, "platform": Platforms},
+	KindBug:      {"campaignId": nil, "status": BugStatuses, "severity": BugSeverities, "testerId": nil},
+	KindTester:   {"platform": Platforms},
+	kindEvent:    {},
+}
+
+func matchesFilter(kind recordKind, rec map[string]any, name, value string) bool {
+	if kind == KindTester && name == "platform" {
+		ps, _ := rec["platforms"].([]any)
+		for _, p := range ps {
+			if p == value {
+				return true
+			}
+		}
+		return false
+	}
+	return str(rec[name]) == value
+}
+
+// list checks one page of a list: its shape, its items against the
+// records, its order, and on an owned account that it is exactly the
+// account's records (filtered) from where its cursor left off.
+func (c *check) list(kind recordKind) {
+	o := c.o
+	limit := defaultPageSize
+	filters := map[string]string{}
+	cursor := ""
+	judged := true
+	for name, vals := range o.Query {
+		if len(vals) != 1 {
+			judged = false
+			continue
+		}
+		val := vals[0]
+		switch allowed, isFilter := listFilters[kind][name]; {
+		case name == "limit":
+			n, err := strconv.Atoi(val)
+			if err != nil || !wire.IsIntegerLiteral(val) || n < 1 || n > 100 {
+				if c.sandbox {
+					c.expectRefusal("LIST-5", "limit must be an integer from 1 to 100", http.StatusBadRequest, "INVALID_PARAMETER")
+				}
+				return
+			}
+			limit = n
+		case name == "cursor":
+			cursor = val
+		case isFilter:
+			if allowed != nil && !OneOf(val, allowed) {
+				if c.sandbox {
+					c.expectRefusal("LIST-11", "a filter value outside its set", http.StatusBadRequest, "INVALID_PARAMETER")
+				}
+				return
+			}
+			filters[name] = val
+		default:
+			judged = false
+		}
+	}
+	if o.Status != http.StatusOK {
+		w := c.a.walks[cursor]
+		if c.exact && judged && (cursor == "" || w != nil) {
+			c.expectSuccess("LIST-1", "a list read with valid parameters")
+		}
+		return
+	}
+	d := o.data()
+	if d == nil {
+		return
+	}
+	items, ok := d["items"].([]any)
+	if !ok {
+		c.judge("LIST-1")
+		if c.sandbox {
+			c.fail("LIST-1", "a list is {items, hasMore, nextCursor}", "an array at data.items", compactJSON(d["items"]))
+		}
+		return
+	}
+	hasMore, _ := d["hasMore"].(bool)
+	next, _ := d["nextCursor"].(string)
+	c.judge("LIST-7")
+	if c.sandbox && (hasMore != (next != "")) {
+		c.fail("LIST-7", "hasMore is true exactly when nextCursor is set", "hasMore and nextCursor that agree", fmt.Sprintf("hasMore %v, nextCursor %s", d["hasMore"], compactJSON(d["nextCursor"])))
+	}
+	c.judge("LIST-4")
+	if len(items) > limit {
+		c.fail("LIST-4", "a page holds at most limit items", fmt.Sprintf("at most %d items", limit), strconv.Itoa(len(items)))
+	}
+	filterKey := filterKey(filters)
+	w := c.a.walks[cursor]
+	if cursor != "" && (w == nil || w.kind != kind || w.filter != filterKey) {
+		w = nil
+		judged = false
+	}
+	var ids []string
+	var prev map[string]any
+	for _, it := range items {
+		rec, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		ids = append(ids, str(rec["id"]))
+		if w != nil {
+			c.judge("LIST-8")
+		}
+		if w != nil && w.seen[str(rec["id"])] {
+			c.fail("LIST-8", "a list's pages never repeat an item", "each item once across the pages", str(rec["id"])+" again")
+		}
+		if c.sandbox {
+			for name, val := range filters {
+				c.judge("LIST-10")
+				if !matchesFilter(kind, rec, name, val) {
+					c.fail("LIST-10", "a filtered list holds only matching items", name+" "+val, compactJSON(rec))
+				}
+			}
+			if prev != nil {
+				c.judge("LIST-2")
+			}
+			if prev != nil && newerFirstBroken(prev, rec) {
+				c.fail("LIST-2", "lists are newest first", str(prev["id"])+" after "+str(rec["id"]), str(rec["id"])+" after "+str(prev["id"]))
+			}
+		}
+		prev = rec
+		if kind != kindEvent {
+			c.seen(kind, rec)
+		}
+	}
+	if kind != kindEvent && c.exact && c.sandbox && judged && c.a.complete {
+		want := c.a.ordered(kind, func(r map[string]any) bool {
+			for name, val := range filters {
+				if !matchesFilter(kind, r, name, val) {
+					return false
+				}
+			}
+			return true
+		})
+		start := 0
+		if w != nil && w.after != nil {
+			for start < len(want) && !newerFirstBroken(want[start], w.after) {
+				start++
+			}
+		}
+		var wantIDs []string
+		for i := start; i < len(want) && i < start+limit; i++ {
+			wantIDs = append(wantIDs, str(want[i]["id"]))
+		}
+		page := "LIST-2"
+		c.judge(page)
+		if start > 0 {
+			page = "LIST-9"
+			c.judge(page)
+		}
+		switch len(filters) {
+		case 0:
+		case 1:
+			c.judge("LIST-10")
+		default:
+			c.judge("LIST-10", "LIST-13")
+		}
+		if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
+			c.fail(page, "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
+		}
+		c.judge("LIST-7")
+		if wantMore := start+limit < len(want); wantMore != hasMore {
+			c.fail("LIST-7", "hasMore says whether more items follow", fmt.Sprintf("hasMore %v (%d items after the cursor)", wantMore, len(want)-start), fmt.Sprintf("%v", hasMore))
+		}
+	}
+	if next != "" {
+		nw := &pageWalk{kind: kind, filter: filterKey, seen: map[string]bool{}}
+		if n := len(items); n > 0 {
+			nw.after, _ = items[n-1].(map[string]any)
+		}
+		if w != nil {
+			for id := range w.seen {
+				nw.seen[id] = true
+			}
+		}
+		for _, id := range ids {
+			nw.seen[id] = true
+		}
+		c.a.walks[next] = nw
+	}
+}
+
+func filterKey(f map[string]string) string {
+	var parts []string
+	for k, v := range f {
+		parts = append(parts, k+"="+v)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, "&")
+}
+
+// newerFirstBroken says whether b, listed after a, is newer than a.
+func newerFirstBroken(a, b map[string]any) bool {
+	ta, err1 := wire.ParseTimestamp(str(a["createdAt"]))
+	tb, err2 := wire.ParseTimestamp(str(b["createdAt"]))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if !ta.Equal(tb) {
+		return tb.After(ta)
+	}
+	_, na, _, ok1 := parseID(str(a["id"]))
+	_, nb, _, ok2 := parseID(str(b["id"]))
+	return ok1 && ok2 && nb > na
+}
+
+// lifecycleRule is the rule of the lifecycle table that says where a bug
+// may move from status.
+func lifecycleRule(status string) string {
+	switch status {
+	case "new":
+		return "BUG-8"
+	case "confirmed":
+		return "BUG-9"
+	case "in_progress":
+		return "BUG-10"
+	case "resolved":
+		return "BUG-11"
+	}
+	return "BUG-12"
+}
+
+// patchBug holds a bug change to the lifecycle table (BUG-8 to BUG-18).
+func (c *check) patchBug(id string) {
+	o := c.o
+	b, ok := c.body()
+	if !ok {
+		return
+	}
+	a := c.a
+	r := a.records[KindBug][id]
+	v := validateBugPatch(b)
+	if r == nil {
+		switch {
+		case !a.complete || !c.exact:
+			if o.Status == http.StatusOK && o.data() != nil {
+				a.records[KindBug][id] = &record{v: copyMap(o.data()), pinned: true}
+			}
+		case len(v.invalid) > 0:
+			// Which of the two faults is reported first is left open.
+			c.expectRefusal("ERR-15", "an invalid change to an id the account does not hold", 0)
+		default:
+			c.expectRefusal("ERR-15", "an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
+		}
+		return
+	}
+	if o.Status == http.StatusOK && o.data() != nil {
+		a.pinSeed(KindBug, o.data())
+	}
+	if !c.exact || !c.sandbox {
+		if o.Status == http.StatusOK && o.data() != nil {
+			if c.sandbox || a.owned {
+				r.v = copyMap(o.data())
+			}
+			a.eventsKnown = a.eventsKnown && c.exact
+		}
+		return
+	}
+	if len(v.invalid) > 0 {
+		c.expectValidation(v)
+		return
+	}
+	st, hasSt := b["status"]
+	res, hasRes := b["resolution"]
+	cur := str(r.v["status"])
+	curRes := r.v["resolution"]
+	to, _ := st.(string)
+	newRes := curRes
+	switch {
+	case hasSt && to == cur && !hasRes:
+		if c.expectSuccess("BUG-20", "sending the status a bug already has") {
+			c.judge("BUG-20")
+			if w, g := fieldDiff(r.v, o.data(), c); w != "" {
+				c.fail("BUG-20", "sending the status a bug already has changes nothing", w, g)
+			}
+		}
+		return
+	case hasSt && to == cur, !hasSt && (cur == "resolved" || cur == "closed") && res == curRes:
+		// A change to nothing with a resolution along: whether it counts
+		// as a change is left open.
+		if o.Status == http.StatusOK && o.data() != nil {
+			r.v = copyMap(o.data())
+			a.eventsKnown = false
+		}
+		return
+	case !hasSt:
+		if cur != "resolved" && cur != "closed" {
+			c.expectRefusal("BUG-16", "a resolution on a bug that stays open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			return
+		}
+		newRes, to = res, cur
+	case !OneOf(to, bugTransitions[cur]):
+		c.judge("BUG-18")
+		c.expectRefusal(lifecycleRule(cur), "the move "+cur+" → "+to+" is not in the lifecycle table", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+		return
+	case to == "resolved" || to == "closed":
+		if hasRes {
+			newRes = res
+		}
+		if newRes == nil {
+			c.expectRefusal("BUG-14", "a move to "+to+" needs a resolution", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			return
+		}
+	default:
+		if hasRes {
+			c.expectRefusal("BUG-15", "a resolution sent with a move that leaves the bug open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			return
+		}
+		newRes = nil // reopening clears it
+	}
+	moved := lifecycleRule(cur)
+	if !hasSt {
+		moved = "BUG-17"
+	}
+	if !c.expectSuccess(moved, "the move "+cur+" → "+to) {
+		return
+	}
+	want := copyMap(r.v)
+	want["status"], want["resolution"] = to, newRes
+	got := o.data()
+	want["updatedAt"] = got["updatedAt"]
+	c.judge("BUG-3")
+	if w, g := fieldDiff(want, got, c); w != "" {
+		c.fail("BUG-3", "a bug change answers the bug as changed, and only that", w, g)
+	}
+	c.stamped("updatedAt", str(got["updatedAt"]))
+	r.v = copyMap(got)
+	a.addEvent("bug.updated", got, c.exact)
+}
+
+// validateBugPatch: status and resolution, at least one, each from its set.
+func validateBugPatch(b map[string]any) verdict {
+	var v verdict
+	st, hasSt := b["status"]
+	res, hasRes := b["resolution"]
+	if !hasSt && !hasRes {
+		v.add("status", true)
+		v.add("resolution", false)
+	}
+	if s, ok := st.(string); hasSt && (!ok || !OneOf(s, BugStatuses)) {
+		v.add("status", true)
+	}
+	if s, ok := res.(string); hasRes && (!ok || !OneOf(s, bugResolutions)) {
+		v.add("resolution", true)
+	}
+	return v
+}
+
+// analytics holds GET /v1/analytics to the records (README): counts of the
+// account's campaigns and bugs, every status and severity present.
+func (c *check) analytics() {
+	o := c.o
+	a := c.a
+	if !c.sandbox || !c.exact || !a.complete {
+		return
+	}
+	campaign := ""
+	for name, vals := range o.Query {
+		if name != "campaignId" || len(vals) != 1 {
+			return
+		}
+		campaign = vals[0]
+	}
+	if campaign != "" && a.records[KindCampaign][campaign] == nil {
+		c.expectRefusal("ANL-4", "analytics of a campaign the account does not hold", http.StatusNotFound, "NOT_FOUND")
+		return
+	}
+	if !c.expectSuccess("ANL-1", "analytics") {
+		return
+	}
+	byStatus, bySeverity := map[string]any{}, map[string]any{}
+	for _, s := range BugStatuses {
+		byStatus[s] = json.Number("0")
+	}
+	for _, s := range BugSeverities {
+		bySeverity[s] = json.Number("0")
+	}
+	total := 0
+	for _, r := range a.records[KindBug] {
+		if campaign != "" && str(r.v["campaignId"]) != campaign {
+			continue
+		}
+		total++
+		inc(byStatus, str(r.v["status"]))
+		inc(bySeverity, str(r.v["severity"]))
+	}
+	campaigns := len(a.records[KindCampaign])
+	if campaign != "" {
+		campaigns = 1
+	}
+	want := map[string]any{
+		"campaigns": json.Number(strconv.Itoa(campaigns)),
+		"bugs":      map[string]any{"total": json.Number(strconv.Itoa(total)), "byStatus": byStatus, "bySeverity": bySeverity},
+	}
+	got := map[string]any{"campaigns": o.data()["campaigns"], "bugs": o.data()["bugs"]}
+	c.judge("ANL-3")
+	if w, g := fieldDiff(want, got, c); w != "" {
+		c.fail("ANL-3", "analytics are counted from the account's records", "analytics"+strings.TrimPrefix(w, " "), g)
+	}
+}
+
+func inc(m map[string]any, k string) {
+	n, _ := strconv.Atoi(fmt.Sprint(m[k]))
+	m[k] = json.Number(strconv.Itoa(n + 1))
+}
+
+// createWebhook holds POST /v1/webhooks to WH-1 to WH-6: url and events as
+// sent (repeats once), a whsec_ secret, active, at most 16 an account.
+func (c *check) createWebhook() {
+	o := c.o
+	b, ok := c.body()
+	if !ok || !c.sandbox {
+		return
+	}
+	var v verdict
+	raw, isStr := b["url"].(string)
+	u, err := url.Parse(raw)
+	switch {
+	case !isStr || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		v.add("url", true)
+	default:
+		v.add("url", false) // an egress policy may refuse a destination
+	}
+	evs, isArr := b["events"].([]any)
+	if !isArr || len(evs) == 0 {
+		v.add("events", true)
+	}
+	var want []string
+	for _, e := range evs {
+		s, ok := e.(string)
+		if !ok || !OneOf(s, webhookEvents) {
+			v.add("events", true)
+			break
+		}
+		if !OneOf(s, want) {
+			want = append(want, s)
+		}
+	}
+	if len(v.invalid) > 0 || (o.Status == http.StatusBadRequest && o.errorCode() == "VALIDATION_ERROR") {
+		c.expectValidation(v)
+		return
+	}
+	a := c.a
+	if c.exact && a.webhooksKnown && len(a.webhooks) >= maxWebhooks {
+		c.expectRefusal("WH-6", "the 17th webhook of an account", http.StatusConflict, "LIMIT_REACHED")
+		return
+	}
+	if !c.expectSuccess("WH-1", "a webhook with a valid url and events") {
+		return
+	}
+	d := o.data()
+	c.judge("WH-5")
+	if d["url"] != raw {
+		c.fail("WH-5", "a write's answer holds exactly the values sent", "url "+compactJSON(raw), compactJSON(d["url"]))
+	}
+	var got []string
+	gotArr, _ := d["events"].([]any)
+	for _, e := range gotArr {
+		got = append(got, str(e))
+	}
+	sortedWant, sortedGot := append([]string(nil), want...), append([]string(nil), got...)
+	sort.Strings(sortedWant)
+	sort.Strings(sortedGot)
+	c.judge("WH-4")
+	if strings.Join(sortedWant, ",") != strings.Join(sortedGot, ",") {
+		c.fail("WH-4", "a webhook keeps the events sent, each once", compactJSON(want), compactJSON(d["events"]))
+	}
+	c.judge("WH-5")
+	if !strings.HasPrefix(str(d["secret"]), "whsec_") || d["status"] != "active" {
+		c.fail("WH-5", "a webhook answers a whsec_ secret and status active", `secret "whsec_…", status "active"`, compactJSON(map[string]any{"secret": wire.Truncate(str(d["secret"]), 10), "status": d["status"]}))
+	}
+	id := str(d["id"])
+	c.newID("whk", id)
+	c.stamped("createdAt", str(d["createdAt"]))
+	a.webhooks[id] = copyMap(d)
+}

@@ -1,0 +1,237 @@
+package rules
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/internal/report"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+// RuleViolation is the first break of a rule that holds for every response,
+// seen on some exchange of a scenario.
+type RuleViolation struct {
+	ID      string // the rule's ID in docs/contract.md
+	Rule    string // what the rule says, as a report shows it
+	Level   string // LevelMust, LevelShould or LevelSandbox
+	Area    string // the report's area for the break; the scenario's own if empty
+	Message string
+	Request string // method and URL of the exchange that broke it
+	// Exchange is the exchange that broke it, for the report to show.
+	Exchange *wire.Exchange
+	// Where is the step that sent it (file:line), when the sink knows.
+	Where string
+}
+
+// RuleSink collects the every-response violations of one scenario. Only the
+// first break of each rule is kept: the rest say nothing new.
+type RuleSink struct {
+	mu         sync.Mutex
+	violations []RuleViolation
+	// at is the step now running, stamped on what it breaks.
+	at string
+	// keys are the credentials the scenario sent; none may come back whole.
+	keys map[string]bool
+	// Unbudgeted scenarios (@exhaustive ones) spend the window on purpose.
+	Unbudgeted bool
+	// Coverage counts the rules judged on the run's exchanges; nil keeps
+	// no count.
+	Coverage *coverage.Recorder
+}
+
+// NewRuleSink starts the sink of one scenario; cov is the run's coverage,
+// or nil.
+func NewRuleSink(cov *coverage.Recorder) *RuleSink {
+	return &RuleSink{keys: map[string]bool{}, Coverage: cov}
+}
+
+// Judged records that the rules were judged on one exchange of the
+// scenario, whether they held or not.
+func (s *RuleSink) Judged(ids ...string) { s.Coverage.Judged(ids...) }
+
+// Broke records a break of a rule, and keeps it when it is the rule's
+// first break in the scenario.
+func (s *RuleSink) Broke(v RuleViolation) {
+	s.Coverage.Broke(v.ID)
+	s.Add(v)
+}
+
+// At says which step (file:line) the next exchanges belong to.
+func (s *RuleSink) At(where string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.at = where
+}
+
+// Add keeps v unless the rule it breaks broke before.
+func (s *RuleSink) Add(v RuleViolation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v.Where == "" {
+		v.Where = s.at
+	}
+	for _, o := range s.violations {
+		if o.Rule == v.Rule {
+			return
+		}
+	}
+	s.violations = append(s.violations, v)
+}
+
+// First returns the first violation, ranking @must and @sandbox ones before
+// @should ones so that a run never reports only a warning for a failure.
+func (s *RuleSink) First() (RuleViolation, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.violations {
+		if v.Level != report.LevelShould {
+			return v, true
+		}
+	}
+	if len(s.violations) > 0 {
+		return s.violations[0], true
+	}
+	return RuleViolation{}, false
+}
+
+// SentKey records a credential the scenario sent; no answer may echo it.
+func (s *RuleSink) SentKey(k string) {
+	if len(k) < 8 || k == wire.LivePrefix || k == wire.TestPrefix {
+		return // a bare prefix or a short token is ordinary text, not a secret
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keys[k] = true
+}
+
+// SentKeys are the credentials the scenario sent.
+func (s *RuleSink) SentKeys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.keys))
+	for k := range s.keys {
+		out = append(out, k)
+	}
+	return out
+}
+
+// leaks tells whether text shows more of key than its prefix and last four
+// characters, in any of the spellings every report is cleaned of.
+func leaks(text []byte, key string) bool {
+	for _, sp := range wire.Spellings(key) {
+		if bytes.Contains(text, []byte(sp)) {
+			return true
+		}
+	}
+	return false
+}
+
+// FaultWroteBody tells whether an answer's body is one a planned fault of
+// the sandbox wrote in place of the API's: it carries X-Sandbox-Fault and
+// is not the envelope, as a malformed answer (FAULT-22) or a status fault's
+// own body (FAULT-17) is. No document describes such a body; the model
+// judges it against the fault.
+func FaultWroteBody(profile string, e *wire.Exchange) bool {
+	return profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != "" && CheckEnvelope(e, EnvelopeEither) != nil
+}
+
+// CheckResponse applies the rules of every response: the envelope (ENV-1 to
+// ENV-7), a JSON content type (ENV-8, ENV-9), the sandbox's timestamps
+// (ENV-11), error codes (ERR-4, ERR-5), budget scopes (RATE-14) and the
+// HTTP server's own 431 (ERR-24), and no
+// credential sent in the scenario echoed whole (AUTH-6).
+// Outside /v1 the spec says nothing, so there only the sandbox profile
+// holds answers to the envelope.
+func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Exchange) {
+	body := e.Body
+	where := req.Method + " " + req.URL.Path
+	if req.URL.RawQuery != "" {
+		where += "?" + req.URL.RawQuery
+	}
+	inAPI := req.URL.Path == "/v1" || strings.HasPrefix(req.URL.Path, "/v1/")
+	// An answer to HEAD has no body to hold to the envelope (RFC 9110).
+	// The OpenAPI document is served as it is, not in an envelope (ROUTE-7).
+	document := req.URL.Path == "/openapi.json" || req.URL.Path == "/openapi.yaml"
+	// An answer a planned fault wrote (X-Sandbox-Fault) is what the plan
+	// asked for, a malformed body or a raw one included: the model judges
+	// it against the fault (FAULT rules), not against the envelope.
+	planned := profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != ""
+	// Headers too large to read are refused by the HTTP server itself,
+	// before any handler could write an envelope (ERR-24).
+	unread := e.Status == http.StatusRequestHeaderFieldsTooLarge
+	if unread && profile == wire.ProfileSandbox {
+		sink.Judged("ERR-24")
+		if media := strings.TrimSpace(strings.Split(e.Header.Get("Content-Type"), ";")[0]); media != "text/plain" {
+			sink.Broke(RuleViolation{ID: "ERR-24", Rule: "headers too large get the HTTP server's plain-text 431", Level: report.LevelSandbox,
+				Message: fmt.Sprintf("want a plain-text 431, got Content-Type %q", e.Header.Get("Content-Type")), Request: where, Exchange: e})
+		}
+	}
+	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && !unread && req.Method != http.MethodHead {
+		contentType := "ENV-8"
+		if !inAPI {
+			contentType = "ENV-9"
+		}
+		sink.Judged(EnvelopeRules...)
+		sink.Judged(contentType)
+		if err := CheckEnvelope(e, EnvelopeEither); err != nil {
+			sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: report.LevelMust, Message: err.Error(), Request: where, Exchange: e})
+		}
+		if err := CheckJSONContentType(e); err != nil {
+			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: report.LevelShould, Message: err.Error(), Request: where, Exchange: e})
+		}
+	}
+	if profile == wire.ProfileSandbox && !planned && !unread {
+		if judged, err := CheckErrorCode(e); judged {
+			sink.Judged("ERR-4", "ERR-5")
+			if err != nil {
+				sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every error has a documented code with its status", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+			}
+		}
+		if judged, err := CheckScope(req.URL.Path, e); judged {
+			sink.Judged("RATE-14")
+			if err != nil {
+				sink.Broke(RuleViolation{ID: "RATE-14", Rule: "every budget reported names its scope", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+			}
+		}
+	}
+	if profile == wire.ProfileSandbox && !document {
+		if v, err := wire.DecodeJSON(body); err == nil && CountTimestamps(v) > 0 {
+			sink.Judged("ENV-11")
+			if err := CheckTimestamps(v); err != nil {
+				sink.Broke(RuleViolation{ID: "ENV-11", Rule: "every timestamp is RFC 3339 UTC with three fractional digits", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+			}
+		}
+	}
+	level := report.LevelShould
+	if profile == wire.ProfileSandbox {
+		level = report.LevelSandbox
+	}
+	keys := sink.SentKeys()
+	if len(keys) > 0 {
+		sink.Judged("AUTH-6")
+	}
+	for _, k := range keys {
+		found := leaks(body, k)
+		for _, vs := range e.Header {
+			for _, v := range vs {
+				found = found || leaks([]byte(v), k)
+			}
+		}
+		if found {
+			sink.Broke(RuleViolation{ID: "AUTH-6", Rule: "a key is never echoed whole", Level: level,
+				Message: fmt.Sprintf("the response echoes the key %s sent with the request", wire.RedactKey(k)), Request: where, Exchange: e})
+		}
+	}
+}
+
+// Forget lets go of the violations' exchanges once the scenario's result
+// is recorded.
+func (s *RuleSink) Forget() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.violations = nil
+}

@@ -1,0 +1,57 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/testcampaign/kit/conformance/internal/coverage"
+
+	"github.com/testcampaign/kit/conformance/internal/explore"
+	"github.com/testcampaign/kit/conformance/internal/report"
+	"github.com/testcampaign/kit/conformance/internal/transport"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+// Explore runs only the explorer, for cfg.Explore (the bounded exploration
+// of a run when zero): the long soak of `conform explore`. It needs the
+// sandbox's fresh accounts, so it never writes with a live key. Its report
+// goes wherever a run's would: the summary, --format junit or cucumber on
+// Output, and the junit, cucumber and HTML files, from every outcome.
+func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Profile != wire.ProfileSandbox {
+		return nil, fmt.Errorf("%w: the explorer needs fresh accounts: run it with --profile sandbox", wire.ErrUsage)
+	}
+	files, err := openReportFiles(cfg)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	tgt := &transport.Target{BaseURL: strings.TrimRight(cfg.BaseURL, "/"), Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey), Coverage: coverage.NewRecorder(true)}
+	tgt.Client = newClient(cfg, tgt)
+	if err := preflight(ctx, tgt); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w before the first request", ErrInterrupted)
+		}
+		rep := stoppedReport(cfg, start, err)
+		return rep, errors.Join(err, files.finish(cfg, rep))
+	}
+	tgt.Model = startModel(ctx, cfg, tgt)
+	tgt.Model.Coverage = tgt.Coverage
+	res := explore.StartExploring(ctx, cfg.exploreOptions(), tgt).Wait()
+	rep := newReport(cfg, start, time.Since(start))
+	rep.Scenarios = res
+	rep.Coverage = tgt.Coverage.Outcomes()
+	rep.Unchecked = tgt.Model.Gaps()
+	if ctx.Err() != nil {
+		rep.Stopped = ErrInterrupted.Error()
+		err = fmt.Errorf("%w: the exploration stopped after %s", ErrInterrupted, rep.Duration.Round(time.Millisecond))
+	}
+	return rep, errors.Join(err, files.finish(cfg, rep))
+}

@@ -1,0 +1,74 @@
+package runner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/internal/plan"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/docs"
+)
+
+// RuleChecks is one rule of docs/contract.md with every way the kit judges
+// it, or the reason it cannot in a default run.
+type RuleChecks struct {
+	Rule   docs.Rule
+	Checks []coverage.Check
+	// Reason says why no run, or no default run, judges the rule; empty
+	// when the kit has checks for it.
+	Reason string
+}
+
+// Rules returns the catalogue with how the kit checks each rule: the
+// checks its packages declare, and the built-in scenarios that cite the
+// rule by tag.
+func Rules() ([]RuleChecks, error) {
+	files, err := plan.LoadFeatures(plan.PlanOptions{Profile: wire.ProfileSandbox})
+	if err != nil {
+		return nil, err
+	}
+	planned, err := plan.Plan(plan.PlanOptions{Profile: wire.ProfileSandbox}, files, plan.RunEnv{})
+	if err != nil {
+		return nil, err
+	}
+	scenarios := map[string][]string{}
+	for _, p := range planned {
+		for _, id := range coverage.Citations(p.Tags) {
+			scenarios[id] = append(scenarios[id], p.URI)
+		}
+	}
+	var out []RuleChecks
+	for _, r := range docs.Rules() {
+		rc := RuleChecks{Rule: r, Checks: coverage.Checks(r.ID)}
+		if uris := scenarios[r.ID]; len(uris) > 0 {
+			rc.Checks = append(rc.Checks, coverage.Check{Rule: r.ID, By: coverage.ByFeature, How: citedBy(uris)})
+		}
+		switch why, beyond := coverage.BeyondTheWire(r.ID); {
+		case beyond:
+			rc.Reason = "not observable over the wire: " + why
+		case len(rc.Checks) > 0:
+		default:
+			if why, ok := coverage.NeedsConfiguration(r.ID); ok {
+				rc.Reason = "needs " + why
+			} else if why, ok := coverage.NotInDefaultRun(r.ID); ok {
+				rc.Reason = "not in a default run: " + why
+			}
+		}
+		out = append(out, rc)
+	}
+	return out, nil
+}
+
+// citedBy says which built-in scenarios cite a rule: how many, in which
+// files.
+func citedBy(uris []string) string {
+	var files []string
+	for _, u := range uris {
+		if !slices.Contains(files, u) {
+			files = append(files, u)
+		}
+	}
+	return fmt.Sprintf("%d scenario(s) of %s", len(uris), strings.Join(files, ", "))
+}

@@ -1,0 +1,367 @@
+// Package runner runs the kit: it prepares a run (features, the deployment
+// reached, the model, the webhook receiver), drives godog and the explorer,
+// and writes the reports of every outcome.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/testcampaign/kit/conformance/internal/coverage"
+
+	"github.com/cucumber/godog"
+	"github.com/testcampaign/kit/conformance/internal/explore"
+	"github.com/testcampaign/kit/conformance/internal/model"
+	"github.com/testcampaign/kit/conformance/internal/plan"
+	"github.com/testcampaign/kit/conformance/internal/receiver"
+	"github.com/testcampaign/kit/conformance/internal/report"
+	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/internal/transport"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+// CouldNotJudge opens the reason of a run that stopped because of its
+// environment, not of anything the deployment was judged on.
+const CouldNotJudge = "could not judge"
+
+// ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM)
+// before every scenario finished; the report holds those that did.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run runs the selected scenarios against cfg.BaseURL and returns their
+// results. The error is non-nil only when the run could not judge
+// everything: a bad configuration or feature file (ErrUsage), an
+// unreachable deployment (ErrConnection), an interruption
+// (ErrInterrupted), or godog refusing its options. Deviations are in the
+// report, not in the error. Once the report files are open, every outcome
+// writes them: a run that stopped early records why, so that CI always
+// finds a report.
+func Run(ctx context.Context, cfg Config) (*report.Report, error) {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
+		return nil, err
+	}
+	files, err := openReportFiles(cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
+	defer cancel()
+	start := time.Now()
+	overdue := func() bool { return ctx.Err() == context.DeadlineExceeded }
+	r, err := prepare(ctx, cfg)
+	if err != nil {
+		switch {
+		case overdue():
+			err = fmt.Errorf("%s: %s before the first scenario", CouldNotJudge, cfg.overdue())
+		case ctx.Err() != nil:
+			err = fmt.Errorf("%w before the first scenario", ErrInterrupted)
+		}
+		if errors.Is(err, transport.ErrThrottled) {
+			err = fmt.Errorf("%s: %w", CouldNotJudge, err)
+		}
+		rep := stoppedReport(cfg, start, err)
+		return rep, errors.Join(err, files.finish(cfg, rep))
+	}
+	// A request the deployment kept throttling stops the run: what is left
+	// could not be judged either.
+	var throttled atomic.Pointer[transport.ThrottledError]
+	r.tgt.OnThrottled = func(e *transport.ThrottledError) {
+		throttled.CompareAndSwap(nil, e)
+		cancel()
+	}
+	out := wire.NewRedactingWriter(cfg.Output, cfg.APIKey)
+	r.writesReports = true
+	suite := r.godogSuite(ctx, out)
+	exploring := explore.StartExploring(ctx, r.cfg.exploreOptions(), r.tgt)
+	code := suite.Run()
+	if code > 1 {
+		// Nothing of the suite ran; the exploration has nothing to add.
+		cancel()
+	}
+	if ferr := out.Flush(); ferr != nil {
+		err = fmt.Errorf("writing the report: %w", ferr)
+	}
+	explored := exploring.Wait()
+	rep := r.report(start, time.Since(start))
+	rep.Scenarios = append(rep.Scenarios, explored...)
+	rep.Unchecked = r.tgt.Model.Gaps()
+	finished := len(rep.Scenarios) - rep.Count(report.Disabled) - rep.Count(report.Skipped)
+	switch e := throttled.Load(); {
+	case code > 1:
+		stop := fmt.Errorf("%w: godog refused the options (exit %d)", wire.ErrUsage, code)
+		rep.Stopped, err = stop.Error(), errors.Join(stop, err)
+	case e != nil:
+		rep.Stopped = CouldNotJudge + ": " + e.Error()
+		err = errors.Join(fmt.Errorf("%s: %w; %d scenario(s) finished, %d did not", CouldNotJudge, e, finished, rep.Unfinished), err)
+	case overdue():
+		rep.Stopped = CouldNotJudge + ": " + cfg.overdue()
+		err = errors.Join(fmt.Errorf("%s; %d scenario(s) finished, %d did not", rep.Stopped, finished, rep.Unfinished), err)
+	case ctx.Err() != nil:
+		rep.Stopped = ErrInterrupted.Error()
+		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, finished, rep.Unfinished), err)
+	}
+	return rep, errors.Join(err, files.finish(cfg, rep))
+}
+
+// Suite prepares a run as a godog.TestSuite, for Go teams that run the kit
+// with `go test` and godog's own flags. Its webhook receiver, if any, stops
+// when ctx ends. Results come from godog's formatters, not a Report, so a
+// @should failure counts as a failure there. With t set, each scenario is
+// a subtest named after its feature and scenario, and a selection that
+// runs nothing fails t.
+func Suite(ctx context.Context, cfg Config) (godog.TestSuite, error) {
+	cfg, err := cfg.WithDefaults()
+	if err != nil {
+		return godog.TestSuite{}, err
+	}
+	r, err := prepare(ctx, cfg)
+	if err != nil {
+		return godog.TestSuite{}, err
+	}
+	return r.godogSuite(ctx, wire.NewRedactingWriter(r.cfg.Output, r.cfg.APIKey)), nil
+}
+
+// prepared is a run whose features are planned and checked and whose
+// deployment has been reached.
+type prepared struct {
+	cfg     Config
+	files   []plan.FeatureFile
+	planned []*plan.PlannedScenario
+	tgt     *transport.Target
+	hooks   *receiver.Receiver
+	env     plan.RunEnv
+	// writesReports: Run writes the reports from its results, so godog
+	// writes none; a suite handed to Go code leaves them to godog.
+	writesReports bool
+	rec           *recorder
+}
+
+// prepare does everything that can fail before the first scenario: it
+// checks the configuration and the features (so that an authoring mistake is
+// found before any request is sent), reaches the deployment, reads the limit
+// in force and starts the webhook receiver.
+func prepare(ctx context.Context, cfg Config) (*prepared, error) {
+	if err := plan.ValidateTags(cfg.Tags); err != nil {
+		return nil, err
+	}
+	files, err := plan.LoadFeatures(cfg.planOptions())
+	if err != nil {
+		return nil, err
+	}
+	problems := plan.Lint(files)
+	problems = append(problems, plan.UnknownTags(cfg.Tags, files)...)
+	problems = append(problems, plan.UnmatchedLines(files)...)
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w: the features have authoring errors:\n  %s", wire.ErrUsage, strings.Join(problems, "\n  "))
+	}
+	tgt := &transport.Target{
+		BaseURL:  strings.TrimRight(cfg.BaseURL, "/"),
+		Key:      cfg.APIKey,
+		Profile:  cfg.Profile,
+		Redact:   wire.Redactor(cfg.APIKey),
+		Coverage: coverage.NewRecorder(cfg.Profile == wire.ProfileSandbox),
+	}
+	tgt.Client = newClient(cfg, tgt)
+	if err := preflight(ctx, tgt); err != nil {
+		return nil, err
+	}
+	if cfg.OpenAPI != "" {
+		// Loaded after the preflight, whose exchanges are the kit's own
+		// business, and before any scenario.
+		schema, err := loadSchema(ctx, cfg, tgt.Client)
+		if err != nil {
+			return nil, err
+		}
+		tgt.Schema = schema
+	}
+	env := plan.RunEnv{NoReceiver: receiverProblem(cfg)}
+	if cfg.Profile == wire.ProfileSandbox {
+		env.Clock = clockKind(ctx, tgt)
+	}
+	tgt.Model = startModel(ctx, cfg, tgt)
+	tgt.Model.Coverage = tgt.Coverage
+	env.Seeded = holdsBuiltinSeed(tgt.Model.Seed())
+	var hooks *receiver.Receiver
+	if env.NoReceiver == "" {
+		rcv, err := receiver.Start(ctx, cfg.WebhookListen, cfg.WebhookURL)
+		if err != nil {
+			return nil, fmt.Errorf("%w: webhook receiver on %s: %w", wire.ErrUsage, cfg.WebhookListen, err)
+		}
+		hooks = rcv
+	}
+	planned, err := plan.Plan(cfg.planOptions(), files, env)
+	if err != nil {
+		return nil, err
+	}
+	selected, runnable, reason := 0, 0, ""
+	for _, p := range planned {
+		switch {
+		case !p.Selected:
+		case p.Skip == "":
+			selected++
+			runnable++
+		default:
+			selected++
+			reason = p.Skip
+		}
+	}
+	// A run that judges nothing must not look like a pass in CI.
+	switch {
+	case selected == 0:
+		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", wire.ErrUsage, cfg.Tags)
+	case runnable == 0:
+		return nil, fmt.Errorf("%w: nothing to run: the %d scenario(s) selected are all skipped (%s)", wire.ErrUsage, selected, reason)
+	}
+	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, hooks: hooks, env: env}, nil
+}
+
+// receiverProblem says why deliveries from the deployment cannot reach the
+// receiver, or "" if they can: the receiver is off, or it listens on
+// loopback while the deployment runs elsewhere and no --webhook-url says
+// how that deployment reaches it.
+func receiverProblem(cfg Config) string {
+	if cfg.WebhookListen == "off" {
+		return "it is off (--webhook-listen off)"
+	}
+	if cfg.WebhookURL != "" {
+		return ""
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return "the base URL does not parse"
+	}
+	host, _, err := net.SplitHostPort(cfg.WebhookListen)
+	if err != nil {
+		return fmt.Sprintf("--webhook-listen %q is not host:port", cfg.WebhookListen)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		return fmt.Sprintf("it listens on every interface (%s) and no --webhook-url says which address the deployment should post to", cfg.WebhookListen)
+	}
+	if !isLoopbackHost(u.Hostname()) && isLoopbackHost(host) {
+		return fmt.Sprintf("it listens on %s, which the deployment at %s cannot reach; pass --webhook-url with an address it can", cfg.WebhookListen, u.Host)
+	}
+	return ""
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func newClient(cfg Config, t *transport.Target) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = cfg.Concurrency * 2
+	// The timeout is the transport's, for each try: a wait for a
+	// throttled request's Retry-After is not the deployment's slowness.
+	t.Timeout = cfg.Timeout
+	return &http.Client{
+		Transport: &transport.CheckingTransport{Next: tr, Target: t},
+		// A redirect would hide the status the deployment really answered.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// preflight sends one unauthenticated request so that a wrong URL or a
+// stopped server is reported once, not as a failure of every scenario.
+func preflight(ctx context.Context, t *transport.Target) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1", nil)
+	if err != nil {
+		return fmt.Errorf("%w: %w", wire.ErrUsage, err)
+	}
+	resp, err := t.Client.Do(req)
+	var throttled *transport.ThrottledError
+	if errors.As(err, &throttled) {
+		return throttled
+	}
+	if err != nil {
+		return fmt.Errorf("%w: cannot reach %s: %s", wire.ErrConnection, t.Redact(t.BaseURL), t.Redact(err.Error()))
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if err := resp.Body.Close(); err != nil {
+		return fmt.Errorf("%w: %w", wire.ErrConnection, err)
+	}
+	t.Budget = readBudget(ctx, t)
+	return nil
+}
+
+// budgetShare is the part of the key's window a run may spend: enough for
+// the whole suite under the published limits, little enough that the key's
+// other clients keep most of their window.
+const budgetShare = 3
+
+// readBudget reads the limit in force from one authenticated request. A
+// deployment without usable rate-limit headers gets no budget: the
+// rate-limit scenarios report that deviation.
+func readBudget(ctx context.Context, t *transport.Target) *transport.Budget {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/campaigns?limit=1", nil)
+	if err != nil {
+		return nil
+	}
+	req.Header.Set("Authorization", "Bearer "+t.Key)
+	resp, err := t.Client.Do(req)
+	if err != nil {
+		return nil
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	e := &wire.Exchange{Status: resp.StatusCode, Header: resp.Header}
+	h, err := rules.ReadRateHeaders(e)
+	if err != nil || h.Limit <= 0 {
+		return nil
+	}
+	share := min(h.Limit/budgetShare, h.Remaining)
+	return &transport.Budget{Left: share, Of: h.Limit, Share: share}
+}
+
+// holdsBuiltinSeed tells whether a fresh sandbox account starts with the
+// built-in fixtures, which @seed scenarios check, from what the model read
+// of one.
+func holdsBuiltinSeed(seed *model.Seed) bool {
+	return seed != nil && len(seed.Records[model.KindCampaign]) == seedCampaigns &&
+		len(seed.Records[model.KindBug]) == seedBugs && len(seed.Records[model.KindTester]) == seedTesters
+}
+
+// clockKind tells a sandbox whose account clocks are frozen from one whose
+// clocks run, by moving the clock of an account nobody else uses (CLK-2,
+// CLK-4): a frozen clock moves, a running one is 409 CONFLICT.
+func clockKind(ctx context.Context, t *transport.Target) string {
+	key := wire.TestPrefix + "conform_clock_" + wire.RandomToken()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.BaseURL+"/_sandbox/clock", strings.NewReader(`{"advance": "1ms"}`))
+	if err != nil {
+		return ""
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := t.Client.Do(req)
+	if err != nil {
+		return ""
+	}
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, wire.MaxBody))
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return plan.ClockFrozen
+	case http.StatusConflict:
+		return plan.ClockRunning
+	}
+	return ""
+}
+
+// The size of the built-in seed, as the README documents it.
+const (
+	seedCampaigns = 4
+	seedBugs      = 9
+	seedTesters   = 6
+)

@@ -1,0 +1,410 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/internal/plan"
+	"github.com/testcampaign/kit/conformance/internal/receiver"
+	"github.com/testcampaign/kit/conformance/internal/report"
+	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/internal/steps"
+	"github.com/testcampaign/kit/conformance/internal/transport"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+// godogSuite is the run as one godog.TestSuite over every feature file.
+func (r *prepared) godogSuite(ctx context.Context, out *wire.RedactingWriter) godog.TestSuite {
+	return r.suite(ctx, out, r.files, false)
+}
+
+// featureSuite is the run of one feature file as a godog.TestSuite for go
+// test, whose failures name the file and line of the step that failed.
+func (r *prepared) featureSuite(ctx context.Context, out *wire.RedactingWriter, f plan.FeatureFile) godog.TestSuite {
+	return r.suite(ctx, out, []plan.FeatureFile{f}, true)
+}
+
+func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files []plan.FeatureFile, locate bool) godog.TestSuite {
+	cfg := r.cfg
+	godogOut := io.Writer(out)
+	format := cfg.Format
+	if format == FormatJUnit || format == FormatNone || (format == FormatCucumber && r.writesReports) {
+		// The kit writes these from its own results, after the run.
+		format, godogOut = FormatProgress, io.Discard
+	}
+	contents := make([]godog.Feature, len(files))
+	for i, f := range files {
+		contents[i] = godog.Feature{Name: f.URI, Contents: plan.GodogContent(f)}
+	}
+	tags := plan.ExclusionTags(cfg.planOptions(), r.env)
+	if strings.TrimSpace(cfg.Tags) != "" {
+		tags = append([]string{cfg.Tags}, tags...)
+	}
+	r.rec = newRecorder(newPickleIndex(contents))
+	return godog.TestSuite{
+		Name:                "conform",
+		ScenarioInitializer: scenarioInitializer(r.tgt, r.hooks, r.rec, locate),
+		TestSuiteInitializer: func(sc *godog.TestSuiteContext) {
+			// A report's last line has no newline for the writer to wait for.
+			sc.AfterSuite(func() { _ = out.Flush() })
+		},
+		Options: &godog.Options{
+			Format:          format,
+			Output:          godogOut,
+			NoColors:        !cfg.Color,
+			FeatureContents: contents,
+			Tags:            strings.Join(tags, " && "),
+			// Undefined or ambiguous steps mean a check did not happen; they
+			// must never pass silently.
+			Strict:      true,
+			Concurrency: cfg.Concurrency,
+			// Cancelling the run's context (Ctrl-C) cancels every request
+			// and wait in flight, and the scenarios not yet started do not.
+			DefaultContext: ctx,
+		},
+	}
+}
+
+// pickleIndex places godog's pickles and steps at their file and line. It
+// parses the features godog is given the way godog does, one id sequence
+// over the files in order, so that its ids are godog's; the runner checks
+// each placement against the pickle's own file and name.
+type pickleIndex struct {
+	pickles map[string]pickleRef // by pickle id
+	steps   map[string]stepRef   // by pickle step id
+}
+
+type pickleRef struct {
+	uri, name string
+	line      int // of the scenario, or of its Examples row
+}
+
+type stepRef struct {
+	uri, keyword string
+	line         int
+}
+
+func (s stepRef) String() string { return fmt.Sprintf("%s:%d", s.uri, s.line) }
+
+func newPickleIndex(contents []godog.Feature) pickleIndex {
+	idx := pickleIndex{pickles: map[string]pickleRef{}, steps: map[string]stepRef{}}
+	newID := (&messages.Incrementing{}).NewId
+	for _, c := range contents {
+		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(c.Contents), newID)
+		if err != nil {
+			// godog refuses the file too; the plan reported it first.
+			continue
+		}
+		doc.Uri = c.Name
+		pickles := gherkin.Pickles(*doc, c.Name, newID)
+		if doc.Feature == nil {
+			continue
+		}
+		lines := plan.NodeLines(doc.Feature)
+		nodes := plan.StepNodes(doc.Feature)
+		for _, p := range pickles {
+			idx.pickles[p.Id] = pickleRef{uri: c.Name, name: p.Name, line: lines[p.AstNodeIds[len(p.AstNodeIds)-1]]}
+			for _, st := range p.Steps {
+				if n := nodes[st.AstNodeIds[0]]; n != nil {
+					idx.steps[st.Id] = stepRef{uri: c.Name, keyword: n.Keyword, line: int(n.Location.Line)}
+				}
+			}
+		}
+	}
+	return idx
+}
+
+// recorder collects results from concurrently running scenarios, keyed by
+// godog's pickle ids, which its index places at their file and line.
+type recorder struct {
+	index   pickleIndex
+	mu      sync.Mutex
+	results map[string]*report.ScenarioResult // by pickle id
+	// interrupted is set when the run's context ended with scenarios left.
+	interrupted atomic.Bool
+}
+
+func newRecorder(idx pickleIndex) *recorder {
+	return &recorder{index: idx, results: map[string]*report.ScenarioResult{}}
+}
+
+func (r *recorder) put(id string, res *report.ScenarioResult) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.results[id] = res
+}
+
+// result returns the result of the scenario at key, if godog ran it.
+func (r *recorder) result(key plan.ScenarioKey) (report.ScenarioResult, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for id, res := range r.results {
+		if ref := r.index.pickles[id]; ref.uri == key.URI && ref.line == key.Line {
+			return *res, true
+		}
+	}
+	return report.ScenarioResult{}, false
+}
+
+// scenarioRun is the runner's bookkeeping of one scenario, apart from the
+// step state: when it started, its steps as they ran, the first step that
+// failed, the exchange at fault, and the lock it holds.
+type scenarioRun struct {
+	started   bool
+	start     time.Time
+	exclusive bool
+	lastStep  string // the pickle step id of the scenario's last step
+	step      stepRef
+	stepStart time.Time
+	steps     []report.StepResult
+	failed    int // the index in steps of the first step that failed, -1 if none
+	fault     *wire.Exchange
+	violation *rules.RuleViolation
+}
+
+// describe names the step at where (file:line) with its text, as it ran.
+func (run *scenarioRun) describe(where string) string {
+	for _, st := range run.steps {
+		if fmt.Sprintf("%s:%d", run.step.uri, st.Line) == where {
+			return where + " (" + st.Keyword + st.Text + ")"
+		}
+	}
+	return where
+}
+
+// blame moves the failure of a broken rule, which godog could report only
+// on the scenario's last step, to the step whose exchange broke it: that
+// step failed, with the rule's message, and the last step's own checks
+// held.
+func (run *scenarioRun) blame(where string) {
+	last := len(run.steps) - 1
+	for i := range run.steps[:last] {
+		if fmt.Sprintf("%s:%d", run.step.uri, run.steps[i].Line) == where {
+			run.steps[i].Status, run.steps[i].Error = run.steps[last].Status, run.steps[last].Error
+			run.steps[last].Status, run.steps[last].Error = stepStatus[godog.StepPassed], ""
+			run.failed = i
+			return
+		}
+	}
+}
+
+// stepStatus is godog's word for a step's outcome, as cucumber has it.
+var stepStatus = map[godog.StepResultStatus]string{
+	godog.StepPassed: "passed", godog.StepFailed: "failed", godog.StepSkipped: "skipped",
+	godog.StepUndefined: "undefined", godog.StepPending: "pending", godog.StepAmbiguous: "ambiguous",
+}
+
+// scenarioInitializer wires the step library and the hooks that record each
+// scenario's outcome. godog calls it once per scenario, so the state it
+// builds is the scenario's own, and the steps are bound to it. @exhaustive
+// scenarios hold the window lock exclusively, so no other scenario's
+// requests are counted in, or refused because of, the window they spend.
+//
+// A scenario whose own steps held can still have received an answer that
+// breaks a rule of every response or disagrees with the model. godog can
+// fail it only where it stops, on its last step, so the failure there
+// names the step that sent the exchange, and the runner's results place
+// the failure on that step (its text and line in every report). A step
+// that fails on its own wins, as it stops the scenario before the end.
+// With locate, every failure names the file and line of its step, for go
+// test, whose output otherwise names only godog's own source.
+func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *recorder, locate bool) func(*godog.ScenarioContext) {
+	var window sync.RWMutex
+	library := steps.NewLibrary()
+	return func(sc *godog.ScenarioContext) {
+		s := steps.NewScenarioState(t, hooks)
+		run := &scenarioRun{failed: -1}
+		library.Bind(sc, s)
+		sc.Before(func(ctx context.Context, p *godog.Scenario) (context.Context, error) {
+			if ctx.Err() != nil {
+				rec.interrupted.Store(true)
+				return ctx, godog.ErrSkip
+			}
+			run.started, run.start = true, time.Now()
+			if n := len(p.Steps); n > 0 {
+				run.lastStep = p.Steps[n-1].Id
+			}
+			for _, tg := range p.Tags {
+				run.exclusive = run.exclusive || tg.Name == plan.TagExhaustive
+			}
+			if run.exclusive {
+				window.Lock()
+			} else {
+				window.RLock()
+			}
+			s.Sink.Unbudgeted = run.exclusive
+			return ctx, nil
+		})
+		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
+			run.step, run.stepStart = rec.index.steps[st.Id], time.Now()
+			s.Sink.At(run.step.String())
+			return ctx, nil
+		})
+		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
+			res := report.StepResult{Keyword: run.step.keyword, Text: st.Text, Line: run.step.line,
+				Status: stepStatus[status], Duration: time.Since(run.stepStart)}
+			var added error
+			switch {
+			case status == godog.StepPassed && st.Id == run.lastStep:
+				// Every step held; a rule an exchange broke on the way fails
+				// the scenario now, naming the step that sent it.
+				if v, ok := s.Sink.First(); ok {
+					run.violation = &v
+					added = fmt.Errorf("%s: %s (answer to %s, sent by the step at %s)", v.Rule, v.Message, v.Request, run.describe(v.Where))
+					res.Status, err = stepStatus[godog.StepFailed], added
+				}
+			case locate && status == godog.StepFailed:
+				// godog joins this to the step's own error.
+				added = fmt.Errorf("%s: %s%s", run.step, run.step.keyword, st.Text)
+			}
+			if err != nil && status != godog.StepSkipped {
+				res.Error = s.Redact(err.Error())
+			}
+			run.steps = append(run.steps, res)
+			if run.failed < 0 && res.Status != stepStatus[godog.StepPassed] && res.Status != stepStatus[godog.StepSkipped] {
+				run.failed = len(run.steps) - 1
+				run.fault, _ = s.Last()
+				if v := run.violation; v != nil {
+					run.fault = v.Exchange
+					run.blame(v.Where)
+				}
+			}
+			return ctx, added
+		})
+		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
+			if !run.started {
+				return ctx, nil
+			}
+			if run.exclusive {
+				window.Unlock()
+			} else {
+				window.RUnlock()
+			}
+			s.Close()
+			// godog keeps every scenario's steps, and so their state, to the
+			// end of the run: what the report needs is taken below, and the
+			// answers themselves (up to 1 MiB each) are let go.
+			defer s.Forget()
+			if ctx.Err() != nil {
+				// Interrupted: whatever the steps said was cut short, not
+				// a verdict on the deployment.
+				rec.interrupted.Store(true)
+				return ctx, nil
+			}
+			var tags []string
+			for _, tg := range p.Tags {
+				tags = append(tags, tg.Name)
+			}
+			cited := coverage.Citations(tags)
+			res := &report.ScenarioResult{Duration: time.Since(run.start), Steps: run.steps}
+			if s.Skip != "" {
+				for _, id := range cited {
+					t.Coverage.Unreached(id, "its scenario was skipped: "+s.Skip)
+				}
+				res.Status, res.SkipReason = report.Skipped, s.Skip
+				rec.put(p.Id, res)
+				return ctx, nil
+			}
+			if v := run.violation; v != nil {
+				res.Rule, res.RuleLevel, res.Area = v.Rule, v.Level, v.Area
+			}
+			res.Status = statusOf(err)
+			if res.Status == report.Passed || res.Status == report.Failed {
+				t.Coverage.Scenario(cited, s.Sent())
+			}
+			if err != nil && res.Status != report.Skipped {
+				if run.failed >= 0 {
+					f := run.steps[run.failed]
+					res.FailedStep, res.FailedLine = f.Text, f.Line
+				}
+				res.Message = s.Redact(err.Error())
+				if e := run.fault; e != nil {
+					res.Request, res.Response = s.RequestLine(e), s.ResponseLine(e)
+				}
+				res.Exchanges = s.Transcript()
+			}
+			rec.put(p.Id, res)
+			return ctx, nil
+		})
+	}
+}
+
+// statusOf ranks a scenario's error: the kit's own trouble (undefined steps,
+// misuse, no connection) is an error, anything else a deviation.
+func statusOf(err error) report.Status {
+	switch {
+	case err == nil:
+		return report.Passed
+	case errors.Is(err, godog.ErrSkip):
+		return report.Skipped
+	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous),
+		errors.Is(err, wire.ErrUsage), errors.Is(err, wire.ErrConnection), errors.Is(err, transport.ErrThrottled):
+		return report.Errored
+	}
+	return report.Failed
+}
+
+// report joins the plan and what godog ran into the run's results.
+func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
+	cfg := r.cfg
+	rep := newReport(cfg, start, d)
+	defer func() { rep.Coverage = r.tgt.Coverage.Outcomes() }()
+	for _, p := range r.planned {
+		if !p.Selected {
+			continue
+		}
+		res := report.ScenarioResult{
+			Feature: p.Feature, URI: p.URI, Line: p.Line, Name: p.Name, Tags: p.Tags,
+			Area: p.Area, Level: p.Level, Maturity: p.Maturity,
+		}
+		got, ran := r.rec.result(p.Key())
+		switch {
+		case p.Skip != "":
+			res.Status, res.SkipReason = p.SkipAs, p.Skip
+			for _, id := range coverage.Citations(p.Tags) {
+				if p.SkipAs == report.Disabled {
+					r.tgt.Coverage.NotApplicable(id, "configuration: "+p.Skip)
+				} else {
+					r.tgt.Coverage.Unreached(id, "its scenario was skipped: "+p.Skip)
+				}
+			}
+		case !ran && r.rec.interrupted.Load():
+			rep.Unfinished++
+			continue
+		case !ran:
+			res.Status, res.Message = report.Errored, "godog did not run this scenario"
+		default:
+			level := res.Level
+			got.Feature, got.URI, got.Line, got.Name, got.Tags = res.Feature, res.URI, res.Line, res.Name, res.Tags
+			got.Level, got.Maturity = res.Level, res.Maturity
+			if got.Area == "" {
+				got.Area = p.Area
+			} else {
+				// A rule with an area of its own (the document's) is
+				// reported there, at its own level, whatever scenario broke it.
+				got.Level = got.RuleLevel
+			}
+			if got.Rule != "" {
+				level = got.RuleLevel
+			}
+			res = got
+			if res.Status == report.Failed && level == report.LevelShould && !cfg.Strict {
+				res.Status = report.Warned
+			}
+		}
+		rep.Scenarios = append(rep.Scenarios, res)
+	}
+	return rep
+}

@@ -1,0 +1,49 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/testcampaign/kit/conformance/internal/model"
+	"github.com/testcampaign/kit/conformance/internal/transport"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+// startModel builds the run's model. In the sandbox profile it first reads
+// what a fresh account holds, so that owned accounts are held exactly.
+func startModel(ctx context.Context, cfg Config, t *transport.Target) *model.Model {
+	var (
+		seed *model.Seed
+		gap  string
+	)
+	if cfg.Profile == wire.ProfileSandbox {
+		key := wire.TestPrefix + "conform_seed_" + wire.RandomToken()
+		var err error
+		seed, err = model.ReadSeed(ctx, func(ctx context.Context, path string) (int, []byte, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+path, nil)
+			if err != nil {
+				return 0, nil, err
+			}
+			req.Header.Set("Authorization", "Bearer "+key)
+			resp, err := t.Client.Do(req)
+			if err != nil {
+				return 0, nil, err
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
+			return resp.StatusCode, b, err
+		})
+		if err != nil {
+			gap = "the records, IDs and counts of fresh accounts: what a fresh account holds could not be read (" + t.Redact(err.Error()) + "), so the model learns them instead of holding them exactly"
+		}
+	}
+	m := model.NewModel(cfg.Profile, cfg.Contract, seed)
+	if gap != "" {
+		m.Gap(gap)
+	}
+	if cfg.ExclusiveKey {
+		m.Own(cfg.APIKey, false)
+	}
+	return m
+}

@@ -1,0 +1,221 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+func (s *ScenarioState) lastRateHeaders(ctx context.Context) (rules.RateHeaders, error) {
+	_, h, err := s.lastExchangeRates(ctx)
+	return h, err
+}
+
+// lastExchangeRates is the last exchange with its rate-limit headers, for
+// checks that also need the server's clock.
+func (s *ScenarioState) lastExchangeRates(ctx context.Context) (*wire.Exchange, rules.RateHeaders, error) {
+	e, err := s.lastExchange(ctx)
+	if err != nil {
+		return nil, rules.RateHeaders{}, err
+	}
+	h, err := rules.ReadRateHeaders(e)
+	return e, h, err
+}
+
+func (s *ScenarioState) rateHeadersIntegers(ctx context.Context) error {
+	_, err := s.lastRateHeaders(ctx)
+	return err
+}
+
+func (s *ScenarioState) remainingWithinLimit(ctx context.Context) error {
+	h, err := s.lastRateHeaders(ctx)
+	if err != nil {
+		return err
+	}
+	if h.Remaining > h.Limit {
+		return fmt.Errorf("rate-limit rule (spec §8): %s %d exceeds %s %d", rules.HdrRemaining, h.Remaining, rules.HdrLimit, h.Limit)
+	}
+	return nil
+}
+
+// limitPublished holds the limit in force to the published maxima: spec
+// section 8 lists maxima, so a deployment (or a sandbox started with
+// -rate-limit-minute 50) may enforce less, never more. The window the
+// headers describe is told by how far away the reset is.
+func (s *ScenarioState) limitPublished(ctx context.Context) error {
+	e, h, err := s.lastExchangeRates(ctx)
+	if err != nil {
+		return err
+	}
+	if h.Limit < 1 {
+		return fmt.Errorf("rate-limit rule (spec §8): %s must be at least 1, got %d", rules.HdrLimit, h.Limit)
+	}
+	most := rules.PublishedLimits[len(rules.PublishedLimits)-1]
+	now, _ := rules.ServerClock(e)
+	if at, ok := rules.ResetInstant(h.Reset, now); ok {
+		for i, w := range rules.Windows {
+			if at.Sub(now) <= w+rules.ResetSlack {
+				most = rules.PublishedLimits[i]
+				break
+			}
+		}
+	}
+	if h.Limit > most {
+		return fmt.Errorf("rate-limit rule (spec §8): %s %d exceeds the published maximum %d for the window its reset (%d) describes (maxima %v)", rules.HdrLimit, h.Limit, most, h.Reset, rules.PublishedLimits)
+	}
+	return nil
+}
+
+// resetPlausible accepts every reading of X-RateLimit-Reset the spec leaves
+// open (its unit is "not shown"): seconds until the reset, Unix seconds, or
+// Unix milliseconds, each at most a day (the longest window) after the
+// server's clock.
+func (s *ScenarioState) resetPlausible(ctx context.Context) error {
+	e, h, err := s.lastExchangeRates(ctx)
+	if err != nil {
+		return err
+	}
+	now, from := rules.ServerClock(e)
+	if _, ok := rules.ResetInstant(h.Reset, now); ok {
+		return nil
+	}
+	return fmt.Errorf("rate-limit rule (spec §8): %s %d is neither seconds until the reset, nor a Unix time (s or ms) within a day of the server's clock (%d, from %s)", rules.HdrReset, h.Reset, now.Unix(), from)
+}
+
+// resetUnixWithin is the sandbox's reading: Unix seconds at the end of the
+// reported window, after the server's clock and at most secs later.
+func (s *ScenarioState) resetUnixWithin(ctx context.Context, secs int) error {
+	e, h, err := s.lastExchangeRates(ctx)
+	if err != nil {
+		return err
+	}
+	t, from := rules.ServerClock(e)
+	now := t.Unix()
+	if int64(h.Reset) <= now-1 || int64(h.Reset) > now+int64(secs)+1 {
+		return fmt.Errorf("%s: want a Unix time in seconds after %d (the server's clock, from %s) and at most %d seconds later, got %d", rules.HdrReset, now, from, secs, h.Reset)
+	}
+	return nil
+}
+
+// ratePair reads the headers of the last two responses and reports whether a
+// window visibly ended between them: the reset moved later and the remaining
+// count did not go down. Comparisons across such a boundary prove nothing.
+func (s *ScenarioState) ratePair(ctx context.Context) (prev, last rules.RateHeaders, rolled bool, err error) {
+	pe, le, err := s.previous()
+	if err != nil {
+		return prev, last, false, err
+	}
+	if prev, err = rules.ReadRateHeaders(pe); err != nil {
+		return prev, last, false, fmt.Errorf("previous response: %w", err)
+	}
+	if last, err = rules.ReadRateHeaders(le); err != nil {
+		return prev, last, false, fmt.Errorf("last response: %w", err)
+	}
+	// A window ended between the two only if the server's clock at the
+	// second answer has reached the first answer's reset; a reset that
+	// merely moves later proves nothing.
+	if last.Reset != prev.Reset && last.Remaining >= prev.Remaining {
+		now, _ := rules.ServerClock(le)
+		if at, ok := rules.ResetInstant(prev.Reset, now); ok && !now.Add(time.Second).Before(at) {
+			rolled = true
+		}
+		if prev.Reset <= int(rules.Day/time.Second) && last.Reset > prev.Reset {
+			rolled = true // seconds-until reading: the count restarted
+		}
+	}
+	return prev, last, rolled, nil
+}
+
+func (s *ScenarioState) remainingDecreased(ctx context.Context) error {
+	prev, last, rolled, err := s.ratePair(ctx)
+	if err != nil || rolled {
+		return err
+	}
+	if last.Remaining >= prev.Remaining {
+		return fmt.Errorf("rate-limit rule (spec §8): %s must count down, but went from %d to %d (reset %d both times)", rules.HdrRemaining, prev.Remaining, last.Remaining, last.Reset)
+	}
+	return nil
+}
+
+func (s *ScenarioState) remainingUnchanged(ctx context.Context) error {
+	prev, last, rolled, err := s.ratePair(ctx)
+	if err != nil || rolled {
+		return err
+	}
+	if last.Remaining != prev.Remaining {
+		return fmt.Errorf("%s went from %d to %d; want it unchanged", rules.HdrRemaining, prev.Remaining, last.Remaining)
+	}
+	return nil
+}
+
+func (s *ScenarioState) limitUnchanged(ctx context.Context) error {
+	prev, last, rolled, err := s.ratePair(ctx)
+	if err != nil || rolled {
+		return err
+	}
+	if last.Limit != prev.Limit {
+		return fmt.Errorf("rate-limit rule (spec §8): %s changed from %d to %d within one window", rules.HdrLimit, prev.Limit, last.Limit)
+	}
+	return nil
+}
+
+// resetOnMinute is the sandbox's fixed windows aligned to the UTC minute:
+// the reset of a minute window is a multiple of 60 Unix seconds.
+func (s *ScenarioState) resetOnMinute(ctx context.Context) error {
+	h, err := s.lastRateHeaders(ctx)
+	if err != nil {
+		return err
+	}
+	if h.Reset%60 != 0 {
+		return fmt.Errorf("%s %d is not on a whole UTC minute (%d seconds past one); windows are aligned to the UTC minute", rules.HdrReset, h.Reset, h.Reset%60)
+	}
+	return nil
+}
+
+// resetEndsWindow is the sandbox's reading of the reported window: fixed
+// windows aligned to UTC, so the reset is the end of the server's current
+// minute, hour or day, whichever has the fewest requests left.
+func (s *ScenarioState) resetEndsWindow(ctx context.Context) error {
+	e, h, err := s.lastExchangeRates(ctx)
+	if err != nil {
+		return err
+	}
+	now, from := rules.ServerClock(e)
+	var ends []int64
+	for _, w := range rules.Windows {
+		// The clock may tick over a boundary between stamping the record
+		// and counting the request: a second's slack covers that.
+		for _, t := range []time.Time{now, now.Add(time.Second)} {
+			end := t.Truncate(w).Add(w).Unix()
+			if int64(h.Reset) == end {
+				return nil
+			}
+			ends = append(ends, end)
+		}
+	}
+	return fmt.Errorf("%s %d is not the end of the server's current UTC minute, hour or day %v (server's clock %s, from %s)", rules.HdrReset, h.Reset, ends, now.UTC().Format(time.RFC3339Nano), from)
+}
+
+// windowEnded says whether, by the server's clock at the scenario's last
+// answer, the window an earlier answer of the scenario reported has ended:
+// counts compared across it restarted in between.
+func windowEnded(s *ScenarioState) bool {
+	last, err := s.Last()
+	if err != nil {
+		return false
+	}
+	now, _ := rules.ServerClock(last)
+	for _, e := range s.history[:len(s.history)-1] {
+		h, err := rules.ReadRateHeaders(e)
+		if err != nil {
+			continue
+		}
+		if at, ok := rules.ResetInstant(h.Reset, now); ok && !now.Before(at) {
+			return true
+		}
+	}
+	return false
+}

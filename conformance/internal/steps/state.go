@@ -1,0 +1,350 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/testcampaign/kit/conformance/internal/receiver"
+	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/internal/transport"
+	"github.com/testcampaign/kit/conformance/internal/wire"
+)
+
+// authMode says which Authorization header a scenario sends.
+type authMode int
+
+const (
+	authConfigured authMode = iota // Bearer with the operator's key
+	authNone                       // no Authorization header
+	authRaw                        // a header value written in the scenario
+)
+
+// ScenarioState is everything one scenario accumulates. The runner builds
+// one for each scenario when godog initialises it, and binds the steps to
+// it as its methods (see Library.Bind), so scenarios never share it.
+type ScenarioState struct {
+	t       *transport.Target
+	hooks   *receiver.Receiver // nil when no webhook receiver runs
+	key     string             // the key sent with authConfigured; a fresh account replaces it
+	auth    authMode
+	rawAuth string
+	headers http.Header
+	saved   map[string]any
+	history []*wire.Exchange
+	// Sink receives the every-response rule violations of the scenario.
+	Sink *rules.RuleSink
+	// Skip says why the scenario stopped without a verdict, if it did.
+	Skip string
+	// hook is the scenario's endpoint on the webhook receiver, at
+	// hookURLOpen; nil until a step needs it.
+	hook        *receiver.Endpoint
+	hookURLOpen string
+	// usedDeliveries are the receiver's deliveries steps already consumed.
+	usedDeliveries map[int]bool
+	// fresh are the fresh sandbox accounts the scenario made.
+	fresh []string
+	// freshLeft and freshLimit are what the last answer to a fresh account
+	// said of its window (freshLeft is -1 until one said it), so that a
+	// scenario stops before its own setup runs into a small limit.
+	freshLeft, freshLimit int
+	// droppable is set once the scenario has planned a network fault, so
+	// that a connection dropped afterwards is an answer to record.
+	droppable bool
+}
+
+// NewScenarioState is the state of a scenario about to start against t,
+// with hooks the webhook receiver (nil when none runs).
+func NewScenarioState(t *transport.Target, hooks *receiver.Receiver) *ScenarioState {
+	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
+}
+
+// Last is the last exchange of the scenario, for the steps that judge an
+// answer: a request that got none fails them, saying so.
+func (s *ScenarioState) Last() (*wire.Exchange, error) {
+	e, err := s.lastSent()
+	if err == nil && e.NoAnswer != "" {
+		return e, fmt.Errorf("%s %s got no answer: the connection was dropped (%s)", e.Method, s.Redact(pathOf(e.URL)), e.NoAnswer)
+	}
+	return e, err
+}
+
+func (s *ScenarioState) lastSent() (*wire.Exchange, error) {
+	if len(s.history) == 0 {
+		return nil, errors.New("no request has been sent yet in this scenario")
+	}
+	return s.history[len(s.history)-1], nil
+}
+
+// previous returns the response before the last one, for steps that compare
+// two responses.
+func (s *ScenarioState) previous() (*wire.Exchange, *wire.Exchange, error) {
+	if len(s.history) < 2 {
+		return nil, nil, fmt.Errorf("this step compares two responses, but the scenario has sent %d request(s)", len(s.history))
+	}
+	return s.history[len(s.history)-2], s.history[len(s.history)-1], nil
+}
+
+var placeholderRe = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
+
+// expand replaces {name} placeholders: {key} is the operator's key, {random}
+// a fresh random token, anything else a value saved earlier in the scenario.
+func (s *ScenarioState) expand(text string) (string, error) {
+	return s.expandWith(text, func(v string) string { return v })
+}
+
+// expandTarget expands a request target, escaping each value for where it
+// lands, so that a saved value holding "&", "/" or "#" cannot change which
+// resource or filter is asked for.
+func (s *ScenarioState) expandTarget(target string) (string, error) {
+	p, q, hasQuery := strings.Cut(target, "?")
+	ep, err := s.expandWith(p, url.PathEscape)
+	if err != nil || !hasQuery {
+		return ep, err
+	}
+	eq, err := s.expandWith(q, url.QueryEscape)
+	return ep + "?" + eq, err
+}
+
+func (s *ScenarioState) expandWith(text string, escape func(string) string) (string, error) {
+	var firstErr error
+	out := placeholderRe.ReplaceAllStringFunc(text, func(m string) string {
+		name := m[1 : len(m)-1]
+		switch name {
+		case "key":
+			return escape(s.key)
+		case "random":
+			return wire.RandomToken()
+		case "webhookURL":
+			return escape(s.hookURL())
+		}
+		v, ok := s.saved[name]
+		if !ok {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("unknown placeholder %s: save a value under %q first (known: %s)", m, name, s.savedNames())
+			}
+			return m
+		}
+		if str, ok := v.(string); ok {
+			return escape(str)
+		}
+		b, _ := json.Marshal(v)
+		return escape(string(b))
+	})
+	return out, firstErr
+}
+
+// Placeholder is a {placeholder} every scenario has without saving it.
+type Placeholder struct{ Name, Means string }
+
+// BuiltinPlaceholders are the {placeholders} every scenario has; expandWith
+// gives each its value.
+func BuiltinPlaceholders() []Placeholder {
+	return []Placeholder{
+		{"key", "the operator's key (never printed)"},
+		{"random", "a fresh random token"},
+		{"webhookURL", "the scenario's address on conform's webhook receiver"},
+	}
+}
+
+func (s *ScenarioState) savedNames() string {
+	var names []string
+	for _, p := range BuiltinPlaceholders() {
+		names = append(names, p.Name)
+	}
+	for n := range s.saved {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// send performs one request and appends it to the history. Only transport
+// failures are errors here; any HTTP answer is for the Then steps to judge.
+func (s *ScenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*wire.Exchange, error) {
+	target := strings.TrimRight(s.t.BaseURL, "/") + path
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, transport.RuleSinkKey{}, s.Sink), method, target, rd)
+	if err != nil {
+		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
+	}
+	switch s.auth {
+	case authConfigured:
+		req.Header.Set("Authorization", "Bearer "+s.key)
+	case authRaw:
+		req.Header.Set("Authorization", s.rawAuth)
+	}
+	if body != nil && contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	req.Header.Set("Accept", "application/json")
+	for k, vs := range s.headers {
+		req.Header[k] = vs
+	}
+	fresh := s.auth == authConfigured && s.key != s.t.Key && strings.HasPrefix(path, "/v1")
+	if fresh && s.freshLeft == 0 && !s.Sink.Unbudgeted {
+		s.Skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
+		return nil, godog.ErrSkip
+	}
+	sent := time.Now()
+	resp, err := s.t.Client.Do(req)
+	if errors.Is(err, transport.ErrBudgetSpent) {
+		s.Skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.Budget.Of, s.t.Budget.Share)
+		return nil, godog.ErrSkip
+	}
+	if errors.Is(err, transport.ErrThrottled) {
+		return nil, err
+	}
+	var rb []byte
+	cut := false
+	if err == nil {
+		rb, cut, err = wire.ReadBody(resp.Body)
+		cut = cut || wire.WasCut(resp.Body)
+		resp.Body.Close()
+	}
+	if err != nil {
+		// A connection that a fault this scenario planned drops, or that
+		// the client gave up on, is an outcome to check, not a reason to
+		// stop: the steps after it look at what the account kept.
+		gaveUp := errors.Is(context.Cause(ctx), errGaveUp)
+		if gaveUp || (s.droppable && ctx.Err() == nil && dropped(err)) {
+			ex := &wire.Exchange{Method: method, URL: target, ReqHeader: req.Header, ReqBody: body, Elapsed: time.Since(sent), NoAnswer: s.Redact(err.Error()), GaveUp: gaveUp}
+			s.history = append(s.history, ex)
+			return ex, nil
+		}
+		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(target), s.Redact(err.Error()))
+	}
+	ex := &wire.Exchange{
+		Method: method, URL: target, ReqHeader: req.Header, ReqBody: body,
+		Status: resp.StatusCode, Header: resp.Header, Body: rb, BodyCut: cut, Elapsed: time.Since(sent),
+	}
+	// Only the account's own window tells how much is left of it; a
+	// client address's budget is the deployment's business.
+	if fresh && transport.ScopeOf(ex.Header) == transport.ScopeKey {
+		if h, err := rules.ReadRateHeaders(ex); err == nil {
+			s.freshLeft, s.freshLimit = h.Remaining, h.Limit
+		}
+	}
+	if plansNetworkFault(ex) {
+		s.droppable = true
+	}
+	s.history = append(s.history, ex)
+	return ex, nil
+}
+
+// RequestLine describes the request of an exchange for a report, with the
+// Authorization header shown only in redacted form.
+func (s *ScenarioState) RequestLine(e *wire.Exchange) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", e.Method, e.URL)
+	if a := e.ReqHeader.Get("Authorization"); a != "" {
+		scheme, token, ok := strings.Cut(a, " ")
+		if ok {
+			fmt.Fprintf(&b, " (Authorization: %s %s)", scheme, wire.RedactKey(token))
+		} else {
+			fmt.Fprintf(&b, " (Authorization: %s)", wire.RedactKey(a))
+		}
+	} else {
+		b.WriteString(" (no Authorization header)")
+	}
+	if len(e.ReqBody) > 0 {
+		fmt.Fprintf(&b, " body: %s", wire.Truncate(s.Redact(string(e.ReqBody)), 200))
+	}
+	return s.Redact(b.String())
+}
+
+// ResponseLine describes what came back, with the headers the spec cares about.
+func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
+	if e.NoAnswer != "" {
+		return "no answer: the connection was dropped (" + s.Redact(e.NoAnswer) + ")"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", e.Status)
+	if ct := e.Header.Get("Content-Type"); ct != "" {
+		fmt.Fprintf(&b, " Content-Type: %s;", ct)
+	}
+	for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "WWW-Authenticate", "Retry-After", "Allow"} {
+		if v, ok := e.Header[h]; ok {
+			fmt.Fprintf(&b, " %s: %s;", h, strings.Join(v, ","))
+		}
+	}
+	fmt.Fprintf(&b, " body: %s", wire.Truncate(s.Redact(strings.TrimSpace(string(e.Body))), 300))
+	if e.BodyCut {
+		b.WriteString(" " + wire.CutNote)
+	}
+	return s.Redact(b.String())
+}
+
+// Redact hides every credential the scenario knows of: the operator's key,
+// a fresh account's key and any key a step sent. It runs before any
+// truncation, so that a cut never leaves most of a key behind.
+func (s *ScenarioState) Redact(text string) string {
+	return wire.RedactAll(s.t.Redact(text), append(s.Sink.SentKeys(), s.key)...)
+}
+
+// Transcript is every exchange of the scenario, one line each, redacted.
+// Sent is how many requests the scenario has sent.
+func (s *ScenarioState) Sent() int { return len(s.history) }
+
+func (s *ScenarioState) Transcript() []string {
+	out := make([]string, 0, len(s.history))
+	for _, e := range s.history {
+		out = append(out, s.RequestLine(e)+"\n    → "+s.ResponseLine(e))
+	}
+	return out
+}
+
+// plansNetworkFault tells whether ex planned a fault that drops or cuts
+// connections.
+func plansNetworkFault(ex *wire.Exchange) bool {
+	if ex.Method != http.MethodPost || !strings.HasSuffix(strings.TrimRight(pathOf(ex.URL), "/"), "/_sandbox/faults") || ex.Status/100 != 2 {
+		return false
+	}
+	doc, err := ex.JSON()
+	if err != nil {
+		return false
+	}
+	v, err := wire.Lookup(doc, "data.network")
+	n, _ := v.(string)
+	return err == nil && n != ""
+}
+
+func pathOf(u string) string {
+	if p, err := url.Parse(u); err == nil {
+		return p.Path
+	}
+	return u
+}
+
+// dropped tells whether err is a connection ended without (the whole of)
+// an answer, as the network faults end it, rather than one never made.
+func dropped(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "server closed")
+}
+
+// Forget lets go of the scenario's exchanges and saved values once its
+// result is recorded.
+func (s *ScenarioState) Forget() {
+	s.history, s.saved = nil, nil
+	s.Sink.Forget()
+}

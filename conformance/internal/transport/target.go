@@ -1,0 +1,44 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/internal/model"
+	"github.com/testcampaign/kit/conformance/internal/rules"
+)
+
+// Target is what every scenario of one run shares: where to send requests and
+// with which credentials. It is read-only once the run starts.
+type Target struct {
+	BaseURL string
+	Key     string
+	Profile string
+	Client  *http.Client
+	Redact  func(string) string
+	Budget  *Budget
+	// Schema checks every exchange and delivery when --openapi is set.
+	Schema rules.Schema
+	// Model checks every exchange of a scenario against the contract.
+	Model *model.Model
+	// Coverage counts, per rule of docs/contract.md, the exchanges of the
+	// run judged against it.
+	Coverage *coverage.Recorder
+	// Timeout bounds each try of a request, its answer's body included.
+	Timeout time.Duration
+	// Sleep waits out a 429 the run did not plan; nil is Sleep. Tests
+	// give a clock of their own.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// OnThrottled hears of a request that stayed throttled, so that the
+	// run can stop: it cannot judge what it cannot send.
+	OnThrottled func(*ThrottledError)
+}
+
+func (t *Target) sleep(ctx context.Context, d time.Duration) error {
+	if t.Sleep != nil {
+		return t.Sleep(ctx, d)
+	}
+	return Sleep(ctx, d)
+}
