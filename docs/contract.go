@@ -48,25 +48,53 @@ type Rule struct {
 //go:embed contract.md
 var contract []byte
 
+// ClientPrefix is the ID prefix of the client rules: rules of an SDK or a
+// webhook receiver, which the sandbox's verdict judges, not of a
+// deployment, which the conformance kit judges.
+const ClientPrefix = "CLI"
+
 var catalogue = sync.OnceValues(func() ([]Rule, error) { return parse(contract) })
 
-// Rules returns every rule of contract.md, in the order the page gives them.
-// It panics if the page does not parse, which the package's tests rule out
-// for the page built in.
-func Rules() []Rule {
+// all returns every rule of the page. It panics if the page does not parse,
+// which the package's tests rule out for the page built in.
+func all() []Rule {
 	rules, err := catalogue()
 	if err != nil {
 		panic(err)
 	}
-	return slices.Clone(rules)
+	return rules
 }
 
-// Lookup returns the rule with the given ID.
+// isClientRule reports whether a rule holds a client rather than the API.
+func isClientRule(r Rule) bool {
+	return strings.HasPrefix(r.ID, ClientPrefix+"-")
+}
+
+// Rules returns every rule of the API in contract.md, in the order the page
+// gives them: the client rules are left out, a deployment being held to
+// none of them.
+func Rules() []Rule {
+	return slices.DeleteFunc(slices.Clone(all()), isClientRule)
+}
+
+// ClientRules returns the client rules of contract.md, in the order the page
+// gives them: what the sandbox's verdict judges an SDK and its webhook
+// receiver by.
+func ClientRules() []Rule {
+	return slices.DeleteFunc(slices.Clone(all()), func(r Rule) bool { return !isClientRule(r) })
+}
+
+// Lookup returns the rule of the API with the given ID.
 func Lookup(id string) (Rule, bool) {
-	rules, err := catalogue()
-	if err != nil {
-		panic(err)
-	}
+	return lookup(Rules(), id)
+}
+
+// LookupClient returns the client rule with the given ID.
+func LookupClient(id string) (Rule, bool) {
+	return lookup(ClientRules(), id)
+}
+
+func lookup(rules []Rule, id string) (Rule, bool) {
 	i := slices.IndexFunc(rules, func(r Rule) bool { return r.ID == id })
 	if i < 0 {
 		return Rule{}, false

@@ -103,3 +103,31 @@ func TestParseRefusesMistakes(t *testing.T) {
 		})
 	}
 }
+
+// TestClientRulesStandApart keeps the client rules out of what a deployment
+// is held to, and gives the verdict the catalogue the issue asks for.
+func TestClientRulesStandApart(t *testing.T) {
+	client := ClientRules()
+	if len(client) < 10 {
+		t.Errorf("contract.md has %d client rules, want at least 10", len(client))
+	}
+	for _, r := range client {
+		if !strings.HasPrefix(r.ID, ClientPrefix+"-") {
+			t.Errorf("client rule %s is outside the %s area", r.ID, ClientPrefix)
+		}
+		if _, ok := Lookup(r.ID); ok {
+			t.Errorf("Lookup found client rule %s among the API's rules", r.ID)
+		}
+		if got, ok := LookupClient(r.ID); !ok || got != r {
+			t.Errorf("LookupClient(%q) = %+v, %v", r.ID, got, ok)
+		}
+		if !strings.Contains(r.Text, "Judged on") {
+			t.Errorf("client rule %s does not say what it is judged on", r.ID)
+		}
+	}
+	for _, r := range Rules() {
+		if strings.HasPrefix(r.ID, ClientPrefix+"-") {
+			t.Errorf("Rules() holds client rule %s", r.ID)
+		}
+	}
+}
