@@ -203,6 +203,48 @@ func (e ClearedEnvelopeSuccess) Valid() bool {
 	}
 }
 
+// Defines values for ClientRuleVerdictLevel.
+const (
+	ClientRuleVerdictLevelMust    ClientRuleVerdictLevel = "must"
+	ClientRuleVerdictLevelSandbox ClientRuleVerdictLevel = "sandbox"
+	ClientRuleVerdictLevelShould  ClientRuleVerdictLevel = "should"
+)
+
+// Valid indicates whether the value is a known member of the ClientRuleVerdictLevel enum.
+func (e ClientRuleVerdictLevel) Valid() bool {
+	switch e {
+	case ClientRuleVerdictLevelMust:
+		return true
+	case ClientRuleVerdictLevelSandbox:
+		return true
+	case ClientRuleVerdictLevelShould:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClientRuleVerdictOutcome.
+const (
+	ClientRuleVerdictOutcomeBroken       ClientRuleVerdictOutcome = "broken"
+	ClientRuleVerdictOutcomeHeld         ClientRuleVerdictOutcome = "held"
+	ClientRuleVerdictOutcomeNotExercised ClientRuleVerdictOutcome = "not exercised"
+)
+
+// Valid indicates whether the value is a known member of the ClientRuleVerdictOutcome enum.
+func (e ClientRuleVerdictOutcome) Valid() bool {
+	switch e {
+	case ClientRuleVerdictOutcomeBroken:
+		return true
+	case ClientRuleVerdictOutcomeHeld:
+		return true
+	case ClientRuleVerdictOutcomeNotExercised:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClockEnvelopeSuccess.
 const (
 	ClockEnvelopeSuccessTrue ClockEnvelopeSuccess = true
@@ -665,6 +707,21 @@ func (e TesterPageEnvelopeSuccess) Valid() bool {
 	}
 }
 
+// Defines values for VerdictEnvelopeSuccess.
+const (
+	VerdictEnvelopeSuccessTrue VerdictEnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the VerdictEnvelopeSuccess enum.
+func (e VerdictEnvelopeSuccess) Valid() bool {
+	switch e {
+	case VerdictEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookStatus.
 const (
 	WebhookStatusActive WebhookStatus = "active"
@@ -947,6 +1004,38 @@ type ClearedEnvelope struct {
 
 // ClearedEnvelopeSuccess defines model for ClearedEnvelope.Success.
 type ClearedEnvelopeSuccess bool
+
+// ClientRuleBreak defines model for ClientRuleBreak.
+type ClientRuleBreak struct {
+	// Deliveries The IDs of the delivery attempts that show the break.
+	Deliveries []string          `json:"deliveries"`
+	Requests   []VerdictEvidence `json:"requests"`
+
+	// Why What the client did, in one line.
+	Why string `json:"why"`
+}
+
+// ClientRuleVerdict defines model for ClientRuleVerdict.
+type ClientRuleVerdict struct {
+	// Breaks The first ten breaks.
+	Breaks      []ClientRuleBreak `json:"breaks"`
+	BrokenTimes int               `json:"brokenTimes"`
+	Id          string            `json:"id"`
+
+	// Judged How many times the client met the rule.
+	Judged  int                      `json:"judged"`
+	Level   ClientRuleVerdictLevel   `json:"level"`
+	Outcome ClientRuleVerdictOutcome `json:"outcome"`
+
+	// Rule The rule as the contract states it, in Markdown.
+	Rule string `json:"rule"`
+}
+
+// ClientRuleVerdictLevel defines model for ClientRuleVerdict.Level.
+type ClientRuleVerdictLevel string
+
+// ClientRuleVerdictOutcome defines model for ClientRuleVerdict.Outcome.
+type ClientRuleVerdictOutcome string
 
 // ClockEnvelope defines model for ClockEnvelope.
 type ClockEnvelope struct {
@@ -1484,6 +1573,57 @@ type TesterPageEnvelopeSuccess bool
 // Examples: 2026-01-01T00:00:30.000Z
 type Timestamp = time.Time
 
+// Verdict defines model for Verdict.
+type Verdict struct {
+	// Deliveries How many delivery attempts were judged.
+	Deliveries int `json:"deliveries"`
+
+	// Forgotten How many of the account's requests the trace no longer holds.
+	Forgotten int `json:"forgotten"`
+
+	// Held True when no client rule was broken.
+	Held bool `json:"held"`
+
+	// LastRequest The number of the account's latest request the trace holds, 0 for none; pass it as `after` to judge only what follows.
+	LastRequest int `json:"lastRequest"`
+
+	// Requests How many requests were judged.
+	Requests int `json:"requests"`
+
+	// Rules Every client rule, in the order of the contract.
+	Rules []ClientRuleVerdict `json:"rules"`
+}
+
+// VerdictEnvelope defines model for VerdictEnvelope.
+type VerdictEnvelope struct {
+	Data    Verdict                `json:"data"`
+	Success VerdictEnvelopeSuccess `json:"success"`
+}
+
+// VerdictEnvelopeSuccess defines model for VerdictEnvelope.Success.
+type VerdictEnvelopeSuccess bool
+
+// VerdictEvidence defines model for VerdictEvidence.
+type VerdictEvidence struct {
+	// At RFC 3339 in UTC with exactly three fractional digits.
+	//
+	// Examples: 2026-01-01T00:00:30.000Z
+	At Timestamp `json:"at"`
+
+	// Fault The ID of the planned fault that hit the request, if one did.
+	Fault  *string `json:"fault,omitempty"`
+	Method string  `json:"method"`
+
+	// Path The path, every key redacted, cut to 96 bytes.
+	Path string `json:"path"`
+
+	// Request The request's number among the account's requests, in the order they arrived.
+	Request int `json:"request"`
+
+	// Status The status sent; null when no answer was sent.
+	Status *int `json:"status"`
+}
+
 // Webhook defines model for Webhook.
 type Webhook struct {
 	// CreatedAt RFC 3339 in UTC with exactly three fractional digits.
@@ -1631,6 +1771,15 @@ type ListRequestsParams struct {
 // ListRequests200JSONResponseBody defines parameters for ListRequests.
 type ListRequests200JSONResponseBody struct {
 	union json.RawMessage
+}
+
+// JudgeClientParams defines parameters for JudgeClient.
+type JudgeClientParams struct {
+	// Since Judge only the requests that arrived at or after this time on the account's clock, and the delivery attempts made since.
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// After Judge only the requests numbered after this one (`lastRequest` of an earlier verdict), and the delivery attempts made since the first of them.
+	After *int `form:"after,omitempty" json:"after,omitempty"`
 }
 
 // GetAnalyticsParams defines parameters for GetAnalytics.
@@ -2331,6 +2480,23 @@ type ClientInterface interface {
 	// Corresponds with POST /_sandbox/reset (the `ResetAccount` operationId).
 	ResetAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// JudgeClient The verdict on the calling key's client, rule by rule
+	//
+	// Judges the client that used the calling key against every client
+	// rule of the contract (the `CLI` area of docs/contract.md): each rule
+	// `held`, `broken` (with the requests and delivery attempts that show
+	// it, and a one-line `why` for each break) or `not exercised`. It is
+	// judged on the account's trace (its last 10,000 `/v1` requests, each
+	// with the answer it was given and the planned fault that hit it) and
+	// on its last 1000 webhook delivery attempts, on the account's clock.
+	// Judging is passive: it never changed an answer, and asking for a
+	// verdict changes nothing. `since` (a time on the account's clock) or
+	// `after` (a request number: `lastRequest` of an earlier verdict)
+	// judges only what came later, so that a test can judge its own part.
+	//
+	// Corresponds with GET /_sandbox/verdict (the `JudgeClient` operationId).
+	JudgeClient(ctx context.Context, params *JudgeClientParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Health Whether the sandbox is up
 	//
 	// Answers without a key, with the accounts held and the goroutines running.
@@ -2757,6 +2923,33 @@ func (c *Client) ListRequests(ctx context.Context, params *ListRequestsParams, r
 // Corresponds with POST /_sandbox/reset (the `ResetAccount` operationId).
 func (c *Client) ResetAccount(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResetAccountRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JudgeClient The verdict on the calling key's client, rule by rule
+//
+// Judges the client that used the calling key against every client
+// rule of the contract (the `CLI` area of docs/contract.md): each rule
+// `held`, `broken` (with the requests and delivery attempts that show
+// it, and a one-line `why` for each break) or `not exercised`. It is
+// judged on the account's trace (its last 10,000 `/v1` requests, each
+// with the answer it was given and the planned fault that hit it) and
+// on its last 1000 webhook delivery attempts, on the account's clock.
+// Judging is passive: it never changed an answer, and asking for a
+// verdict changes nothing. `since` (a time on the account's clock) or
+// `after` (a request number: `lastRequest` of an earlier verdict)
+// judges only what came later, so that a test can judge its own part.
+//
+// Corresponds with GET /_sandbox/verdict (the `JudgeClient` operationId).
+func (c *Client) JudgeClient(ctx context.Context, params *JudgeClientParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJudgeClientRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -3514,6 +3707,72 @@ func NewResetAccountRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewJudgeClientRequest constructs an http.Request for the JudgeClient method
+func NewJudgeClientRequest(server string, params *JudgeClientParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/_sandbox/verdict")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.After != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "after", *params.After, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -4329,6 +4588,25 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /_sandbox/reset (the `ResetAccount` operationId).
 	ResetAccountWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ResetAccountResponse, error)
+
+	// JudgeClientWithResponse The verdict on the calling key's client, rule by rule
+	//
+	// Judges the client that used the calling key against every client
+	// rule of the contract (the `CLI` area of docs/contract.md): each rule
+	// `held`, `broken` (with the requests and delivery attempts that show
+	// it, and a one-line `why` for each break) or `not exercised`. It is
+	// judged on the account's trace (its last 10,000 `/v1` requests, each
+	// with the answer it was given and the planned fault that hit it) and
+	// on its last 1000 webhook delivery attempts, on the account's clock.
+	// Judging is passive: it never changed an answer, and asking for a
+	// verdict changes nothing. `since` (a time on the account's clock) or
+	// `after` (a request number: `lastRequest` of an earlier verdict)
+	// judges only what came later, so that a test can judge its own part.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /_sandbox/verdict (the `JudgeClient` operationId).
+	JudgeClientWithResponse(ctx context.Context, params *JudgeClientParams, reqEditors ...RequestEditorFn) (*JudgeClientResponse, error)
 
 	// HealthWithResponse Whether the sandbox is up
 	//
@@ -5962,6 +6240,120 @@ func (r ResetAccountResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ResetAccountResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// JudgeClientResponse200Headers the declared response headers of an HTTP 200 response for JudgeClient
+type JudgeClientResponse200Headers struct {
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+// JudgeClientResponse400Headers the declared response headers of an HTTP 400 response for JudgeClient
+type JudgeClientResponse400Headers struct {
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRateLimitScope     *string
+}
+
+// JudgeClientResponse401Headers the declared response headers of an HTTP 401 response for JudgeClient
+type JudgeClientResponse401Headers struct {
+	WWWAuthenticate string
+}
+
+// JudgeClientResponse429Headers the declared response headers of an HTTP 429 response for JudgeClient
+type JudgeClientResponse429Headers struct {
+	RetryAfter          string
+	XRateLimitLimit     int
+	XRateLimitRemaining int
+	XRateLimitReset     int
+	XRateLimitScope     *string
+}
+
+type JudgeClientResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *VerdictEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *InvalidParameter
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON414 the response for an HTTP 414 `application/json` response
+	JSON414 *URITooLong
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *JudgeClientResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *JudgeClientResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JudgeClientResponse401Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *JudgeClientResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r JudgeClientResponse) GetJSON200() *VerdictEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r JudgeClientResponse) GetJSON400() *InvalidParameter {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r JudgeClientResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON414 returns the response for an HTTP 414 `application/json` response
+func (r JudgeClientResponse) GetJSON414() *URITooLong {
+	return r.JSON414
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r JudgeClientResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r JudgeClientResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r JudgeClientResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JudgeClientResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JudgeClientResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JudgeClientResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -7753,6 +8145,31 @@ func (c *ClientWithResponses) ResetAccountWithResponse(ctx context.Context, reqE
 		return nil, err
 	}
 	return ParseResetAccountResponse(rsp)
+}
+
+// JudgeClientWithResponse The verdict on the calling key's client, rule by rule
+//
+// Judges the client that used the calling key against every client
+// rule of the contract (the `CLI` area of docs/contract.md): each rule
+// `held`, `broken` (with the requests and delivery attempts that show
+// it, and a one-line `why` for each break) or `not exercised`. It is
+// judged on the account's trace (its last 10,000 `/v1` requests, each
+// with the answer it was given and the planned fault that hit it) and
+// on its last 1000 webhook delivery attempts, on the account's clock.
+// Judging is passive: it never changed an answer, and asking for a
+// verdict changes nothing. `since` (a time on the account's clock) or
+// `after` (a request number: `lastRequest` of an earlier verdict)
+// judges only what came later, so that a test can judge its own part.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /_sandbox/verdict (the `JudgeClient` operationId).
+func (c *ClientWithResponses) JudgeClientWithResponse(ctx context.Context, params *JudgeClientParams, reqEditors ...RequestEditorFn) (*JudgeClientResponse, error) {
+	rsp, err := c.JudgeClient(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJudgeClientResponse(rsp)
 }
 
 // HealthWithResponse Whether the sandbox is up
@@ -10410,6 +10827,180 @@ func ParseResetAccountResponse(rsp *http.Response) (*ResetAccountResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ResetAccountResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJudgeClientResponse parses an HTTP response from a JudgeClientWithResponse call
+func ParseJudgeClientResponse(rsp *http.Response) (*JudgeClientResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JudgeClientResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest VerdictEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest InvalidParameter
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 414:
+		var dest URITooLong
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON414 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers JudgeClientResponse200Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers JudgeClientResponse400Headers
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Scope"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Scope", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitScope = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers JudgeClientResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 429:
+		var headers JudgeClientResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/testcampaign/kit/sandbox"
+	"github.com/testcampaign/kit/sandbox/clientverdict"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 	"github.com/testcampaign/kit/sandbox/store"
 )
@@ -48,7 +49,7 @@ type Config struct {
 	// one is dropped.
 	Max int
 	// MemoryBudget, if positive, bounds the bytes that the records,
-	// events, request journals and webhook deliveries of all accounts
+	// events, request journals and traces and webhook deliveries of all accounts
 	// together are estimated to take. A write that
 	// would pass it drops the least recently used other accounts first, and
 	// is refused with LIMIT_REACHED if that is not enough.
@@ -88,6 +89,8 @@ type Account struct {
 	Parked   *atomic.Int32
 	Faults   Faults
 	Requests RequestLog
+	// Trace keeps what the verdict on the key's client is judged on.
+	Trace *clientverdict.Trace
 	// Outbox is nil when the sandbox delivers no webhooks.
 	Outbox Outbox
 
@@ -221,10 +224,13 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 		a.Outbox = r.cfg.NewOutbox(r.identity(id.ID, resets), a.Clock, budget)
 	}
 	opts := store.Options{OnEvent: func(ctx context.Context, e sandbox.Event, hooks []sandbox.Webhook) { r.announce(ctx, a, e, hooks) }}
+	var traceCharge func(int64)
 	if r.cfg.MemoryBudget > 0 {
 		opts.Meter = meter{r, a}
 		a.Requests.charge = meter{r, a}.Hold
+		traceCharge = meter{r, a}.Hold
 	}
+	a.Trace = clientverdict.NewTrace(traceCharge)
 	db := r.cfg.Template.Open(r.identity(id.ID, 0), a.Clock, opts)
 	a.Store = db
 	if r.cfg.WrapStore != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
+	"github.com/testcampaign/kit/sandbox/clientverdict"
 )
 
 // journalEntry is what the journal learns about a request while it is
@@ -26,6 +27,13 @@ type journalEntry struct {
 	started  time.Time
 	// done is true once the entry is completed.
 	done bool
+	// What the account's trace is told of the exchange once it is over,
+	// for the verdict on the client: see observe.
+	trace  *clientverdict.Trace
+	clock  sandbox.Clock
+	at     time.Time
+	fault  *sandbox.Fault
+	header http.Header
 }
 
 // journalOf returns the entry of a request the journal keeps, or nil.
@@ -46,7 +54,10 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		state := stateOf(r)
 		state.journalBody = bodyTap{ReadCloser: r.Body}
 		entry := &state.journalEntry
-		*entry = journalEntry{log: &a.Requests, body: &state.journalBody, started: state.started}
+		*entry = journalEntry{
+			log: &a.Requests, body: &state.journalBody, started: state.started,
+			trace: a.Trace, clock: a.Clock, at: state.now, header: w.Header(),
+		}
 		entry.seq = a.Requests.Add(accounts.LoggedRequest{
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
 			At: sandbox.At(state.now), Pending: true,
@@ -68,6 +79,7 @@ func (s *Server) journal(next http.Handler) http.Handler {
 // noteFault shows on the entry, while the request is still served, the
 // fault that hit it.
 func (entry *journalEntry) noteFault(fault sandbox.Fault) {
+	entry.fault = &fault
 	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) { logged.Fault = &fault })
 }
 
@@ -100,6 +112,26 @@ func (entry *journalEntry) complete(r *http.Request) {
 		if status != 0 && !abandoned {
 			logged.Status = &status
 		}
+	})
+	if abandoned {
+		status = 0
+	}
+	entry.observe(r, status, abandoned)
+}
+
+// observe tells the account's trace of the exchange, at the moment the
+// journal completes it, so that a client that sees its answer, or its
+// connection end, finds the exchange judged by the next verdict.
+func (entry *journalEntry) observe(r *http.Request, status int, abandoned bool) {
+	if entry.trace == nil {
+		return
+	}
+	entry.trace.Observe(clientverdict.Observation{
+		Request: entry.seq, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+		Authorization: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"),
+		Body: entry.body.kept, BodyBytes: entry.body.read, ContentLength: r.ContentLength,
+		At: entry.at, Answered: entry.clock.Now(), Arrived: entry.started, Ended: time.Now(),
+		Status: status, Abandoned: abandoned, Fault: entry.fault, Header: entry.header,
 	})
 }
 

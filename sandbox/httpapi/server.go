@@ -121,6 +121,7 @@ func (s *Server) routes() {
 		{http.MethodGet, "/_sandbox/deliveries", s.listDeliveries},
 		{http.MethodPost, "/_sandbox/deliveries/settle", s.settleDeliveries},
 		{http.MethodGet, "/_sandbox/requests", s.listRequests},
+		{http.MethodGet, "/_sandbox/verdict", s.judgeClient},
 		{http.MethodGet, "/_sandbox/faults", s.listFaults},
 		{http.MethodPost, "/_sandbox/faults", s.planFault},
 		{http.MethodDelete, "/_sandbox/faults", s.clearFaults},
