@@ -44,10 +44,19 @@ func ExampleNewClientWithResponses() {
 	}
 	fmt.Println(moved.StatusCode(), moved.JSON409.Error.Code)
 
+	// Then the verdict on the client: it broke none of the client rules
+	// (docs/contract.md, CLI), not retrying the 409 among them.
+	judged, err := api.JudgeClientWithResponse(ctx, &client.JudgeClientParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("client rules held:", judged.JSON200.Data.Held)
+
 	if err := srv.Close(); err != nil {
 		log.Fatal(err)
 	}
 	// Output:
 	// cmp_000005 draft 2026-01-01T00:00:00Z
 	// 409 INVALID_STATUS_TRANSITION
+	// client rules held: true
 }

@@ -116,3 +116,49 @@ func ExampleControls() {
 	}
 	// Output: 503 flt_000001 1
 }
+
+// Run the suite, then ask the verdict on the client: here a client that
+// retries a 503 at once, before its Retry-After. In a test,
+// ctl.RequireClientRulesHeld(t, sandboxtest.Window{}) fails it with the
+// broken rules listed, as BrokenRules writes them.
+func ExampleControls_Verdict() {
+	srv, err := sandboxtest.Start(sandboxtest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, ctl := context.Background(), sandboxtest.NewControls(srv.URL, "svc_test_example")
+	_, err = ctl.PlanFault(ctx, client.FaultPlanCreate{Path: new("/v1/campaigns"), Status: new(503)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Your SDK's suite goes here; a retry too soon stands in for it.
+	for range 2 {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+"/v1/campaigns", nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer svc_test_example")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	verdict, err := ctl.Verdict(ctx, sandboxtest.Window{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("held:", verdict.Held)
+	for _, rule := range verdict.Rules {
+		if rule.Outcome == client.ClientRuleVerdictOutcomeBroken {
+			shown := rule.Breaks[0].Requests
+			fmt.Println(rule.Id, rule.Outcome, "by requests", shown[0].Request, "and", shown[1].Request)
+		}
+	}
+	if err := srv.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// held: false
+	// CLI-6 broken by requests 1 and 2
+}
