@@ -80,6 +80,7 @@ test("through Prism, valid requests to every operation raise no violation", asyn
   await api.GET("/_sandbox/faults");
   await api.DELETE("/_sandbox/faults");
   await api.GET("/_sandbox/requests", { params: { query: { method: "GET", path: "/v1/testers" } } });
+  await api.GET("/_sandbox/verdict", { params: { query: { after: 1 } } });
   await api.POST("/_sandbox/clock", { body: { advance: "90s" } });
   await api.GET("/_sandbox/clock");
   await api.POST("/_sandbox/deliveries/settle", { body: { timeoutMs: 2000 } });

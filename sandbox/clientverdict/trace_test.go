@@ -1,0 +1,81 @@
+package clientverdict
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestTraceIsBoundedAndCharged keeps a trace to its last MaxExchanges
+// requests, counts those it forgot, and charges the memory budget for
+// every slot it fills, never beyond.
+func TestTraceIsBoundedAndCharged(t *testing.T) {
+	var charged int64
+	trace := NewTrace(func(n int64) { charged += n })
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const extra = 5
+	for i := 1; i <= MaxExchanges+extra; i++ {
+		trace.Observe(Observation{Request: uint64(i), Method: http.MethodGet, Path: "/v1/campaigns", At: at, Answered: at, Arrived: at, Ended: at, Status: http.StatusOK})
+	}
+	kept, forgotten := trace.snapshot()
+	if len(kept) != MaxExchanges || forgotten != extra {
+		t.Errorf("kept %d, forgot %d; want %d and %d", len(kept), forgotten, MaxExchanges, extra)
+	}
+	if kept[0].request != extra+1 || kept[len(kept)-1].request != MaxExchanges+extra {
+		t.Errorf("kept requests %d to %d, want the last %d", kept[0].request, kept[len(kept)-1].request, MaxExchanges)
+	}
+	if want := int64(MaxExchanges * exchangeBytes); charged != want {
+		t.Errorf("charged %d bytes, want %d", charged, want)
+	}
+}
+
+// TestExchangesAreJudgedInArrivalOrder: requests that overlap end in
+// another order than they arrived, and "the next request" is the next to
+// arrive.
+func TestExchangesAreJudgedInArrivalOrder(t *testing.T) {
+	trace := NewTrace(nil)
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, n := range []uint64{2, 1, 3} {
+		trace.Observe(Observation{Request: n, Method: http.MethodGet, Path: "/v1/testers", At: at, Answered: at, Arrived: at, Ended: at, Status: http.StatusOK})
+	}
+	kept, _ := trace.snapshot()
+	for i, e := range kept {
+		if e.request != uint64(i+1) {
+			t.Fatalf("exchange %d is request %d", i, e.request)
+		}
+	}
+}
+
+func TestParseWindow(t *testing.T) {
+	for _, tc := range []struct {
+		since, after string
+		want         Window
+		ok           bool
+	}{
+		{"", "", Window{}, true},
+		{"2026-01-01T00:00:30.000Z", "", Window{Since: time.Date(2026, 1, 1, 0, 0, 30, 0, time.UTC)}, true},
+		{"", "12", Window{After: 12}, true},
+		{"2026-01-01T00:00:30Z", "12", Window{}, false},
+		{"yesterday", "", Window{}, false},
+		{"", "-1", Window{}, false},
+	} {
+		got, err := ParseWindow(tc.since, tc.after)
+		if (err == nil) != tc.ok || (tc.ok && (!got.Since.Equal(tc.want.Since) || got.After != tc.want.After)) {
+			t.Errorf("ParseWindow(%q, %q) = %+v, %v", tc.since, tc.after, got, err)
+		}
+	}
+}
+
+func TestAuthProblem(t *testing.T) {
+	for header, want := range map[string]bool{
+		"Bearer svc_test_abc":  false,
+		"bearer svc_test_abc":  true,
+		"BEARER svc_test_abc":  true,
+		"Bearer  svc_test_abc": true,
+		"Bearer svc_test_abc ": true,
+	} {
+		if got := authProblem(header) != ""; got != want {
+			t.Errorf("authProblem(%q) = %q", header, authProblem(header))
+		}
+	}
+}
