@@ -120,6 +120,10 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^the delivery should be signed with the webhook's secret over a Webhook-Timestamp (\d+) seconds before the event$`, `Then the delivery should be signed with the webhook's secret over a Webhook-Timestamp 600 seconds before the event`, s.deliverySignedStale),
 		d(`^the delivery's signature should not verify with the webhook's secret$`, `Then the delivery's signature should not verify with the webhook's secret`, s.deliveryMissigned),
 
+		// The sandbox's verdict on the client that used the scenario's key.
+		d(`^the client should have held every client rule$`, `Then the client should have held every client rule`, s.clientHeldEveryRule),
+		d(`^the client rule "(CLI-[1-9][0-9]*)" should be (held|broken|not exercised)$`, `Then the client rule "CLI-4" should be broken`, s.clientRuleIs),
+
 		// What must come back: headers.
 		d(`^the header "([^"]*)" should be "([^"]*)"$`, `Then the header "X-RateLimit-Limit" should be "1000"`, s.headerIs),
 		d(`^the header "([^"]*)" should contain "([^"]*)"$`, `Then the header "WWW-Authenticate" should contain "Bearer"`, s.headerContains),

@@ -1,0 +1,50 @@
+package conformance_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// TestVerdictStepsAgainstSandbox runs the verdict steps of
+// testdata/clientverdict against a sandbox with a frozen clock: a client
+// that waits holds every rule, one that retries a 503 at once breaks CLI-6,
+// and asserting that it held every rule fails, with the rule and its break.
+func TestVerdictStepsAgainstSandbox(t *testing.T) {
+	t.Parallel()
+	srv, err := sandboxtest.Start(sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := srv.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_verdict_steps", Profile: conformance.ProfileSandbox,
+		FeatureDirs: []string{"testdata/clientverdict"}, NoBuiltin: true, Explore: -1, Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if n := rep.Count(conformance.Passed); n != 2 {
+		t.Errorf("%d scenarios passed, want 2", n)
+	}
+	failed := rep.With(conformance.Failed)
+	if len(failed) != 1 || !strings.HasPrefix(failed[0].Name, "Holding every client rule fails") {
+		for _, s := range append(failed, rep.With(conformance.Errored)...) {
+			t.Errorf("%s %s: %s", s.Name, s.Status, s.Message)
+		}
+		t.Fatalf("want exactly the scenario that holds a broken client to every rule to fail")
+	}
+	for _, want := range []string{"the client broke client rules:", "CLI-6 broken:", "GET /v1/campaigns (request 1) was answered 503 with Retry-After asking for 1.000 s"} {
+		if !strings.Contains(failed[0].Message, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, failed[0].Message)
+		}
+	}
+}
