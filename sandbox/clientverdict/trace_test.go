@@ -1,6 +1,7 @@
 package clientverdict
 
 import (
+	"hash/fnv"
 	"net/http"
 	"testing"
 	"time"
@@ -77,5 +78,17 @@ func TestAuthProblem(t *testing.T) {
 		if got := authProblem(header) != ""; got != want {
 			t.Errorf("authProblem(%q) = %q", header, authProblem(header))
 		}
+	}
+}
+
+// TestFingerprintIsFNV1a holds the in-place hash to the standard library's.
+func TestFingerprintIsFNV1a(t *testing.T) {
+	h := fnv.New64a()
+	h.Write([]byte("GET\x00/v1/campaigns\x00"))
+	if got, want := fingerprint("GET", "/v1/campaigns"), h.Sum64(); got != want {
+		t.Errorf("fingerprint = %x, want %x", got, want)
+	}
+	if fingerprint("GET", "/v1/campaigns") == fingerprint("GET/v1", "/campaigns") {
+		t.Error("parts that join to the same text have the same fingerprint")
 	}
 }
