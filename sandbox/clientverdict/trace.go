@@ -117,6 +117,29 @@ type Trace struct {
 	seen    uint64
 	charged int
 	charge  func(n int64)
+	// paths are the distinct paths kept, each once, so that a thousand
+	// requests to one route hold one copy of it.
+	paths map[string]string
+}
+
+// maxPaths bounds how many distinct paths a trace shares; past it each
+// exchange keeps its own copy.
+const maxPaths = 1024
+
+// keep returns a copy of path the trace may hold: the request's own may be
+// part of its whole request line. t.mu is held.
+func (t *Trace) keep(path string) string {
+	if kept, ok := t.paths[path]; ok {
+		return kept
+	}
+	kept := strings.Clone(path)
+	if t.paths == nil {
+		t.paths = map[string]string{}
+	}
+	if len(t.paths) < maxPaths {
+		t.paths[kept] = kept
+	}
+	return kept
 }
 
 // NewTrace returns a trace that asks charge for the memory it takes, in
@@ -129,6 +152,7 @@ func NewTrace(charge func(n int64)) *Trace {
 func (t *Trace) Observe(o Observation) {
 	e := summarise(o)
 	t.mu.Lock()
+	e.path = t.keep(e.path)
 	t.seen++
 	more := 0
 	if len(t.ring) < MaxExchanges {
@@ -176,7 +200,7 @@ func summarise(o Observation) exchange {
 	e := exchange{
 		request: o.Request,
 		method:  methodName(o.Method),
-		same:    fingerprint(o.Method, o.Path, o.Query, string(o.Body), strconv.FormatInt(o.BodyBytes, 10), strconv.FormatInt(o.ContentLength, 10)),
+		same:    mix(mix(fingerprint(o.Method, o.Path, o.Query, string(o.Body)), uint64(o.BodyBytes)), uint64(o.ContentLength)),
 		route:   fingerprint(o.Method, o.Path),
 		at:      o.At.UnixNano(), answered: o.Answered.UnixNano(),
 		arrived: o.Arrived.UnixNano(), ended: o.Ended.UnixNano(),
@@ -185,8 +209,7 @@ func summarise(o Observation) exchange {
 		retryAfter: -1, resetWait: -1,
 		hasBody: o.BodyBytes > 0 || o.ContentLength > 0,
 	}
-	path, _ := cut(sandbox.RedactKeys(o.Path), maxPath)
-	e.path = strings.Clone(path)
+	e.path, _ = cut(sandbox.RedactKeys(o.Path), maxPath)
 	if o.Fault != nil {
 		e.faultID, e.network = o.Fault.ID, o.Fault.Network
 	}
@@ -218,16 +241,27 @@ func methodName(m string) string {
 	return strings.Clone(short)
 }
 
+// FNV-1a's constants.
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
+// mix adds a number to a fingerprint.
+func mix(h, n uint64) uint64 {
+	for range 8 {
+		h = (h ^ (n & 0xff)) * fnvPrime
+		n >>= 8
+	}
+	return h
+}
+
 // fingerprint is the 64-bit FNV-1a hash of the parts, each ended by a zero
 // byte, computed in place: every request pays for it.
 func fingerprint(parts ...string) uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	h := uint64(offset)
+	h := uint64(fnvOffset)
 	for _, p := range parts {
 		for i := 0; i < len(p); i++ {
-			h = (h ^ uint64(p[i])) * prime
+			h = (h ^ uint64(p[i])) * fnvPrime
 		}
-		h *= prime
+		h *= fnvPrime
 	}
 	return h
 }
@@ -268,6 +302,9 @@ func authProblem(v string) string {
 func mediaProblem(v string) string {
 	if v == "" {
 		return "it has a body and no Content-Type"
+	}
+	if v == "application/json" || strings.HasPrefix(v, "application/json;") {
+		return ""
 	}
 	media, _, err := mime.ParseMediaType(v)
 	if err != nil || media != "application/json" {
