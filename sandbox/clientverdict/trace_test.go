@@ -1,10 +1,13 @@
 package clientverdict
 
 import (
+	"errors"
 	"hash/fnv"
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/testcampaign/kit/sandbox"
 )
 
 // TestTraceIsBoundedAndCharged keeps a trace to its last MaxExchanges
@@ -91,4 +94,27 @@ func TestFingerprintIsFNV1a(t *testing.T) {
 	if fingerprint("GET", "/v1/campaigns") == fingerprint("GET/v1", "/campaigns") {
 		t.Error("parts that join to the same text have the same fingerprint")
 	}
+}
+
+// FuzzParseWindow: any since and after give a window or an
+// INVALID_PARAMETER error, never a panic, and never both bounds.
+func FuzzParseWindow(f *testing.F) {
+	f.Add("2026-01-01T00:00:30.000Z", "")
+	f.Add("", "42")
+	f.Add("2026-01-01T00:00:30+02:00", "1")
+	f.Add("\x00", "-0")
+	f.Add("", "18446744073709551616")
+	f.Fuzz(func(t *testing.T, since, after string) {
+		w, err := ParseWindow(since, after)
+		if err != nil {
+			var apiErr *sandbox.Error
+			if !errors.As(err, &apiErr) || apiErr.Code != sandbox.ErrInvalidParameter {
+				t.Errorf("ParseWindow(%q, %q): %v, want INVALID_PARAMETER", since, after, err)
+			}
+			return
+		}
+		if !w.Since.IsZero() && w.After != 0 {
+			t.Errorf("ParseWindow(%q, %q) = %+v: both bounds", since, after, w)
+		}
+	})
 }
