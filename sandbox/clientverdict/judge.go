@@ -161,18 +161,22 @@ func Judge(t *Trace, deliveries []sandbox.Delivery, w Window) Verdict {
 			in = append(in, e)
 		}
 	}
+	// The deliveries of the window are those attempted since it began: at
+	// its time, or at the first request after its request number; with no
+	// request after that number, none.
 	var from time.Time
+	allDeliveries := true
 	switch {
 	case !w.Since.IsZero():
-		from = w.Since
+		from, allDeliveries = w.Since, false
 	case w.After > 0 && len(in) > 0:
-		from = time.Unix(0, in[0].at)
+		from, allDeliveries = time.Unix(0, in[0].at), false
 	case w.After > 0:
-		from = time.Unix(1<<40, 0)
+		deliveries = nil
 	}
 	var judgedDeliveries []sandbox.Delivery
 	for _, d := range deliveries {
-		if from.IsZero() || !d.At.Std().Before(from) {
+		if allDeliveries || !d.At.Std().Before(from) {
 			judgedDeliveries = append(judgedDeliveries, d)
 		}
 	}
@@ -207,6 +211,26 @@ func Judge(t *Trace, deliveries []sandbox.Delivery, w Window) Verdict {
 // and what the client sent after an answer told it something (CLI-4, CLI-5,
 // CLI-6, CLI-9, CLI-10, CLI-11).
 func judgeRequests(in []exchange, j map[string]*judgement) {
+	// nextSame[i] is the index of the next send of in[i]'s request, or -1:
+	// a link to follow, so that finding a request sent again costs a hop,
+	// not a scan of the trace.
+	nextSame := make([]int, len(in))
+	last := map[uint64]int{}
+	for i := len(in) - 1; i >= 0; i-- {
+		nextSame[i] = -1
+		if k, ok := last[in[i].same]; ok {
+			nextSame[i] = k
+		}
+		last[in[i].same] = i
+	}
+	sentAgain := func(i int) *exchange {
+		for k := nextSame[i]; k >= 0; k = nextSame[k] {
+			if after(&in[i], &in[k]) {
+				return &in[k]
+			}
+		}
+		return nil
+	}
 	for i := range in {
 		e := &in[i]
 		if e.authProblem != "" {
@@ -226,7 +250,7 @@ func judgeRequests(in []exchange, j map[string]*judgement) {
 		} else {
 			j["CLI-3"].held()
 		}
-		next := firstAfter(in, i, func(*exchange) bool { return true })
+		next := firstAfter(in, i)
 		if e.status == http.StatusTooManyRequests && e.retryAfter >= 0 {
 			judgeWait(j["CLI-4"], e, next, e.retryAfter, "with Retry-After asking for "+seconds(e.retryAfter))
 		}
@@ -234,7 +258,7 @@ func judgeRequests(in []exchange, j map[string]*judgement) {
 			judgeWait(j["CLI-5"], e, next, e.resetWait, "with X-RateLimit-Remaining 0 and X-RateLimit-Reset "+seconds(e.resetWait)+" away")
 		}
 		if e.retryAfter >= 0 {
-			again := firstAfter(in, i, func(n *exchange) bool { return n.same == e.same })
+			again := sentAgain(i)
 			judgeWait(j["CLI-6"], e, again, e.retryAfter, "with Retry-After asking for "+seconds(e.retryAfter))
 		}
 		if e.status >= 400 && e.status < 500 && e.status != http.StatusRequestTimeout && e.status != http.StatusTooManyRequests {
@@ -256,7 +280,7 @@ func judgeRequests(in []exchange, j map[string]*judgement) {
 			}
 		}
 		if e.method == http.MethodPost && e.lost() {
-			again := firstAfter(in, i, func(n *exchange) bool { return n.same == e.same })
+			again := sentAgain(i)
 			if again == nil {
 				j["CLI-11"].held()
 				continue
@@ -267,10 +291,10 @@ func judgeRequests(in []exchange, j map[string]*judgement) {
 }
 
 // firstAfter returns the first exchange after in[i] that arrived once its
-// answer was over and that match accepts, or nil.
-func firstAfter(in []exchange, i int, match func(*exchange) bool) *exchange {
+// answer was over, or nil: the next request the client sent knowing it.
+func firstAfter(in []exchange, i int) *exchange {
 	for k := i + 1; k < len(in); k++ {
-		if after(&in[i], &in[k]) && match(&in[k]) {
+		if after(&in[i], &in[k]) {
 			return &in[k]
 		}
 	}

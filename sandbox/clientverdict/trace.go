@@ -7,6 +7,7 @@
 package clientverdict
 
 import (
+	"bytes"
 	"mime"
 	"net/http"
 	"slices"
@@ -200,7 +201,7 @@ func summarise(o Observation) exchange {
 	e := exchange{
 		request: o.Request,
 		method:  methodName(o.Method),
-		same:    mix(mix(fingerprint(o.Method, o.Path, o.Query, string(o.Body)), uint64(o.BodyBytes)), uint64(o.ContentLength)),
+		same:    mix(mix(mixBytes(fingerprint(o.Method, o.Path, o.Query), o.Body), uint64(o.BodyBytes)), uint64(o.ContentLength)),
 		route:   fingerprint(o.Method, o.Path),
 		at:      o.At.UnixNano(), answered: o.Answered.UnixNano(),
 		arrived: o.Arrived.UnixNano(), ended: o.Ended.UnixNano(),
@@ -225,7 +226,7 @@ func summarise(o Observation) exchange {
 	if e.hasBody {
 		e.mediaProblem = mediaProblem(o.ContentType)
 	}
-	e.keyIn = keyIn(o.Path, o.Query, string(o.Body))
+	e.keyIn = keyIn(o.Path, o.Query, o.Body)
 	return e
 }
 
@@ -251,6 +252,14 @@ func mix(h, n uint64) uint64 {
 		n >>= 8
 	}
 	return h
+}
+
+// mixBytes adds bytes to a fingerprint, ended by a zero byte.
+func mixBytes(h uint64, b []byte) uint64 {
+	for _, c := range b {
+		h = (h ^ uint64(c)) * fnvPrime
+	}
+	return h * fnvPrime
 }
 
 // fingerprint is the 64-bit FNV-1a hash of the parts, each ended by a zero
@@ -315,10 +324,17 @@ func mediaProblem(v string) string {
 }
 
 // keyIn names where in the request an API key appears, or returns "".
-func keyIn(path, query, body string) string {
-	for _, part := range []struct{ name, text string }{{"path", path}, {"query", query}, {"body", body}} {
+func keyIn(path, query string, body []byte) string {
+	for _, part := range []struct{ name, text string }{{"path", path}, {"query", query}} {
 		if sandbox.RedactKeys(part.text) != part.text {
 			return part.name
+		}
+	}
+	// Only a body that might hold a key, in some spelling, is made a
+	// string to look: most hold none.
+	if bytes.Contains(body, []byte("svc_")) || bytes.ContainsAny(body, `%\`) {
+		if text := string(body); sandbox.RedactKeys(text) != text {
+			return "body"
 		}
 	}
 	return ""
