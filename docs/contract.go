@@ -55,15 +55,22 @@ const ClientPrefix = "CLI"
 
 var catalogue = sync.OnceValues(func() ([]Rule, error) { return parse(contract) })
 
-// all returns every rule of the page. It panics if the page does not parse,
-// which the package's tests rule out for the page built in.
-func all() []Rule {
+// split is the catalogue as the API's rules and the client rules, each in
+// the order of the page.
+var split = sync.OnceValue(func() (parts struct{ api, client []Rule }) {
 	rules, err := catalogue()
 	if err != nil {
 		panic(err)
 	}
-	return rules
-}
+	for _, r := range rules {
+		if isClientRule(r) {
+			parts.client = append(parts.client, r)
+		} else {
+			parts.api = append(parts.api, r)
+		}
+	}
+	return parts
+})
 
 // isClientRule reports whether a rule holds a client rather than the API.
 func isClientRule(r Rule) bool {
@@ -72,26 +79,27 @@ func isClientRule(r Rule) bool {
 
 // Rules returns every rule of the API in contract.md, in the order the page
 // gives them: the client rules are left out, a deployment being held to
-// none of them.
+// none of them. It panics if the page does not parse, which the package's
+// tests rule out for the page built in.
 func Rules() []Rule {
-	return slices.DeleteFunc(slices.Clone(all()), isClientRule)
+	return slices.Clone(split().api)
 }
 
 // ClientRules returns the client rules of contract.md, in the order the page
 // gives them: what the sandbox's verdict judges an SDK and its webhook
 // receiver by.
 func ClientRules() []Rule {
-	return slices.DeleteFunc(slices.Clone(all()), func(r Rule) bool { return !isClientRule(r) })
+	return slices.Clone(split().client)
 }
 
 // Lookup returns the rule of the API with the given ID.
 func Lookup(id string) (Rule, bool) {
-	return lookup(Rules(), id)
+	return lookup(split().api, id)
 }
 
 // LookupClient returns the client rule with the given ID.
 func LookupClient(id string) (Rule, bool) {
-	return lookup(ClientRules(), id)
+	return lookup(split().client, id)
 }
 
 func lookup(rules []Rule, id string) (Rule, bool) {
