@@ -280,7 +280,13 @@ func judgeRequests(in []exchange, j map[string]*judgement) {
 			}
 		}
 		if e.method == http.MethodPost && e.lost() {
-			again := sentAgain(i)
+			// Any later send counts, even one that arrived before the
+			// sandbox saw the first end: a client that gave up knew of
+			// its loss before the sandbox did.
+			var again *exchange
+			if k := nextSame[i]; k >= 0 {
+				again = &in[k]
+			}
 			if again == nil {
 				j["CLI-11"].held()
 				continue

@@ -118,3 +118,32 @@ func FuzzParseWindow(f *testing.F) {
 		}
 	})
 }
+
+// TestAPOSTGivenUpAndSentAgainIsJudged: a client that times out on a POST
+// and sends it again may do so before the sandbox sees it leave; the second
+// send is still one too many (CLI-11).
+func TestAPOSTGivenUpAndSentAgainIsJudged(t *testing.T) {
+	trace := NewTrace(nil)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	post := func(n uint64, arrived, ended time.Duration, status int, abandoned bool) {
+		trace.Observe(Observation{
+			Request: n, Method: http.MethodPost, Path: "/v1/campaigns", ContentType: "application/json",
+			Body: []byte(`{"name":"Checkout"}`), BodyBytes: 19, ContentLength: 19, Authorization: "Bearer svc_test_abc",
+			At: start.Add(arrived), Answered: start.Add(ended), Arrived: start.Add(arrived), Ended: start.Add(ended),
+			Status: status, Abandoned: abandoned,
+		})
+	}
+	post(2, 100*time.Millisecond, 150*time.Millisecond, http.StatusOK, false)
+	post(1, 0, 200*time.Millisecond, 0, true)
+	v := Judge(trace, nil, Window{})
+	for _, r := range v.Rules {
+		if r.ID != "CLI-11" {
+			continue
+		}
+		if r.Outcome != Broken || len(r.Breaks) != 1 || len(r.Breaks[0].Requests) != 2 || r.Breaks[0].Requests[1].Request != 2 {
+			t.Fatalf("CLI-11: %+v", r)
+		}
+		return
+	}
+	t.Fatal("no CLI-11 in the verdict")
+}
