@@ -10,10 +10,10 @@ import (
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
-// TestVerdictStepsAgainstSandbox runs the verdict steps of
-// testdata/clientverdict against a sandbox with a frozen clock: a client
-// that waits holds every rule, one that retries a 503 at once breaks CLI-6,
-// and asserting that it held every rule fails, with the rule and its break.
+// TestVerdictStepsAgainstSandbox runs testdata/clientverdict against a
+// sandbox with a frozen clock: asserting that a client which retried a 503
+// at once held every client rule fails the scenario, with the rule and its
+// break. testdata/catalogue/verdict.feature has the scenarios that pass.
 func TestVerdictStepsAgainstSandbox(t *testing.T) {
 	t.Parallel()
 	srv, err := sandboxtest.Start(sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
@@ -31,9 +31,6 @@ func TestVerdictStepsAgainstSandbox(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
-	}
-	if n := rep.Count(conformance.Passed); n != 2 {
-		t.Errorf("%d scenarios passed, want 2", n)
 	}
 	failed := rep.With(conformance.Failed)
 	if len(failed) != 1 || !strings.HasPrefix(failed[0].Name, "Holding every client rule fails") {
