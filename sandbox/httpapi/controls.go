@@ -50,15 +50,24 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 
 // settleDeliveries answers once no delivery of the account is in flight,
 // queued or due, or once the timeout asked for has passed, or shutdown has
-// begun; the answer says which.
+// begun; the answer says which. A settle waits as a delayed request does:
+// counted against its key's and its client's bounds, with its connection
+// the limiter's to close at the cap; past either bound it answers at once
+// with how the deliveries stand.
 func (s *Server) settleDeliveries(r *http.Request) (any, error) {
 	timeout, err := parseBody(r, sandbox.ParseSettle)
 	if err != nil {
 		return nil, err
 	}
-	outbox := accountOf(r).Outbox
+	a := accountOf(r)
+	outbox := a.Outbox
 	if outbox == nil {
 		return sandbox.Settlement{Settled: true}, nil
+	}
+	if unpark, parked := s.park(r, a); parked {
+		defer unpark()
+	} else {
+		timeout = 0
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()

@@ -24,10 +24,11 @@ const faultHeader = "X-Sandbox-Fault"
 const malformedBody = "<html><body><h1>502 Bad Gateway</h1></body></html>\n"
 
 // Bounds of what one key, and one client, may hold parked in injected
-// delays and trickles at a time. Keys are free, so the client's bound is
-// the one that keeps a tenant from filling the connection cap with requests
-// that wait; past either, a fault's delay and trickle are skipped and the
-// request is answered at once, as the fault otherwise says.
+// delays and trickles and in settles at a time. Keys are free, so the
+// client's bound is the one that keeps a tenant from filling the connection
+// cap with requests that wait; past either, a fault's delay and trickle are
+// skipped and the request is answered at once, as the fault otherwise says,
+// and a settle answers at once with how the deliveries stand.
 const (
 	MaxParkedPerKey    = 8
 	MaxParkedPerClient = 32

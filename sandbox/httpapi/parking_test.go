@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -82,4 +83,50 @@ func TestParkedRequestsAreBoundedPerKeyAndPerClient(t *testing.T) {
 	answeredAtOnce(last, "192.0.2.1", "a fresh key of a client past its parked bound")
 	// Another client's requests still wait as planned.
 	park(last, "192.0.2.2", 1)
+}
+
+// A settle waits as a delayed request does: the key's settles and delays
+// share one bound, so a key cannot hold more connections by waiting on its
+// deliveries than by planning delays, and past the bound a settle answers
+// at once with how its deliveries stand.
+func TestSettlesAndDelaysShareTheKeysParkedBound(t *testing.T) {
+	sb := sandboxtest.New(t, sandboxtest.Options{Now: frozenAt})
+	hanging := make(chan struct{})
+	receiver := newHookReceiver(t, func(http.ResponseWriter, *http.Request) { <-hanging })
+	// Closed before the receiver's own cleanup, which waits for its handlers.
+	t.Cleanup(func() { close(hanging) })
+	c := &client{t: t, handler: sb.Handler, key: testKey}
+	c.ok("POST", "/v1/webhooks", `{"url":"`+receiver.URL+`","events":["campaign.created"]}`, nil)
+	c.ok("POST", "/v1/campaigns", validCampaign, nil)
+	c.ok("POST", "/_sandbox/faults", `{"path":"/v1/testers","delayMs":30000,"count":100}`, nil)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var waiting sync.WaitGroup
+	t.Cleanup(func() {
+		cancel()
+		waiting.Wait()
+	})
+	settle := func(ctx context.Context) *httptest.ResponseRecorder {
+		req := httptest.NewRequestWithContext(ctx, "POST", "/_sandbox/deliveries/settle", strings.NewReader(`{"timeoutMs":30000}`))
+		req.Header.Set("Authorization", "Bearer "+testKey)
+		req.Header.Set("Content-Type", "application/json")
+		req.RemoteAddr = "192.0.2.1:1234"
+		rec := httptest.NewRecorder()
+		sb.Handler.ServeHTTP(rec, req)
+		return rec
+	}
+	for range httpapi.MaxParkedPerKey {
+		waiting.Go(func() { settle(ctx) })
+	}
+	for a := sb.Accounts.Get(testKey); a.Parked.Load() < httpapi.MaxParkedPerKey; {
+		runtime.Gosched()
+	}
+	res := sendWithin(ctx, sb.Handler, testKey, "/v1/testers", "192.0.2.1")
+	if res.Code != http.StatusOK || res.Header().Get("X-Sandbox-Fault") == "" {
+		t.Errorf("a delayed request beside %d settles: %d, fault %q; want it answered at once", httpapi.MaxParkedPerKey, res.Code, res.Header().Get("X-Sandbox-Fault"))
+	}
+	res = settle(ctx)
+	if res.Code != http.StatusOK || !strings.Contains(res.Body.String(), `"settled":false`) {
+		t.Errorf("a settle past the bound: %d %s; want 200 with settled false", res.Code, res.Body)
+	}
 }

@@ -78,7 +78,7 @@ func Flags(fset *flag.FlagSet) *Sizes {
 }
 
 // Names are the attacks, in the order of all.
-var Names = []string{"conns", "bodies", "bignumber", "keyflood", "keypath", "delays", "delaybodies", "trickle", "stalled", "sweep", "webhooks"}
+var Names = []string{"conns", "bodies", "bignumber", "keyflood", "keypath", "delays", "settle", "delaybodies", "trickle", "stalled", "sweep", "webhooks"}
 
 // attackRuns run one attack each against the sandbox binary bin and report
 // whether its bar held.
@@ -89,6 +89,7 @@ var attackRuns = map[string]func(bin string, a Sizes, out io.Writer) (held bool,
 	"keyflood":    attackKeyFlood,
 	"keypath":     attackKeyPath,
 	"delays":      attackDelays,
+	"settle":      attackSettle,
 	"delaybodies": attackDelayedBodies,
 	"trickle":     attackTrickle,
 	"stalled":     attackStalled,
