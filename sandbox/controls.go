@@ -21,11 +21,17 @@ const (
 	MaxFaults = 32
 	// MaxFaultRetryAfter bounds the Retry-After seconds of an injected answer.
 	MaxFaultRetryAfter = 3600
-	// MaxFaultHeaders and MaxFaultHeaderBytes bound the extra headers of an
-	// injected answer; MaxFaultBody bounds its raw body.
+	// MaxFaultHeaders, MaxFaultHeaderName and MaxFaultHeaderBytes bound
+	// the extra headers of an injected answer, their names and their
+	// values; MaxFaultBody bounds its raw body.
 	MaxFaultHeaders     = 16
+	MaxFaultHeaderName  = 128
 	MaxFaultHeaderBytes = 1 << 10
 	MaxFaultBody        = 16 << 10
+	// MaxFaultPlanBytes bounds what one account's planned faults hold in
+	// all, as FaultSpec.Bytes counts them: as much as its request journal,
+	// so that a key's plan costs what its journal does, whatever the fields.
+	MaxFaultPlanBytes = 64 << 10
 	// MaxFaultSeed is the largest seed a JavaScript number holds exactly.
 	MaxFaultSeed = 1<<53 - 1
 	// MaxPathPattern bounds a fault's or a journal filter's path pattern.
@@ -125,6 +131,28 @@ type FaultSpec struct {
 	Network string `json:"network,omitempty"`
 	// TrickleMS is how long a trickled body takes.
 	TrickleMS int64 `json:"trickleMs,omitempty"`
+}
+
+// What a planned fault holds beside the bytes of its strings: the Fault and
+// its seeded draws, and each header's entry in the map.
+const (
+	faultOverhead       = 512
+	faultHeaderOverhead = 64
+)
+
+// Bytes is what the fault holds in memory, for the bounds of an account's
+// plan and journal and for the memory budget: its strings count whole, as
+// each is its own.
+func (s FaultSpec) Bytes() int {
+	n := faultOverhead + len(s.Event) + len(s.Webhook) + len(s.Method) + len(s.Path) +
+		len(s.RetryAfter) + len(s.RetryAfterHeader) + len(s.Network)
+	if s.Body != nil {
+		n += len(*s.Body)
+	}
+	for name, value := range s.Headers {
+		n += faultHeaderOverhead + len(name) + len(value)
+	}
+	return n
 }
 
 // Matches reports whether the fault is meant for a request.
@@ -338,23 +366,49 @@ func (o *requestObject) faultHeaders(status int) map[string]string {
 		o.errs.add("headers", "may hold at most %d headers (got %d)", MaxFaultHeaders, len(headers))
 		return nil
 	}
+	seen := map[string]string{}
 	for _, name := range slices.Sorted(maps.Keys(headers)) {
 		value := headers[name]
+		canonical := http.CanonicalHeaderKey(name)
 		switch {
+		case len(name) > MaxFaultHeaderName:
+			o.errs.add("headers", "a header name must be at most %d bytes (got %d)", MaxFaultHeaderName, len(name))
 		case !httpguts.ValidHeaderFieldName(name):
 			o.errs.add("headers", "%q is not a header name", Echo(name))
-		case slices.Contains(framingHeaders, http.CanonicalHeaderKey(name)):
-			o.errs.add("headers", "%s cannot be set: it frames the answer", http.CanonicalHeaderKey(name))
+		case seen[canonical] != "":
+			// Either would win by the map's order, which changes from run
+			// to run.
+			o.errs.add("headers", "%s and %s name one header: header names are not case-sensitive", Echo(seen[canonical]), Echo(name))
+		case slices.Contains(framingHeaders, canonical):
+			o.errs.add("headers", "%s cannot be set: it frames the answer", canonical)
+		case proxyHeader(canonical):
+			o.errs.add("headers", "%s cannot be set: a proxy in front of the sandbox would act on it", canonical)
+		case strings.HasPrefix(canonical, "Access-Control-"):
+			o.errs.add("headers", "%s cannot be set: CORS headers are the sandbox's own (-cors-origins)", canonical)
 		case !httpguts.ValidHeaderFieldValue(value) || len(value) > MaxFaultHeaderBytes:
 			o.errs.add("headers", "the value of %s must be at most %d bytes with no line break", Echo(name), MaxFaultHeaderBytes)
 		}
+		seen[canonical] = name
 	}
 	return headers
 }
 
 // framingHeaders say where an answer ends; a fault that set them would make
 // a broken message rather than an answer, which network faults are for.
-var framingHeaders = []string{"Content-Length", "Transfer-Encoding", "Connection", "Trailer"}
+var framingHeaders = []string{"Content-Length", "Transfer-Encoding", "Connection", "Trailer", "Keep-Alive", "Upgrade"}
+
+// proxyHeaderPrefixes start the names of answer headers that a proxy or web
+// server in front of the sandbox acts on instead of passing on: nginx's
+// X-Accel-Redirect fetches another URL and X-Accel-Limit-Rate slows the
+// answer, and Apache's, lighttpd's, LiteSpeed's and Envoy's have their own.
+// A fault must change the answer a client gets, never what the
+// infrastructure does.
+var proxyHeaderPrefixes = []string{"X-Accel-", "X-Sendfile", "X-Lighttpd-", "X-Litespeed-", "X-Envoy-"}
+
+// proxyHeader reports whether a canonical header name is one a proxy acts on.
+func proxyHeader(canonical string) bool {
+	return slices.ContainsFunc(proxyHeaderPrefixes, func(prefix string) bool { return strings.HasPrefix(canonical, prefix) })
+}
 
 // ParseJournalFilter checks the method and path filters of the request
 // journal, which take the values a fault's method and path do.

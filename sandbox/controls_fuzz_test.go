@@ -225,19 +225,25 @@ func fuzzRetryAfter(obj map[string]any) (json.RawMessage, string) {
 	return nil, ""
 }
 
-// fuzzHeaders accepts at most 16 headers with names HTTP allows, none that
-// frames the message, and string values of at most 1 KiB with no line break.
+// fuzzHeaders accepts at most 16 headers with names HTTP allows of at most
+// 128 bytes, no two alike but for case, none that frames the message, none
+// that a proxy acts on or that CORS sets, and string values of at most
+// 1 KiB with no line break.
 func fuzzHeaders(v any) bool {
 	headers, ok := v.(map[string]any)
 	if !ok || len(headers) > 16 {
 		return false
 	}
+	seen := map[string]bool{}
 	for name, value := range headers {
 		s, ok := value.(string)
-		framing := slices.Contains([]string{"Content-Length", "Transfer-Encoding", "Connection", "Trailer"}, http.CanonicalHeaderKey(name))
-		if !ok || !httpguts.ValidHeaderFieldName(name) || framing || !httpguts.ValidHeaderFieldValue(s) || len(s) > 1024 {
+		lower := strings.ToLower(name)
+		framing := slices.Contains([]string{"content-length", "transfer-encoding", "connection", "trailer", "keep-alive", "upgrade"}, lower)
+		proxied := slices.ContainsFunc([]string{"x-accel-", "x-sendfile", "x-lighttpd-", "x-litespeed-", "x-envoy-", "access-control-"}, func(p string) bool { return strings.HasPrefix(lower, p) })
+		if !ok || len(name) > 128 || seen[lower] || !httpguts.ValidHeaderFieldName(name) || framing || proxied || !httpguts.ValidHeaderFieldValue(s) || len(s) > 1024 {
 			return false
 		}
+		seen[lower] = true
 	}
 	return true
 }

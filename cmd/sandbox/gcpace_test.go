@@ -84,3 +84,24 @@ func TestThePacerRunsByDefaultAndGOGCOrAZeroHeadroomTurnsItOff(t *testing.T) {
 		t.Errorf("-gc-headroom 64MiB: %d, %v", cfg.gcHeadroom, err)
 	}
 }
+
+// A small memory budget asks for a small process: unless -gc-headroom says
+// otherwise, the garbage allowed between collections is at most half the
+// budget, so that what evicted accounts leave is collected before it
+// outgrows what the budget keeps.
+func TestTheGCHeadroomFollowsASmallMemoryBudget(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want byteSize
+	}{
+		{nil, defaultGCHeadroom},
+		{[]string{"-memory-budget", "64MiB"}, 32 << 20},
+		{[]string{"-memory-budget", "64MiB", "-gc-headroom", "512MiB"}, 512 << 20},
+		{[]string{"-memory-budget", "64MiB", "-gc-headroom", "0"}, 0},
+	} {
+		cfg, err := parseFlags(tc.args, io.Discard)
+		if err != nil || cfg.gcHeadroom != tc.want {
+			t.Errorf("%q: headroom %v (%v), want %v", tc.args, &cfg.gcHeadroom, err, &tc.want)
+		}
+	}
+}

@@ -79,9 +79,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.DurationVar(&a.AccountTTL, "account-ttl", app.DefaultAccountTTL, "drop an account idle for this long; its key then starts afresh")
 	fset.IntVar(&a.MaxAccounts, "max-accounts", app.DefaultMaxAccounts, "accounts held at once; past it the least recently used is dropped")
 	cfg.budget = app.DefaultMemoryBudget
-	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records, events, request journals and webhook deliveries of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
+	fset.Var(&cfg.budget, "memory-budget", "estimated bytes that the records, events, planned faults, request journals and webhook deliveries of all accounts may take together; past it the least recently used accounts are dropped, and a write that still cannot fit gets 409 LIMIT_REACHED")
 	cfg.gcHeadroom = defaultGCHeadroom
-	fset.Var(&cfg.gcHeadroom, "gc-headroom", "let the heap grow by this much between garbage collections, at most four times what it holds, while that is less, and by its own size once it holds more, as Go's default does; 0 leaves Go's default, as does setting GOGC")
+	fset.Var(&cfg.gcHeadroom, "gc-headroom", "let the heap grow by this much between garbage collections, at most four times what it holds, while that is less, and by its own size once it holds more, as Go's default does; 0 leaves Go's default, as does setting GOGC; unset, at most half of -memory-budget")
 	fset.StringVar(&cfg.logFormat, "log-format", "text", "request log format: text or json")
 	fset.Var(&cfg.memoryLimit, "memory-limit", "soft memory limit, such as 1900MiB: the garbage collector works harder near it instead of letting the heap grow by -gc-headroom or double (default: GOMEMLIMIT, else none)")
 	fset.IntVar(&a.Webhooks.Attempts, "webhook-attempts", 5, "tries per webhook delivery before giving up")
@@ -103,6 +103,14 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile to this file until the sandbox stops, for `go tool pprof`")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
+	}
+	headroomSet := false
+	fset.Visit(func(f *flag.Flag) { headroomSet = headroomSet || f.Name == "gc-headroom" })
+	if !headroomSet {
+		// An operator who bounds the accounts' memory tightly wants a
+		// small process: the garbage between collections is bounded by
+		// the budget too.
+		cfg.gcHeadroom = min(cfg.gcHeadroom, cfg.budget/2)
 	}
 	if fset.NArg() > 0 {
 		return cfg, fmt.Errorf("unexpected arguments: %v", fset.Args())

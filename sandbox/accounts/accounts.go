@@ -49,8 +49,8 @@ type Config struct {
 	// one is dropped.
 	Max int
 	// MemoryBudget, if positive, bounds the bytes that the records,
-	// events, request journals and traces and webhook deliveries of all accounts
-	// together are estimated to take. A write that
+	// events, planned faults, request journals and traces and webhook
+	// deliveries of all accounts together are estimated to take. A write that
 	// would pass it drops the least recently used other accounts first, and
 	// is refused with LIMIT_REACHED if that is not enough.
 	MemoryBudget int64
@@ -84,7 +84,7 @@ type Account struct {
 	Limiter  *ratelimit.Limiter
 	Controls *ratelimit.Limiter
 	// Parked counts the key's requests waiting in injected delays and
-	// trickles. Like Controls it carries over a reset, so that resetting
+	// trickles and in settles. Like Controls it carries over a reset, so that resetting
 	// does not free a key to park more.
 	Parked   *atomic.Int32
 	Faults   Faults
@@ -229,6 +229,7 @@ func (r *Registry) open(id sandbox.Account, controls *ratelimit.Limiter, resets 
 		opts.Meter = meter{r, a}
 		a.Requests.charge = meter{r, a}.Hold
 		traceCharge = meter{r, a}.Hold
+		a.Faults.meter = meter{r, a}
 	}
 	a.Trace = clientverdict.NewTrace(traceCharge)
 	db := r.cfg.Template.Open(r.identity(id.ID, 0), a.Clock, opts)

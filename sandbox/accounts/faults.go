@@ -15,6 +15,17 @@ type Faults struct {
 	planned []*plannedFault
 	// made numbers the faults, so that the IDs of a session repeat.
 	made int
+	// bytes is what the planned faults hold, as FaultSpec.Bytes counts
+	// them; meter, if set, is charged for them.
+	bytes int
+	meter faultMeter
+}
+
+// faultMeter is the memory budget a plan is charged to: Charge may refuse,
+// as a write that does not fit is refused.
+type faultMeter interface {
+	Charge(n int64) error
+	Release(n int64)
 }
 
 type plannedFault struct {
@@ -25,14 +36,28 @@ type plannedFault struct {
 }
 
 // Add plans a fault after those already planned. An account holds at most
-// sandbox.MaxFaults.
+// sandbox.MaxFaults, of sandbox.MaxFaultPlanBytes in all; past either, or
+// past the memory budget, it returns LIMIT_REACHED.
 func (f *Faults) Add(spec sandbox.FaultSpec) (sandbox.Fault, error) {
+	size := spec.Bytes()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.planned) >= sandbox.MaxFaults {
 		return sandbox.Fault{}, sandbox.Errorf(sandbox.ErrLimitReached,
 			"the account already has %d faults planned; clear them with DELETE /_sandbox/faults", sandbox.MaxFaults)
 	}
+	if f.bytes+size > sandbox.MaxFaultPlanBytes {
+		return sandbox.Fault{}, sandbox.Errorf(sandbox.ErrLimitReached,
+			"the account's planned faults would hold %d bytes, past the %d an account may plan; clear them with DELETE /_sandbox/faults, or plan smaller bodies and headers", f.bytes+size, sandbox.MaxFaultPlanBytes)
+	}
+	if f.meter != nil {
+		// The meter takes the registry's lock, which is never held while
+		// a plan's is taken.
+		if err := f.meter.Charge(int64(size)); err != nil {
+			return sandbox.Fault{}, err
+		}
+	}
+	f.bytes += size
 	f.made++
 	p := &plannedFault{Fault: sandbox.Fault{ID: fmt.Sprintf("flt_%06d", f.made), FaultSpec: spec}}
 	if spec.Count > 0 {
@@ -63,7 +88,16 @@ func (f *Faults) Clear() int {
 	defer f.mu.Unlock()
 	n := len(f.planned)
 	f.planned = nil
+	f.release(f.bytes)
 	return n
+}
+
+// release gives back what a dropped fault held; f.mu is held.
+func (f *Faults) release(n int) {
+	f.bytes -= n
+	if f.meter != nil {
+		f.meter.Release(int64(n))
+	}
 }
 
 // RequestFaultsPlanned reports whether a fault is planned on requests, and
@@ -109,6 +143,7 @@ func (f *Faults) take(matches func(*plannedFault) bool) (sandbox.Fault, bool) {
 			*p.Left--
 			if *p.Left == 0 {
 				f.planned = append(f.planned[:i:i], f.planned[i+1:]...)
+				f.release(p.Bytes())
 			}
 		}
 		return p.snapshot(), true

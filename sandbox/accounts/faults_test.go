@@ -187,3 +187,60 @@ func TestJournalCompletesEntriesInPlace(t *testing.T) {
 		t.Errorf("the journal counts %d bytes, holds %d", l.bytes, want)
 	}
 }
+
+// A plan is bounded in bytes as the journal is, whatever its fields: as
+// many of the largest faults as fit are planned, the next is refused, and
+// what the plan dropped is given back.
+func TestAPlanIsBoundedInBytes(t *testing.T) {
+	var f Faults
+	largest := largestFault(0).FaultSpec
+	size := largest.Bytes()
+	if size < sandbox.MaxFaultBody+sandbox.MaxFaultHeaders*(sandbox.MaxFaultHeaderName+sandbox.MaxFaultHeaderBytes) {
+		t.Fatalf("the largest fault counts %d bytes, less than its strings", size)
+	}
+	fit := sandbox.MaxFaultPlanBytes / size
+	for range fit {
+		mustAdd(t, &f, largest)
+	}
+	if _, err := f.Add(largest); sandbox.AsError(err).Code != sandbox.ErrLimitReached {
+		t.Errorf("the largest fault after %d: %v, want LIMIT_REACHED", fit, err)
+	}
+	if _, ok := f.Take("GET", "/v1/testers"); !ok {
+		t.Fatal("the planned fault did not fire")
+	}
+	mustAdd(t, &f, largest)
+	f.Clear()
+	if f.bytes != 0 {
+		t.Errorf("a cleared plan counts %d bytes", f.bytes)
+	}
+}
+
+// Planned faults are charged to the memory budget: accounts that plan past
+// it push the least recently used out, and what a fault held is given back
+// when it is spent.
+func TestPlannedFaultsCountTowardTheMemoryBudget(t *testing.T) {
+	largest := largestFault(0).FaultSpec
+	budget := int64(5 * largest.Bytes())
+	r := newRegistry(t, Config{Max: 1000, MemoryBudget: budget})
+	first := r.Get(key(0))
+	for k := range 8 {
+		a := r.Get(key(k))
+		for range sandbox.MaxFaultPlanBytes / largest.Bytes() {
+			if _, err := a.Faults.Add(largest); err != nil {
+				t.Fatalf("account %d: %v", k, err)
+			}
+		}
+	}
+	if used := r.MemoryUsed(); used > budget {
+		t.Errorf("%d bytes counted, over the budget of %d", used, budget)
+	}
+	if !first.dropped {
+		t.Error("the first account was not dropped, although 8 accounts' plans pass a budget of 5 faults")
+	}
+	last := r.Get(key(7))
+	before := r.MemoryUsed()
+	last.Faults.Take("GET", "/v1/testers")
+	if freed := before - r.MemoryUsed(); freed != int64(largest.Bytes()) {
+		t.Errorf("a spent fault gave back %d bytes, want %d", freed, largest.Bytes())
+	}
+}

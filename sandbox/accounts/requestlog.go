@@ -78,23 +78,25 @@ type LoggedRequest struct {
 
 // What an entry costs beside the bytes of its strings: the LoggedRequest
 // itself and its pointer in the log's array, which may be twice as long as
-// the log; a planned fault's copy; and each header string's own header and
-// the rounding of its allocation.
+// the log; and each header string's own header and the rounding of its
+// allocation.
 const (
 	entryOverhead = 192
-	faultOverhead = 192
 	fieldOverhead = 24
 )
 
 // size is what the entry holds in memory, for MaxRequestLogBytes: every
 // string it keeps is its own (finish copies what it cuts), so their lengths
-// count whole.
+// count whole. A fault's copy counts whole too, body and headers: once the
+// plan has dropped the fault, the entry is what keeps them.
 func (req *LoggedRequest) size() int {
 	n := len(req.Method) + len(req.Path) + len(req.Query) + len(req.Body) + entryOverhead
 	if req.Fault != nil {
-		n += faultOverhead
+		n += req.Fault.Bytes()
 	}
-	n += len(req.DeliveryFaults) * faultOverhead
+	for _, f := range req.DeliveryFaults {
+		n += f.Bytes()
+	}
 	for _, f := range req.fields {
 		n += len(f) + fieldOverhead
 	}

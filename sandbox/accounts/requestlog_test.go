@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/testcampaign/kit/sandbox"
 )
 
 // worstRequests are requests as net/http hands them over, each shaped to
@@ -31,10 +33,27 @@ var worstRequests = map[string]func(i int) LoggedRequest{
 		}
 		return LoggedRequest{Method: "GET", Path: "/v1/testers", Headers: h}
 	},
+	"a fault of the largest body and headers": func(i int) LoggedRequest {
+		fault := largestFault(i)
+		return LoggedRequest{Method: "GET", Path: "/v1/testers", Fault: &fault}
+	},
 	"a raw entry just under the cut": func(i int) LoggedRequest {
 		return LoggedRequest{Method: "POST", Path: "/v1/campaigns", Body: strings.Repeat("b", MaxLoggedBody),
 			Headers: http.Header{"User-Agent": {strings.Repeat("u", 1500) + fmt.Sprint(i)}}}
 	},
+}
+
+// largestFault is a fault as large as its fields' bounds allow, every
+// string its own, as when a key plans fault after fault, each hitting one
+// request.
+func largestFault(i int) sandbox.Fault {
+	body := strings.Repeat("b", sandbox.MaxFaultBody-10) + fmt.Sprintf("%010d", i)
+	headers := map[string]string{}
+	for h := range sandbox.MaxFaultHeaders {
+		name := fmt.Sprintf("X-%03d-%s", h, strings.Repeat("n", sandbox.MaxFaultHeaderName-6))
+		headers[name] = strings.Repeat("v", sandbox.MaxFaultHeaderBytes-10) + fmt.Sprintf("%010d", i)
+	}
+	return sandbox.Fault{ID: fmt.Sprintf("flt_%06d", i), FaultSpec: sandbox.FaultSpec{Status: 500, Body: &body, Headers: headers, Count: 1, Rate: 1}}
 }
 
 // The journal is documented to hold at most MaxRequestLogBytes an account;

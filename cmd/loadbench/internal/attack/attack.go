@@ -51,6 +51,8 @@ type Sizes struct {
 	stalled int
 	// sweepAddrs addresses are swept behind -trust-forwarded-for.
 	sweepAddrs int
+	// faultKeys keys plan as many of the largest faults as they may.
+	faultKeys int
 	// webhooks sizes the attack on webhook delivery.
 	webhooks webhookAttack
 }
@@ -61,7 +63,7 @@ var FullSizes = Sizes{
 	bodies: 192, bodiesAtOnce: 64, bodySize: 1<<20 - 64, tenantEvery: 20 * time.Millisecond, tenantAlone: 3 * time.Second,
 	bigNumbers: 20, digits: 10_000, zeros: 1_000_000,
 	floodKeys: 100_000, floodWorkers: 64, tenantAccounts: 20, checkEvery: 2 * time.Second,
-	delayedBodies: 2000, trickle: 20 * time.Second, stalled: 100, sweepAddrs: 1 << 16,
+	delayedBodies: 2000, trickle: 20 * time.Second, stalled: 100, sweepAddrs: 1 << 16, faultKeys: 300,
 	webhooks: webhookAttack{keys: 8, hooks: 16, phase: 20 * time.Second, drain: 15 * time.Second, every: 100 * time.Millisecond},
 }
 
@@ -71,6 +73,7 @@ func Flags(fset *flag.FlagSet) *Sizes {
 	fset.IntVar(&a.conns, "conns", a.conns, "conns: idle keep-alive connections (at most what this process's open-file hard limit allows)")
 	fset.IntVar(&a.bodies, "bodies", a.bodies, "bodies: adversarial 1 MiB bodies")
 	fset.IntVar(&a.floodKeys, "keys", a.floodKeys, "keyflood: fresh keys from one client")
+	fset.IntVar(&a.faultKeys, "fault-keys", a.faultKeys, "faultmemory: keys that plan the largest faults")
 	fset.IntVar(&a.delayedBodies, "delayed-bodies", a.delayedBodies, "delaybodies: delayed 1 MiB POSTs from one key")
 	fset.DurationVar(&a.trickle, "trickle", a.trickle, "trickle: how long the trickled answer takes")
 	a.webhooks.flags(fset)
@@ -78,7 +81,7 @@ func Flags(fset *flag.FlagSet) *Sizes {
 }
 
 // Names are the attacks, in the order of all.
-var Names = []string{"conns", "bodies", "bignumber", "keyflood", "keypath", "delays", "settle", "delaybodies", "trickle", "stalled", "sweep", "webhooks"}
+var Names = []string{"conns", "bodies", "bignumber", "keyflood", "keypath", "delays", "settle", "faultmemory", "delaybodies", "trickle", "stalled", "sweep", "webhooks"}
 
 // attackRuns run one attack each against the sandbox binary bin and report
 // whether its bar held.
@@ -90,6 +93,7 @@ var attackRuns = map[string]func(bin string, a Sizes, out io.Writer) (held bool,
 	"keypath":     attackKeyPath,
 	"delays":      attackDelays,
 	"settle":      attackSettle,
+	"faultmemory": attackFaultMemory,
 	"delaybodies": attackDelayedBodies,
 	"trickle":     attackTrickle,
 	"stalled":     attackStalled,
