@@ -15,6 +15,9 @@
 #   - sends a request from 127.0.0.2 with a forged X-Forwarded-For: the
 #     replica (run with -trust-forwarded-for, as compose.yaml does) must log
 #     the client as 127.0.0.2, the address nginx appended, not the forged one;
+#   - plans, through nginx, faults whose headers nginx would act on
+#     (X-Accel-Redirect, X-Accel-Limit-Rate): each must be refused, and
+#     nginx must run with those headers ignored;
 #   - restarts one replica: its key must find a freshly seeded account there;
 #   - stops everything it started, also on failure.
 # Every request goes to 127.0.0.1 and every step is bounded in time.
@@ -154,6 +157,19 @@ if grep -h 'client=198.51.100.7' "$tmp"/sandbox-*.log >/dev/null; then
   die "a replica counted a client by the X-Forwarded-For it forged"
 fi
 say "replicas count each client by the address nginx appends"
+
+# No answer may steer nginx: a fault's X-Accel-* headers are refused, and
+# nginx ignores them as well.
+for header in X-Accel-Redirect x-accel-limit-rate; do
+  status=$(curl -sS -o "$tmp/accel.json" -w '%{http_code}' --max-time 10 -H "Authorization: Bearer svc_test_fleet_accel" \
+    -H 'Content-Type: application/json' -d "{\"status\":500,\"headers\":{\"$header\":\"/v1/testers\"}}" "$base/_sandbox/faults")
+  [ "$status" = 400 ] && grep -q VALIDATION_ERROR "$tmp/accel.json" || die "a fault setting $header got $status through nginx, want 400 VALIDATION_ERROR"
+done
+ignored=$(nginx -T -q "${nginx_args[@]}" 2>/dev/null | grep -E '^[[:space:]]*proxy_ignore_headers' || true)
+for header in X-Accel-Redirect X-Accel-Limit-Rate X-Accel-Buffering X-Accel-Expires X-Accel-Charset; do
+  grep -q "$header" <<<"$ignored" || die "nginx does not ignore $header from the replicas"
+done
+say "faults cannot set headers nginx acts on, and nginx ignores them"
 
 # A replica that restarts comes back with freshly seeded accounts, and nginx
 # sends the same keys to it again.
