@@ -45,6 +45,10 @@ type Outbox struct {
 	// hosts whose last attempt went unanswered for SlowAfter.
 	hosts   map[netip.AddrPort]int
 	hanging map[netip.AddrPort]bool
+	// answered is set once an attempt of the account has ended without
+	// hanging; fast counts its attempts in the fast lane.
+	answered bool
+	fast     int
 	// jobBytes is what the jobs not yet done hold, their events counted
 	// once however many jobs share them (events counts the jobs of each);
 	// changed under d.mu and read by charge.

@@ -17,9 +17,16 @@
 // the fast lane; one still without an answer after SlowAfter moves to the
 // slow lane, which holds up to SlowLane attempts (PerHost of them per host),
 // and frees its place. When the slow lane has no room for it, the attempt
-// ends there as timed out and is retried later. So receivers that hang, of
-// however many accounts, hold a fast place for SlowAfter at most and never
-// keep the fast lane from another account's receivers.
+// ends there as timed out and is retried later.
+//
+// The fast lane is for accounts whose receivers answer. An account with a
+// host that hangs for it starts every attempt in the slow lane, or waits
+// for room there, until that host answers; an account none of whose
+// attempts has been answered yet has one attempt at a time in the fast
+// lane, and gives its place up after a tenth of SlowAfter when the fast lane
+// is full. So however many accounts' receivers hang, each holds the fast
+// lane once, briefly, and another account's deliveries wait about as long
+// as with a few.
 package webhook
 
 import (
@@ -179,31 +186,55 @@ func (d *Dispatcher) Close() {
 }
 
 // flight is one attempt under way: which lane it is in and which host it
-// counts against once its host is known. Guarded by d.mu.
+// counts against once its host is known; untried is set when its account
+// had no attempt answered yet as it started. Guarded by d.mu.
 type flight struct {
-	slow, done bool
-	host       netip.AddrPort
+	slow, done, untried bool
+	host                netip.AddrPort
 }
 
-// dispatch starts as many queued jobs as the fast lane has room for; the
+// dispatch starts as many queued jobs as the lanes have room for; the
 // caller holds d.mu.
 func (d *Dispatcher) dispatch() {
-	for !d.closed && d.fast < d.opts.Workers {
-		o, j, ok := d.next()
+	for !d.closed && (d.fast < d.opts.Workers || d.slow < d.opts.SlowLane) {
+		o, j, slow, ok := d.next()
 		if !ok {
 			return
 		}
-		f := &flight{}
-		d.fast++
+		f := &flight{slow: slow, untried: !o.answered}
+		if slow {
+			d.slow++
+		} else {
+			d.fast++
+			o.fast++
+		}
 		o.inFlight++
 		if j.target != nil {
 			f.host = j.target[0]
-			d.host(f.host).fast++
+			if slow {
+				d.host(f.host).slow++
+			} else {
+				d.host(f.host).fast++
+			}
 			o.hosts[f.host]++
 		}
 		d.running.Add(1)
 		go d.run(o, j, f)
 	}
+}
+
+// laneOf says which lane o's next attempt starts in, and whether there is
+// room for it there: the slow lane for an account with a host that hangs
+// for it, else the fast lane, where an account with no attempt answered yet
+// has one place at most. The caller holds d.mu.
+func (d *Dispatcher) laneOf(o *Outbox) (slow, room bool) {
+	switch {
+	case len(o.hanging) > 0:
+		return true, d.slow < d.opts.SlowLane
+	case !o.answered && o.fast > 0:
+		return false, false
+	}
+	return false, d.fast < d.opts.Workers
 }
 
 // host returns the lane counts of addr; the caller holds d.mu.
@@ -224,11 +255,12 @@ func (d *Dispatcher) host(addr netip.AddrPort) *lanes {
 const lookahead = 16
 
 // next claims the first job, in turn across the ready outboxes, that neither
-// its account's nor its host's limit holds back; a job whose host is not yet
+// its account's nor its host's limit nor its lane holds back, and says
+// whether it starts in the slow lane; a job whose host is not yet
 // resolved is checked once it is. An outbox served moves to the back of the
 // turn. Blocked jobs stay queued rather than hold a place, so that a hanging
 // host or account never ties up the rest.
-func (d *Dispatcher) next() (*Outbox, job, bool) {
+func (d *Dispatcher) next() (*Outbox, job, bool, bool) {
 	for i := 0; i < len(d.ready); {
 		o := d.ready[i]
 		if o.closed || len(o.queue) == 0 {
@@ -236,12 +268,13 @@ func (d *Dispatcher) next() (*Outbox, job, bool) {
 			d.ready = slices.Delete(d.ready, i, i+1)
 			continue
 		}
-		if o.inFlight >= d.opts.PerAccount {
+		slow, room := d.laneOf(o)
+		if o.inFlight >= d.opts.PerAccount || !room {
 			i++
 			continue
 		}
 		k := slices.IndexFunc(o.queue[:min(len(o.queue), lookahead)], func(j job) bool {
-			return j.target == nil || d.mayStart(o, j.target[0], false)
+			return j.target == nil || d.mayStart(o, j.target[0], slow)
 		})
 		if k < 0 {
 			i++
@@ -262,9 +295,9 @@ func (d *Dispatcher) next() (*Outbox, job, bool) {
 		} else {
 			o.ready = false
 		}
-		return o, j, true
+		return o, j, slow, true
 	}
-	return nil, job{}, false
+	return nil, job{}, false, false
 }
 
 // mayStart reports whether another of o's attempts may go to host in the
@@ -291,8 +324,12 @@ func (d *Dispatcher) run(o *Outbox, j job, f *flight) {
 	defer cancel(nil)
 	stopTimeout := d.opts.Clock.AfterFunc(d.opts.AttemptTimeout, func() { cancel(errAttemptTimeout) })
 	defer stopTimeout()
-	stopSlow := d.opts.Clock.AfterFunc(d.opts.SlowAfter, func() { d.demote(o, f, cancel) })
+	stopSlow := d.opts.Clock.AfterFunc(d.opts.SlowAfter, func() { d.demote(o, f, cancel, false) })
 	defer stopSlow()
+	if f.untried && !f.slow {
+		stopCrowded := d.opts.Clock.AfterFunc(d.opts.SlowAfter/10, func() { d.demote(o, f, cancel, true) })
+		defer stopCrowded()
+	}
 	if j.target == nil {
 		target, r := d.resolve(ctx, j)
 		if r.failure != "" {
@@ -335,12 +372,13 @@ func (d *Dispatcher) claimHost(o *Outbox, j job, f *flight) bool {
 
 // demote moves an attempt that has waited SlowAfter from the fast lane to
 // the slow one or, when the slow lane or its host's share of it is full,
-// cuts it short. Either way its account's later attempts to the host go one
-// at a time until one is answered.
-func (d *Dispatcher) demote(o *Outbox, f *flight, cancel context.CancelCauseFunc) {
+// cuts it short. Either way its account's later attempts start in the slow
+// lane, and go to the host one at a time, until the host answers. With
+// crowded set, it does so only when the fast lane is full.
+func (d *Dispatcher) demote(o *Outbox, f *flight, cancel context.CancelCauseFunc, crowded bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if f.done {
+	if f.done || f.slow || crowded && d.fast < d.opts.Workers {
 		return
 	}
 	host := d.hosts[f.host]
@@ -353,6 +391,7 @@ func (d *Dispatcher) demote(o *Outbox, f *flight, cancel context.CancelCauseFunc
 	}
 	f.slow = true
 	d.fast--
+	o.fast--
 	d.slow++
 	if host != nil {
 		host.fast--
@@ -378,6 +417,7 @@ func (d *Dispatcher) release(o *Outbox, f *flight) {
 		}
 	} else {
 		d.fast--
+		o.fast--
 		if host != nil {
 			host.fast--
 		}
@@ -407,6 +447,7 @@ func (d *Dispatcher) finish(o *Outbox, j job, f *flight, r result) {
 			o.hanging[f.host] = true
 		} else {
 			delete(o.hanging, f.host)
+			o.answered = true
 		}
 	}
 	d.release(o, f)

@@ -456,8 +456,9 @@ func TestHangingReceiversLeaveTheFastLane(t *testing.T) {
 	hanging2, started2 := hangingReceiver(t)
 	fast := newReceiver(t, always(http.StatusOK))
 	wall := sandbox.NewFrozenClock(frozen)
-	d := start(t, webhook.Options{Workers: 4, PerAccount: 2, PerHost: 2, SlowLane: 8, Clock: wall})
-	// Two accounts with two hanging receivers each fill the fast lane.
+	d := start(t, webhook.Options{Workers: 2, PerAccount: 2, PerHost: 2, SlowLane: 8, Clock: wall})
+	// Two accounts with two hanging receivers each fill the fast lane: one
+	// place each, as no attempt of theirs has been answered yet.
 	for _, account := range []string{"stuck1", "stuck2"} {
 		o := d.NewOutbox(account, sandbox.NewFrozenClock(frozen), nil)
 		for n := range 20 {
@@ -465,8 +466,37 @@ func TestHangingReceiversLeaveTheFastLane(t *testing.T) {
 		}
 	}
 	waitStarted(t, started1, 2)
-	waitStarted(t, started2, 2)
+	if len(started2) != 0 {
+		t.Error("an account with no attempt answered yet holds more than one place in the fast lane")
+	}
 	bystanderDelivered(t, d, wall, fast.URL, 5)
+}
+
+// However many accounts' receivers hang, each holds the fast lane once and,
+// when the lane is full, for a tenth of SlowAfter only: then its attempts
+// start in the slow lane, and a bystander gets a fast place after two
+// tenths, not after SlowAfter.
+func TestCrowdedHangingAccountsGiveTheirFastPlacesUpEarly(t *testing.T) {
+	hanging, started := hangingReceiver(t)
+	fast := newReceiver(t, always(http.StatusOK))
+	wall := sandbox.NewFrozenClock(frozen)
+	d := start(t, webhook.Options{Workers: 2, PerHost: 8, SlowLane: 8, Clock: wall})
+	for k := range 4 {
+		o := d.NewOutbox(fmt.Sprintf("stuck%d", k), sandbox.NewFrozenClock(frozen), nil)
+		for n := range 5 {
+			o.Send(event(n+1), []sandbox.Webhook{hook("whk_000001", hanging.URL)}, nil)
+		}
+	}
+	waitStarted(t, started, 2)
+	bystander := d.NewOutbox("bystander", sandbox.NewFrozenClock(frozen), nil)
+	bystander.Send(event(1), []sandbox.Webhook{hook("whk_000001", fast.URL)}, nil)
+	wall.Advance(100 * time.Millisecond)
+	// The first two gave their places up to the next two accounts in turn.
+	waitStarted(t, started, 2)
+	wall.Advance(100 * time.Millisecond)
+	if got := waitRecords(t, bystander, 1)[0]; got.StatusCode != http.StatusOK {
+		t.Errorf("the bystander's delivery %+v", got)
+	}
 }
 
 // bystanderDelivered moves the dispatcher's clock past SlowAfter, has
@@ -527,7 +557,8 @@ func TestHangingPathOnAnotherTenantsHost(t *testing.T) {
 	for n := range 10 {
 		attacker.Send(event(n+1), hooks, nil)
 	}
-	waitStarted(t, started, 2)
+	// One place in the fast lane until an attempt is answered.
+	waitStarted(t, started, 1)
 	bystanderDelivered(t, d, wall, srv.URL+"/ok", 10)
 }
 
@@ -536,10 +567,14 @@ func TestFullSlowLaneCutsAttemptsShort(t *testing.T) {
 	hanging2, started2 := hangingReceiver(t)
 	wall := sandbox.NewFrozenClock(frozen)
 	d := start(t, webhook.Options{Workers: 1, SlowLane: 1, FirstRetry: time.Hour, Clock: wall})
-	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
-	o.Send(event(1), []sandbox.Webhook{hook("whk_000001", hanging1.URL), hook("whk_000002", hanging2.URL)}, nil)
+	// The first account's attempt fills the slow lane; the second's,
+	// started in the fast lane, finds no room there.
+	first := d.NewOutbox("first", sandbox.NewFrozenClock(frozen), nil)
+	first.Send(event(1), []sandbox.Webhook{hook("whk_000001", hanging1.URL)}, nil)
 	waitStarted(t, started1, 1)
 	wall.Advance(time.Second)
+	o := d.NewOutbox("acct", sandbox.NewFrozenClock(frozen), nil)
+	o.Send(event(1), []sandbox.Webhook{hook("whk_000002", hanging2.URL)}, nil)
 	waitStarted(t, started2, 1)
 	wall.Advance(time.Second)
 	got := waitRecords(t, o, 1)[0]
