@@ -63,7 +63,14 @@ func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error)
 		smallBodies.Put(small)
 	}()
 	body := small
-	_, err := io.CopyN(body, r.Body, largeBodyBytes)
+	var err error
+	// A body whose Content-Length says it is large waits for its slot
+	// before any of it is read, so that a crowd of them waiting holds
+	// nothing but their connections; one of unknown length is read up to
+	// the bound first.
+	if r.ContentLength <= largeBodyBytes {
+		_, err = io.CopyN(body, r.Body, largeBodyBytes)
+	}
 	if err == nil {
 		head := body
 		select {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -58,5 +59,51 @@ func TestLargeBodiesWaitForASlotAndSmallOnesDoNot(t *testing.T) {
 	}
 	if len(largeBodies) != cap(largeBodies) {
 		t.Errorf("%d of %d slots free after the bodies were decoded", len(largeBodies), cap(largeBodies))
+	}
+}
+
+// countingReader counts what is read of the string it reads.
+type countingReader struct {
+	*strings.Reader
+	read int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.Reader.Read(p)
+	c.read += n
+	return n, err
+}
+
+// A body announced as large waits for its slot before any of it is read, so
+// that a crowd of them waiting (300 delayed 1 MiB POSTs of one key) holds
+// nothing but their connections; one of unknown length is read up to the
+// bound first, as it must be to be told large.
+func TestAnAnnouncedLargeBodyIsNotReadWhileItWaits(t *testing.T) {
+	var held []*bytes.Buffer
+	for range cap(largeBodies) {
+		held = append(held, <-largeBodies)
+	}
+	t.Cleanup(func() {
+		for _, buf := range held {
+			largeBodies <- buf
+		}
+	})
+	gone, cancel := context.WithCancel(t.Context())
+	cancel()
+	for _, tc := range []struct {
+		name          string
+		contentLength int64
+		wantRead      int
+	}{
+		{"announced", MaxBodyBytes, 0},
+		{"of unknown length", -1, largeBodyBytes},
+	} {
+		body := &countingReader{Reader: strings.NewReader(campaignBody("large", MaxBodyBytes-10))}
+		r := campaignRequest(gone, "")
+		r.Body, r.ContentLength = io.NopCloser(body), tc.contentLength
+		_, err := parseBody(r, sandbox.ParseCampaignInput)
+		if sandbox.AsError(err).Code != sandbox.ErrRequestTimeout || body.read != tc.wantRead {
+			t.Errorf("%s, its client gone while every slot was taken: %v after reading %d bytes; want REQUEST_TIMEOUT after %d", tc.name, err, body.read, tc.wantRead)
+		}
 	}
 }

@@ -75,6 +75,7 @@ func Flags(fset *flag.FlagSet) *Sizes {
 	fset.IntVar(&a.floodKeys, "keys", a.floodKeys, "keyflood: fresh keys from one client")
 	fset.IntVar(&a.faultKeys, "fault-keys", a.faultKeys, "faultmemory: keys that plan the largest faults")
 	fset.IntVar(&a.delayedBodies, "delayed-bodies", a.delayedBodies, "delaybodies: delayed 1 MiB POSTs from one key")
+	fset.IntVar(&a.bodiesAtOnce, "bodies-at-once", a.bodiesAtOnce, "bodies, delaybodies: how many bodies are sent at a time")
 	fset.DurationVar(&a.trickle, "trickle", a.trickle, "trickle: how long the trickled answer takes")
 	a.webhooks.flags(fset)
 	return &a
