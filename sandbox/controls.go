@@ -185,6 +185,29 @@ type Fault struct {
 	Fired int `json:"fired"`
 }
 
+// Shown is the fault as the controls and the journal show it: any API key
+// written into its body or headers appears as its hint, as everywhere the
+// sandbox shows what it was sent. What it injects is the fault as planned.
+func (f Fault) Shown() Fault {
+	if f.Body != nil {
+		if body := RedactKeys(*f.Body); body != *f.Body {
+			f.Body = &body
+		}
+	}
+	for name, value := range f.Headers {
+		if RedactKeys(name) != name || RedactKeys(value) != value {
+			// Copied, so that the plan's own map is left as planned.
+			headers := make(map[string]string, len(f.Headers))
+			for name, value := range f.Headers {
+				headers[RedactKeys(name)] = RedactKeys(value)
+			}
+			f.Headers = headers
+			break
+		}
+	}
+	return f
+}
+
 // faultFields are the fields of a fault body; any other is refused, as a
 // misspelt field would otherwise plan a different fault than intended.
 var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "headers", "body", "delayMs", "network", "trickleMs", "event", "webhook"}

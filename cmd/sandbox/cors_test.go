@@ -27,7 +27,7 @@ func TestParseCORSOrigins(t *testing.T) {
 	if cfg, err := parseFlags(nil, io.Discard); err != nil || len(cfg.app.CORS.Origins) != 0 {
 		t.Errorf("default: %q, %v; want no origin", cfg.app.CORS.Origins, err)
 	}
-	for _, bad := range []string{"localhost:3000", "http://localhost:3000/app", "http://u@localhost", "*,http://localhost:3000", "http://localhost?x=1"} {
+	for _, bad := range []string{"localhost:3000", "http://localhost:3000/app", "http://u@localhost", "*,http://localhost:3000", "http://localhost?x=1", "http://*.example.com", "https://app.example.*"} {
 		if _, err := parseFlags([]string{"-cors-origins", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "-cors-origins") {
 			t.Errorf("-cors-origins %q: %v, want a refusal that names the flag", bad, err)
 		}

@@ -168,8 +168,32 @@ func selfSigned(dir string, names certNames) (tls.Certificate, error) {
 		return tls.Certificate{}, err
 	}
 	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})
-	if err := os.WriteFile(filepath.Join(dir, caFile), caPEM, 0o644); err != nil {
+	if err := writeCA(filepath.Join(dir, caFile), caPEM); err != nil {
 		return tls.Certificate{}, err
 	}
 	return tls.Certificate{Certificate: [][]byte{leafDER, caDER}, PrivateKey: serverKey}, nil
+}
+
+// writeCA writes the CA's certificate to path as a new file of mode 0644,
+// never through a symlink someone left there nor into an existing file's
+// looser mode: it is written beside path and renamed over it, which
+// replaces a symlink rather than following it.
+func writeCA(path string, caPEM []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+caFile+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(caPEM); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

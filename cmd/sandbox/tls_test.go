@@ -265,3 +265,41 @@ func TestAnUnspecifiedAddressPrintsAUsableURL(t *testing.T) {
 		})
 	}
 }
+
+// The CA is written as a new file of mode 0644 in its directory: a symlink
+// left there is replaced, not followed, and an existing file's looser mode
+// is not kept.
+func TestTheCAIsWrittenAsANewFile(t *testing.T) {
+	dir := t.TempDir()
+	elsewhere := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.WriteFile(elsewhere, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, caFile)
+	if err := os.Symlink(elsewhere, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCA(link, []byte("ca")); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := os.ReadFile(elsewhere); string(kept) != "keep" {
+		t.Errorf("the symlink's target now holds %q", kept)
+	}
+	info, err := os.Lstat(link)
+	if err != nil || info.Mode() != 0o644 {
+		t.Errorf("the CA file: %v (%v), want a regular file of mode 0644", info.Mode(), err)
+	}
+	loose := filepath.Join(dir, "loose.pem")
+	if err := os.WriteFile(loose, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(loose, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeCA(loose, []byte("ca")); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(loose); err != nil || info.Mode() != 0o644 {
+		t.Errorf("over a file of mode 0666: %v (%v), want 0644", info.Mode(), err)
+	}
+}

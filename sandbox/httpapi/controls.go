@@ -139,7 +139,11 @@ func (s *Server) planFault(r *http.Request) (any, error) {
 }
 
 func (s *Server) listFaults(r *http.Request) (any, error) {
-	return sandbox.NewPage(accountOf(r).Faults.List(), false, 0), nil
+	faults := accountOf(r).Faults.List()
+	for i := range faults {
+		faults[i] = faults[i].Shown()
+	}
+	return sandbox.NewPage(faults, false, 0), nil
 }
 
 func (s *Server) clearFaults(r *http.Request) (any, error) {

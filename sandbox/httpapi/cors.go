@@ -30,6 +30,11 @@ func ParseCORSOrigins(list string) (CORS, error) {
 			continue
 		}
 		u, err := url.Parse(origin)
+		if strings.Contains(origin, "*") {
+			// Origins match exactly: a pattern would be taken as a host
+			// no browser sends, and match nothing.
+			return CORS{}, fmt.Errorf("%q is a pattern: list each origin exactly, or * alone for any", origin)
+		}
 		if err != nil || u.Scheme == "" || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
 			return CORS{}, fmt.Errorf("%q is not an origin: want scheme://host[:port], such as http://localhost:3000, or *", origin)
 		}

@@ -473,3 +473,23 @@ func TestADelayedAnswerIsDatedWhenItIsAnswered(t *testing.T) {
 		t.Errorf("X-RateLimit-Reset %s, want %s, the end of the minute the answer is dated in", got, want)
 	}
 }
+
+// A key written into a fault's body or headers is shown as its hint in the
+// fault list and in the journal, as everywhere the sandbox shows what it was
+// sent; the injected answer carries what was planned.
+func TestAKeyInAFaultIsShownAsItsHint(t *testing.T) {
+	const secret = "svc_test_written-into-a-fault-9876"
+	c := newClient(t, sandboxtest.Options{})
+	c.ok("POST", "/_sandbox/faults", `{"path":"/v1/testers","status":500,"body":"{\"echo\":\"`+secret+`\"}","headers":{"X-Echo":"`+secret+`"}}`, nil)
+	listed := c.do("GET", "/_sandbox/faults", "")
+	res := sendWithin(t.Context(), c.handler, testKey, "/v1/testers", "192.0.2.1")
+	if res.Code != http.StatusInternalServerError || !strings.Contains(res.Body.String(), secret) || res.Header().Get("X-Echo") != secret {
+		t.Errorf("the injected answer: %d %s, want the body and header as planned", res.Code, res.Body)
+	}
+	journal := c.do("GET", "/_sandbox/requests", "")
+	for name, shown := range map[string]string{"the fault list": string(listed.raw), "the journal": string(journal.raw)} {
+		if strings.Contains(shown, secret) || !strings.Contains(shown, "svc_test_…9876") {
+			t.Errorf("%s shows the key whole, or not as its hint: %s", name, shown)
+		}
+	}
+}

@@ -80,7 +80,8 @@ func (s *Server) journal(next http.Handler) http.Handler {
 // fault that hit it.
 func (entry *journalEntry) noteFault(fault sandbox.Fault) {
 	entry.fault = &fault
-	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) { logged.Fault = &fault })
+	shown := fault.Shown()
+	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) { logged.Fault = &shown })
 }
 
 // noteDeliveryFault shows on the entry a webhook fault that hit a delivery
