@@ -66,12 +66,17 @@ func (c *httpsConn) Read(p []byte) (int, error) {
 	}
 	c.sorted = true
 	// A TLS record begins with its type, 20 to 24, and an HTTP request
-	// with its method, in letters: a letter cannot be TLS.
-	if p[0] == tlsHandshakeRecord || p[0] < 'A' || p[0] > 'Z' {
+	// with its method, in letters of either case (methods are
+	// case-sensitive, and a client may send "get"): a letter cannot be TLS.
+	if p[0] == tlsHandshakeRecord || !isLetter(p[0]) {
 		return n, err
 	}
 	c.refuse(p[:n])
 	return 0, errPlainHTTP
+}
+
+func isLetter(b byte) bool {
+	return 'A' <= b && b <= 'Z' || 'a' <= b && b <= 'z'
 }
 
 // refuse answers the plain HTTP request that began with first, and closes

@@ -153,6 +153,7 @@ func TestPlainHTTPToTheHTTPSPortGetsAnEnvelope(t *testing.T) {
 		{"POST", "/v1/campaigns", bigBody},
 		{"PATCH", "/v1/bugs/bug_000001", []byte(`{"status":"confirmed"}`)},
 		{"HEAD", "/healthz", nil},
+		{"get", "/v1/campaigns", nil},
 	} {
 		t.Run(c.method, func(t *testing.T) {
 			checkHTTPSRequired(t, plain, c.method, "http://"+stack.addr+c.path, c.body, "https://"+stack.addr)
