@@ -51,7 +51,7 @@ var smallAttacks = Sizes{
 	bodies: 8, bodiesAtOnce: 4, bodySize: 100_000, tenantEvery: 10 * time.Millisecond, tenantAlone: 100 * time.Millisecond,
 	bigNumbers: 2, digits: 10_000, zeros: 100_000,
 	floodKeys: 300, floodWorkers: 8, tenantAccounts: 3, checkEvery: 20 * time.Millisecond,
-	delayedBodies: 40, trickle: time.Second,
+	delayedBodies: 40, trickle: time.Second, faultKeys: 10,
 }
 
 func TestAttacksReportTheirFiguresAgainstTheirBars(t *testing.T) {
@@ -79,6 +79,8 @@ func TestAttacksReportTheirFiguresAgainstTheirBars(t *testing.T) {
 		// take ten seconds or more, too long for go test; cmd/sandbox's
 		// and httpapi's tests hold them to their bars.
 		{"delays", true, []string{"-max-conns 40 -rate-limit-minute 5", "bystander keys' GET /v1/testers  20"}},
+		{"settle", true, []string{"-max-conns 40", "GET /healthz  20"}},
+		{"faultmemory", false, []string{"10 keys", "10 × 409 LIMIT_REACHED"}},
 		{"delaybodies", false, []string{"sends 40 POSTs"}},
 		{"trickle", false, []string{"a trickle of 1s"}},
 	} {
