@@ -122,14 +122,26 @@ func IsType(v any, typ string) bool {
 	return jsonType(v) == typ
 }
 
+// timestampLayouts are ISO 8601 date-times in its extended and basic
+// formats, the spec's only word on timestamps (§2): seconds with or without
+// a fraction, or minutes; a zone as Z, hours, hours and minutes, or none.
 var timestampLayouts = []string{
 	time.RFC3339Nano,
 	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05.999999999Z07",
 	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04Z0700",
+	"2006-01-02T15:04",
+	"20060102T150405.999999999Z0700",
+	"20060102T150405.999999999Z07",
+	"20060102T150405.999999999",
+	"20060102T1504Z0700",
+	"20060102T1504",
 }
 
-// isTimestamp accepts the ISO 8601 date-time forms a JSON API plausibly uses:
-// RFC 3339, a numeric offset without colon, or no zone at all.
+// isTimestamp accepts every ISO 8601 date-time form: the three-digit
+// RFC 3339 form is the sandbox's own choice (ENV-11, a @sandbox rule).
 func isTimestamp(s string) bool {
 	_, err := ParseTimestamp(s)
 	return err == nil

@@ -55,6 +55,9 @@ func TestMatchDiff(t *testing.T) {
 		{"integer placeholder refuses decimals", `{"n": "<integer>"}`, `{"n": 3.5}`, false},
 		{"missing key", `{"status": "draft"}`, `{}`, false},
 		{"string or null", `{"r": "<string|null>"}`, `{"r": null}`, true},
+		{"timestamp in ISO 8601 basic format", `{"at": "<timestamp>"}`, `{"at": "20261127T062614Z"}`, true},
+		{"timestamp as Python's isoformat", `{"at": "<timestamp>"}`, `{"at": "2026-11-27T06:26:14.123456+00:00"}`, true},
+		{"timestamp refuses a day-first date", `{"at": "<timestamp>"}`, `{"at": "27/11/2026 06:26"}`, false},
 		{"timestamp refuses Unix numbers", `{"at": "<timestamp>"}`, `{"at": 1700000000}`, false},
 		{"arrays item by item", `["a", "<string>"]`, `["a", "b", "c"]`, false},
 	}
