@@ -9,6 +9,17 @@ Feature: Webhooks
   check what arrives: the three headers, the HMAC-SHA256 signature with the
   registered secret, the body, event-type filtering and a retry after a 500.
 
+  @must @writes @WH-1
+  Scenario: Registering conform's receiver succeeds
+    The spec shows no body fields: the receiver's address goes under "url",
+    then under other usual names, until the deployment accepts one. A
+    deployment that accepts none is not judged.
+
+    When I register conform's receiver as a webhook
+    Then the response status should be one of "200, 201"
+    And the response should be a success envelope
+    And the rate-limit headers should be present as integers
+
   @should @ERR-1
   Scenario: Registering with malformed JSON is a client error
     When I send a POST request to "/v1/webhooks" with the body '{"url": '
@@ -236,7 +247,7 @@ Feature: Webhooks
     Then the JSON at "data.items" should have 2 items
     And the items at "data.items" should include one with "fault.id" equal to "{faultId}"
 
-  @frozen-clock @writes @delivery @faults @FAULT-36
+  @sandbox @frozen-clock @writes @delivery @faults @FAULT-36
   Scenario: A delayed webhook fault holds the delivery until the account's clock passes it
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
