@@ -21,6 +21,10 @@ import (
 // savedAsRe finds the name a step saves a value under.
 var savedAsRe = regexp.MustCompile(` as "([^"]+)"$`)
 
+// savedIDAsRe is the first of two names a step saves ("saving its id as
+// "bugId" and the value as "newStatus"").
+var savedIDAsRe = regexp.MustCompile(`saving its id as "([^"]+)"`)
+
 // implicitSaves are the names steps save without saying "as".
 var implicitSaves = []struct {
 	step  *regexp.Regexp
@@ -132,8 +136,10 @@ func lintFiles(files []FeatureFile) []string {
 						}
 					}
 				}
-				if m := savedAsRe.FindStringSubmatch(st.Text); m != nil {
-					known[m[1]] = true
+				for _, re := range []*regexp.Regexp{savedAsRe, savedIDAsRe} {
+					if m := re.FindStringSubmatch(st.Text); m != nil {
+						known[m[1]] = true
+					}
 				}
 				for _, is := range implicitSaves {
 					if is.step.MatchString(st.Text) {

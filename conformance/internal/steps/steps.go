@@ -55,6 +55,10 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^I send ([A-Z]+) requests to "([^"]*)" until the rate limit is exceeded$`, `When I send GET requests to "/v1/campaigns" until the rate limit is exceeded`, s.exhaust),
 		d(`^I save the JSON at "([^"]*)" as "([^"]*)"$`, `When I save the JSON at "data.id" as "campaignId"`, s.saveJSON),
 		d(`^I save "([^"]*)" as "([^"]*)"$`, `Given I save "svc_live_{random}" as "liveKey"`, s.saveText),
+		d(`^I save the "([^"]*)" of a record at "([^"]*)" as "([^"]*)"$`, `When I save the "id" of a record at "data" as "campaignId"`, s.saveRecordField),
+		d(`^I save an unknown id of the form of "([^"]*)" as "([^"]*)"$`, `When I save an unknown id of the form of "campaignId" as "unknownId"`, s.saveUnknownID),
+		d(`^I change the "([^"]*)" of a record listed at "([^"]*)" to a value its data shows, saving its id as "([^"]*)" and the value as "([^"]*)"$`, `When I change the "status" of a record listed at "/v1/bugs" to a value its data shows, saving its id as "bugId" and the value as "newStatus"`, s.changeListed),
+		d(`^I register conform's receiver as a webhook$`, `When I register conform's receiver as a webhook`, s.registerReceiver),
 		d(`^I save the header "([^"]*)" as "([^"]*)"$`, `When I save the header "X-RateLimit-Limit" as "limit"`, s.saveHeader),
 		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)" with the body '(.*)'$`, `When I send 21 POST requests to "/v1/campaigns" with the body '{"name": "Page", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'`, s.sendManyWithBody),
 		d(`^within (\d+) seconds the ([A-Z]+) request to "([^"]*)" should answer with the JSON at "([^"]*)" equal to (.+)$`, `Then within 5 seconds the GET request to "/v1/bugs/{bugId}" should answer with the JSON at "data.status" equal to "closed"`, s.eventually),
@@ -100,6 +104,8 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^every item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then every item at "data.items" should have "status" equal to "new"`, s.everyItemHas),
 		d(`^the items at "([^"]*)" should include one with "([^"]*)" equal to "([^"]*)"$`, `Then the items at "data.items" should include one with "id" equal to "{campaignId}"`, s.itemsInclude),
 		d(`^no item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then no item at "items" should have "id" equal to "{campaignId}"`, s.noItemHas),
+		d(`^the answer should hold a record with id "([^"]*)"$`, `Then the answer should hold a record with id "{campaignId}"`, s.recordListed),
+		d(`^the record with id "([^"]*)" in the answer should have "([^"]*)" equal to "([^"]*)"$`, `Then the record with id "{bugId}" in the answer should have "status" equal to "{newStatus}"`, s.recordHas),
 		d(`^the items at "([^"]*)" should be ordered by "([^"]*)" (ascending|descending)$`, `Then the items at "data.items" should be ordered by "createdAt" descending`, s.itemsOrdered),
 
 		// Lists walked end to end (their items are then checked at "items").
