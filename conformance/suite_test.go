@@ -393,7 +393,7 @@ func TestBreakagesAreCaught(t *testing.T) {
 					r.status, r.body = http.StatusOK, []byte(`{"success": true, "data": {}}`)
 				}
 			},
-			caught: []string{"An unknown id on GET /v1/campaigns/cmp_conform_no_such is 404", "An unknown id on PATCH /v1/bugs/bug_conform_no_such is 404"},
+			caught: []string{"An unknown campaign id is 404", "An unknown bug id is 404"},
 			rule:   "want HTTP status 404, got 200",
 		},
 		{

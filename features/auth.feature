@@ -124,6 +124,17 @@ Feature: Authentication
     Then the response status should be 200
     And the response should be a success envelope
 
+  @must @stable @AUTH-1
+  Scenario: A key sent without the Bearer scheme is not accepted
+    Spec §5: every request carries "Authorization: Bearer <API_KEY>". A
+    deployment that takes the bare key lets a client that forgot the
+    scheme work against it and fail against every other.
+
+    Given I use the Authorization header "{key}"
+    When I send a GET request to "/v1/campaigns"
+    Then the response should not be successful
+    And the response should be an error envelope
+
   @should @stable @AUTH-8
   Scenario: A key sent with another scheme is not accepted
     Given I use the Authorization header "Basic {key}"

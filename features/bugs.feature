@@ -17,6 +17,20 @@ Feature: Bugs
     Then the response status should be 200
     And the response should be a success envelope
 
+  @must @writes @BUG-3
+  Scenario: A bug's status changes to a value its data shows
+    The spec names no status values and no body fields, so the kit takes
+    both from the deployment: a bug's "status" goes to a value another
+    listed bug shows (its own when all show one), tried in turn until one
+    is accepted. A deployment that accepts none is not judged.
+
+    When I change the "status" of a record listed at "/v1/bugs" to a value its data shows, saving its id as "bugId" and the value as "newStatus"
+    Then the response status should be 200
+    And the response should be a success envelope
+    And the rate-limit headers should be present as integers
+    When I send a GET request to "/v1/bugs"
+    Then the record with id "{bugId}" in the answer should have "status" equal to "{newStatus}"
+
   @sandbox @seed @BUG-4 @BUG-5 @ACCT-3 @ACCT-7
   Scenario: A fresh account holds the seeded bugs with the documented fields
     Given a fresh sandbox account

@@ -42,7 +42,7 @@ Feature: Rate limits
     has just made (so a deployment with a frozen or skewed clock is judged
     by its own clock).
 
-    When I send a POST request to "/v1/campaigns" with the body '{"name": "Reset time", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Reset time {random}", "platform": "ios", "testersRequired": 5, "rewardPerBug": 19.99}'
     Then the response should be a success envelope
     And X-RateLimit-Reset should be a plausible reset time
     And the rate-limit headers should be present as integers
@@ -182,19 +182,29 @@ Feature: Rate limits
 
   @must @stable @writes @RATE-8
   Scenario: A creation carries the rate-limit headers too
-    When I send a POST request to "/v1/campaigns" with the body '{"name": "Counted", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Counted {random}", "platform": "ios", "testersRequired": 5, "rewardPerBug": 19.99}'
     Then the rate-limit headers should be present as integers
     And X-RateLimit-Remaining should not exceed X-RateLimit-Limit
 
-  @should @stable @exhaustive @RATE-5
+  @must @stable @exhaustive @RATE-5
   Scenario: Over the limit the answer is 429 in the error envelope
     Spends the key's whole window (up to 1000 requests with the published
-    limits). 429 Too Many Requests is the HTTP status for this (RFC 6585),
-    and Retry-After (RFC 9110 §10.2.3) tells the client when to come back.
+    limits): requests are limited to the published maxima (§8), so the one
+    past what X-RateLimit-Remaining allows is refused, and 429 Too Many
+    Requests is the HTTP status for this (RFC 6585).
 
     When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
     Then the response status should be 429
     And the response should be an error envelope
+
+  @should @stable @exhaustive @RATE-5
+  Scenario: Over the limit the answer says when to come back
+    Retry-After (RFC 9110 §10.2.3) tells the client when to come back. The
+    window the scenario before spent is still spent, so this one costs
+    little.
+
+    When I send GET requests to "/v1/campaigns" until the rate limit is exceeded
+    Then the response status should be 429
     And the header "Retry-After" should be an integer
 
   @sandbox @stable @exhaustive @RATE-11
