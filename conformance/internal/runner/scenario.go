@@ -319,6 +319,12 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			}
 			if v := run.violation; v != nil {
 				res.Rule, res.RuleLevel, res.Area = v.Rule, v.Level, v.Area
+			} else if v, ok := s.Sink.First(); ok && err != nil && v.Level == report.LevelMust {
+				// A rule of every response is graded at its own level,
+				// whichever scenario saw the answer, even when one of the
+				// scenario's own steps failed first.
+				res.Rule, res.RuleLevel = v.Rule, v.Level
+				err = fmt.Errorf("%w\n%s: %s (answer to %s, sent by the step at %s)", err, v.Rule, v.Message, v.Request, run.describe(v.Where))
 			}
 			res.Status = statusOf(err)
 			if res.Status == report.Passed || res.Status == report.Failed {

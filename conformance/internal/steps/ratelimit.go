@@ -79,7 +79,12 @@ func (s *ScenarioState) resetPlausible(ctx context.Context) error {
 		return err
 	}
 	now, from := rules.ServerClock(e)
-	if _, ok := rules.ResetInstant(h.Reset, now); ok {
+	if at, ok := rules.ResetInstant(h.Reset, now); ok {
+		// The server's clock is read to the second at worst (Date): a reset
+		// further back than that has already passed.
+		if at.Before(now.Add(-2 * time.Second)) {
+			return fmt.Errorf("rate-limit rule (spec §8): %s %d is %s before the server's clock (%s, from %s); the time at which the count resets cannot have passed", rules.HdrReset, h.Reset, now.Sub(at).Round(time.Second), now.UTC().Format(time.RFC3339), from)
+		}
 		return nil
 	}
 	return fmt.Errorf("rate-limit rule (spec §8): %s %d is neither seconds until the reset, nor a Unix time (s or ms) within a day of the server's clock (%d, from %s)", rules.HdrReset, h.Reset, now.Unix(), from)
