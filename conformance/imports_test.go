@@ -35,6 +35,9 @@ var allowedImports = map[string][]string{
 	".":                  {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/steps", "internal/runner"},
 	"conformancetest":    {"."},
 	"openapicheck":       {".", "openapi"},
+	// The independent deployment of the kit's tests knows nothing of the
+	// kit, nor of the sandbox.
+	"internal/specdeploy": {},
 }
 
 // publicPackages are the kit's packages that code outside conformance/

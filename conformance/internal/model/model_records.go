@@ -834,5 +834,10 @@ func (c *check) createWebhook() {
 	id := str(d["id"])
 	c.newID("whk", id)
 	c.stamped("createdAt", str(d["createdAt"]))
+	if a.webhooks == nil {
+		// An account the run did not start from fresh, such as the
+		// operator's key, holds webhooks the model never saw.
+		a.webhooks = map[string]map[string]any{}
+	}
 	a.webhooks[id] = copyMap(d)
 }
