@@ -99,6 +99,25 @@ func TestReportPathsCheckedBeforeTheRun(t *testing.T) {
 	}
 }
 
+// TestBaseURLEndingInV1IsAUsageError: a base URL with /v1 on its end, a
+// common slip, would send every request to /v1/v1/… and blame a correct
+// deployment for hundreds of failures; it is refused before any request,
+// with the root to pass instead.
+func TestBaseURLEndingInV1IsAUsageError(t *testing.T) {
+	t.Parallel()
+	url, requests := countingServer(t)
+	for _, base := range []string{url + "/v1", url + "/v1/", url + "/api/v1"} {
+		got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", base, "--format", "none")
+		want := "--base-url " + strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/v1")
+		if got.code != conformance.ExitError || !strings.Contains(got.stderr, want) {
+			t.Errorf("--base-url %s: exit %d, want 2 with the hint %q\n%s", base, got.code, want, got.stderr)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d request(s) sent to a base URL ending in /v1", n)
+	}
+}
+
 // lineRe finds a line number in a test case name, which would break the
 // history of the test whenever a line above it moves.
 var lineRe = regexp.MustCompile(`line \d+|:\d+`)

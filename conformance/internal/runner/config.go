@@ -166,6 +166,13 @@ func (c Config) WithDefaults() (Config, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("%w: base URL %q is not an absolute http(s) URL", wire.ErrUsage, c.BaseURL)
 	}
+	if p := strings.TrimRight(u.Path, "/"); strings.HasSuffix(p, "/v1") {
+		// The features add /v1 themselves: every request would go to
+		// /v1/v1/… and the whole run would blame a correct deployment.
+		root := *u
+		root.Path = strings.TrimSuffix(p, "/v1")
+		return c, fmt.Errorf("%w: base URL %q ends in /v1, which every request adds itself; pass the deployment's root: --base-url %s", wire.ErrUsage, c.BaseURL, root.String())
+	}
 	if c.APIKey == "" {
 		return c, fmt.Errorf("%w: no API key", wire.ErrUsage)
 	}
