@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -34,8 +35,12 @@ type foreignVerdict struct {
 	exit     int
 	failures []string // scenario: message, first line
 	skips    []string
+	leaks    []string // webhook secrets a report shows whole
 	took     time.Duration
 }
+
+// webhookSecretRe is a webhook secret of the deployment, whole.
+var webhookSecretRe = regexp.MustCompile(`whsec_[0-9a-f]{32}`)
 
 func (v foreignVerdict) String() string {
 	return fmt.Sprintf("exit %d in %.1fs", v.exit, v.took.Seconds())
@@ -80,6 +85,10 @@ func runForeignOnce(baseURL, key string, mode foreignMode) foreignVerdict {
 	}
 	v.exit = rep.ExitCode()
 	for _, s := range rep.Scenarios {
+		shown := strings.Join(append([]string{s.Message, s.Request, s.Response}, s.Exchanges...), "\n")
+		if m := webhookSecretRe.FindString(shown); m != "" {
+			v.leaks = append(v.leaks, fmt.Sprintf("%s (%s) shows the webhook secret %s", s.Name, s.Location(), m))
+		}
 		switch s.Status {
 		case conformance.Failed, conformance.Errored, conformance.Warned:
 			msg, _, _ := strings.Cut(s.Message, "\n")
@@ -121,6 +130,9 @@ func TestForeignDeployments(t *testing.T) {
 				t.Parallel()
 				v := runForeign(t, r.Options, m, runs)
 				record(fmt.Sprintf("reading %-45s %-13s %s", r.Name, m.name, v))
+				for _, l := range v.leaks {
+					t.Error(l)
+				}
 				why, known := readingsNotYetConformant[r.Name+"/"+m.name]
 				switch ok := v.exit == conformance.ExitConformant; {
 				case !ok && !known:
@@ -140,6 +152,9 @@ func TestForeignDeployments(t *testing.T) {
 				first = v.failures[0]
 			}
 			record(fmt.Sprintf("break   %-55s %s %s", b, v, first))
+			for _, l := range v.leaks {
+				t.Error(l)
+			}
 			other, known := breaksCaughtOutsideDefault[b]
 			switch caught := v.exit == conformance.ExitDeviations; {
 			case !caught && !known:

@@ -294,7 +294,56 @@ func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
 // a fresh account's key and any key a step sent. It runs before any
 // truncation, so that a cut never leaves most of a key behind.
 func (s *ScenarioState) Redact(text string) string {
-	return wire.RedactAll(s.t.Redact(text), append(s.Sink.SentKeys(), s.key)...)
+	text = wire.RedactAll(s.t.Redact(text), append(s.Sink.SentKeys(), s.key)...)
+	for _, secret := range s.secretsSeen() {
+		text = strings.ReplaceAll(text, secret, redactSecret(secret))
+	}
+	return text
+}
+
+// secretsSeen are the values of fields named like "secret" in the
+// scenario's request and answer bodies, such as a webhook's signing
+// secret: a report shows them no more than a key.
+func (s *ScenarioState) secretsSeen() []string {
+	var out []string
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, c := range x {
+				if str, ok := c.(string); ok && len(str) >= 8 && strings.Contains(strings.ToLower(k), "secret") {
+					out = append(out, str)
+				}
+				walk(c)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c)
+			}
+		}
+	}
+	for _, e := range s.history {
+		if v, err := e.JSON(); err == nil {
+			walk(v)
+		}
+		if v, err := wire.DecodeJSON(e.ReqBody); err == nil {
+			walk(v)
+		}
+	}
+	return out
+}
+
+// redactSecret shows a secret as its prefix word and, when it is long
+// enough to spare them, its last four characters, as keys are shown.
+func redactSecret(secret string) string {
+	prefix := ""
+	if i := strings.IndexByte(secret, '_'); i >= 0 && i < 8 {
+		prefix = secret[:i+1]
+	}
+	if len(secret)-len(prefix) < 16 {
+		return prefix + "…"
+	}
+	return prefix + "…" + secret[len(secret)-4:]
 }
 
 // Transcript is every exchange of the scenario, one line each, redacted.
