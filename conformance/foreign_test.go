@@ -24,11 +24,13 @@ type foreignMode struct {
 	strict, failOnSkip, exhaustive bool
 }
 
-var foreignModes = []foreignMode{
-	{name: "default"},
-	{name: "strict", strict: true},
-	{name: "fail-on-skip", failOnSkip: true},
-}
+var defaultMode = foreignMode{name: "default"}
+
+// strictFailOnSkip is --strict --fail-on-skip. Both only grade what the
+// run found (a @should failure fails, a skip fails), so a run that
+// conforms with both conforms in the default mode, with --strict alone and
+// with --fail-on-skip alone: one run proves all three.
+var strictFailOnSkip = foreignMode{name: "strict+fail-on-skip", strict: true, failOnSkip: true}
 
 // foreignVerdict is what one run said about one deployment.
 type foreignVerdict struct {
@@ -103,8 +105,9 @@ func runForeignOnce(baseURL, key string, mode foreignMode) foreignVerdict {
 
 // TestForeignDeployments runs the kit against a deployment written from
 // the spec alone: every reading of what the spec leaves open must conform
-// in every mode a CI job uses, and every break of what it states must be
-// caught by the default run.
+// in every mode a CI job uses (default, --strict, --fail-on-skip), and
+// every break of what it states must be caught by the default run, or by
+// the mode breaksCaughtOutsideDefault names.
 func TestForeignDeployments(t *testing.T) {
 	t.Parallel()
 	var (
@@ -125,28 +128,22 @@ func TestForeignDeployments(t *testing.T) {
 		if r.Options.UniqueNamesPerAccount || r.Options.QuotaOf20 {
 			runs = 2 // what the first run wrote is there for the second
 		}
-		for _, m := range foreignModes {
-			t.Run("reading/"+r.Name+"/"+m.name, func(t *testing.T) {
-				t.Parallel()
-				v := runForeign(t, r.Options, m, runs)
-				record(fmt.Sprintf("reading %-45s %-13s %s", r.Name, m.name, v))
-				for _, l := range v.leaks {
-					t.Error(l)
-				}
-				why, known := readingsNotYetConformant[r.Name+"/"+m.name]
-				switch ok := v.exit == conformance.ExitConformant; {
-				case !ok && !known:
-					t.Errorf("%s, want CONFORMANT:\n%s\nskipped:\n%s", v, strings.Join(v.failures, "\n"), strings.Join(v.skips, "\n"))
-				case ok && known:
-					t.Errorf("CONFORMANT now; take it out of readingsNotYetConformant (%s)", why)
-				}
-			})
-		}
+		t.Run("reading/"+r.Name, func(t *testing.T) {
+			t.Parallel()
+			v := runForeign(t, r.Options, strictFailOnSkip, runs)
+			record(fmt.Sprintf("reading %-45s %s %s", r.Name, strictFailOnSkip.name, v))
+			for _, l := range v.leaks {
+				t.Error(l)
+			}
+			if v.exit != conformance.ExitConformant {
+				t.Errorf("--%s: %s, want CONFORMANT:\n%s\nskipped:\n%s", strictFailOnSkip.name, v, strings.Join(v.failures, "\n"), strings.Join(v.skips, "\n"))
+			}
+		})
 	}
 	for _, b := range specdeploy.Breaks() {
 		t.Run("break/"+string(b), func(t *testing.T) {
 			t.Parallel()
-			v := runForeign(t, specdeploy.Options{Break: b}, foreignModes[0], 1)
+			v := runForeign(t, specdeploy.Options{Break: b}, defaultMode, 1)
 			first := ""
 			if len(v.failures) > 0 {
 				first = v.failures[0]
@@ -171,10 +168,6 @@ func TestForeignDeployments(t *testing.T) {
 		})
 	}
 }
-
-// readingsNotYetConformant are the readings, by name and mode, the kit
-// still flags, with why.
-var readingsNotYetConformant = map[string]string{}
 
 // breaksCaughtOutsideDefault are the breaks the default run does not
 // catch, with the mode that does and why.

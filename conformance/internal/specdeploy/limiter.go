@@ -31,7 +31,9 @@ func newLimiter(opts Options) *limiter {
 	l := &limiter{opts: opts, limit: 1000, window: time.Minute}
 	switch {
 	case opts.Break == BreakLimitOverMaximum:
-		l.limit = 5000
+		// Over the hour's maximum too, so that a reset at the end of an
+		// hour, which an hourly window may have, does not excuse it.
+		l.limit = 20000
 	case opts.LowerLimit:
 		l.limit = 300
 	case opts.HourlyWindowHeaders:

@@ -121,7 +121,7 @@ const (
 	// Rate-limit headers (spec §8).
 	BreakRemainingCountsUp   Break = "X-RateLimit-Remaining counts up"
 	BreakResetInPast         Break = "X-RateLimit-Reset is the previous window's start"
-	BreakLimitOverMaximum    Break = "X-RateLimit-Limit 5000 a minute"
+	BreakLimitOverMaximum    Break = "X-RateLimit-Limit 20000 a minute"
 	BreakNever429            Break = "never refuses past the limit"
 	BreakRemainingOverLimit  Break = "X-RateLimit-Remaining above the limit"
 	BreakResetNotInteger     Break = "X-RateLimit-Reset an HTTP date"

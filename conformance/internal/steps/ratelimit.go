@@ -59,6 +59,14 @@ func (s *ScenarioState) limitPublished(ctx context.Context) error {
 		for i, w := range rules.Windows {
 			if at.Sub(now) <= w+rules.ResetSlack {
 				most = rules.PublishedLimits[i]
+				// A reset on the boundary of a longer UTC window may end
+				// that window: in an hour's last minute, an hourly window
+				// ends as soon as a minute's would.
+				for j := i + 1; j < len(rules.Windows); j++ {
+					if onWindowBoundary(at, rules.Windows[j]) {
+						most = rules.PublishedLimits[j]
+					}
+				}
 				break
 			}
 		}
@@ -67,6 +75,13 @@ func (s *ScenarioState) limitPublished(ctx context.Context) error {
 		return fmt.Errorf("rate-limit rule (spec §8): %s %d exceeds the published maximum %d for the window its reset (%d) describes (maxima %v)", rules.HdrLimit, h.Limit, most, h.Reset, rules.PublishedLimits)
 	}
 	return nil
+}
+
+// onWindowBoundary says whether t is, within the rounding of a reset given
+// in seconds, the start of a UTC window of length w.
+func onWindowBoundary(t time.Time, w time.Duration) bool {
+	past := t.Sub(t.Truncate(w))
+	return past <= 2*time.Second || w-past <= 2*time.Second
 }
 
 // resetPlausible accepts every reading of X-RateLimit-Reset the spec leaves
