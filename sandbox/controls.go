@@ -65,6 +65,21 @@ const (
 // NetworkFaults lists the network failures, in the order the docs give them.
 var NetworkFaults = []string{NetworkReset, NetworkClose, NetworkTruncate, NetworkMalformed, NetworkTrickle}
 
+// When a request fault acts, beside the API carrying the request out.
+const (
+	// PhaseBefore, the default, acts before the API sees the request: a
+	// status, reset, close or malformed answers in its place, and nothing
+	// is carried out; a delay holds the request back, and a client that
+	// gives up meanwhile leaves it not carried out.
+	PhaseBefore = "before"
+	// PhaseAfter lets the API carry the request out first, and then
+	// delays, replaces or drops its answer: a write a client never hears of.
+	PhaseAfter = "after"
+)
+
+// FaultPhases lists the phases a request fault may name.
+var FaultPhases = []string{PhaseBefore, PhaseAfter}
+
 // What a webhook fault does to the first attempt of a delivery it hits.
 const (
 	// WebhookDuplicate sends the delivery a second time, with the same
@@ -131,6 +146,20 @@ type FaultSpec struct {
 	Network string `json:"network,omitempty"`
 	// TrickleMS is how long a trickled body takes.
 	TrickleMS int64 `json:"trickleMs,omitempty"`
+	// Phase is PhaseAfter, or empty for PhaseBefore, which is how a fault
+	// planned with "before" is kept and listed.
+	Phase string `json:"phase,omitempty"`
+}
+
+// CarriesOut reports whether a request the fault hits is carried out by the
+// API, unless its client gives up first: always after the fault's phase is
+// PhaseAfter, and before it whenever the fault answers with the API's own
+// answer (a delay alone, truncate, trickle) rather than in its place.
+func (s FaultSpec) CarriesOut() bool {
+	if s.Phase == PhaseAfter {
+		return true
+	}
+	return s.Status == 0 && (s.Network == "" || s.Network == NetworkTruncate || s.Network == NetworkTrickle)
 }
 
 // What a planned fault holds beside the bytes of its strings: the Fault and
@@ -210,11 +239,11 @@ func (f Fault) Shown() Fault {
 
 // faultFields are the fields of a fault body; any other is refused, as a
 // misspelt field would otherwise plan a different fault than intended.
-var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "headers", "body", "delayMs", "network", "trickleMs", "event", "webhook"}
+var faultFields = []string{"method", "path", "count", "rate", "seed", "status", "retryAfter", "headers", "body", "delayMs", "network", "trickleMs", "phase", "event", "webhook"}
 
 // requestOnlyFields are the fault fields that shape a request's answer,
 // which a webhook fault has none of.
-var requestOnlyFields = []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs"}
+var requestOnlyFields = []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs", "phase"}
 
 // ParseFaultSpec decodes and validates a fault. Every field is optional, but
 // a fault must do something: answer a status (400–599), wait (delayMs), or
@@ -280,6 +309,9 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 		}
 	} else if spec.Network == NetworkTrickle {
 		spec.TrickleMS = DefaultTrickle.Milliseconds()
+	}
+	if phase, ok := obj.optionalString("phase"); ok && obj.checkOneOf("phase", phase, FaultPhases) && phase == PhaseAfter {
+		spec.Phase = phase
 	}
 	if (spec.Status == 429 || spec.Status == 503) && spec.RetryAfter == nil {
 		spec.RetryAfter, spec.RetryAfterHeader = json.RawMessage("1"), "1"

@@ -488,6 +488,24 @@ func (e FaultPageEnvelopeSuccess) Valid() bool {
 	}
 }
 
+// Defines values for FaultPhase.
+const (
+	FaultPhaseAfter  FaultPhase = "after"
+	FaultPhaseBefore FaultPhase = "before"
+)
+
+// Valid indicates whether the value is a known member of the FaultPhase enum.
+func (e FaultPhase) Valid() bool {
+	switch e {
+	case FaultPhaseAfter:
+		return true
+	case FaultPhaseBefore:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthEnvelopeDataStatus.
 const (
 	HealthEnvelopeDataStatusOk HealthEnvelopeDataStatus = "ok"
@@ -512,6 +530,30 @@ const (
 func (e HealthEnvelopeSuccess) Valid() bool {
 	switch e {
 	case HealthEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LoggedRequestReceived.
+const (
+	LoggedRequestReceivedAll     LoggedRequestReceived = "all"
+	LoggedRequestReceivedHeaders LoggedRequestReceived = "headers"
+	LoggedRequestReceivedNothing LoggedRequestReceived = "nothing"
+	LoggedRequestReceivedPartial LoggedRequestReceived = "partial"
+)
+
+// Valid indicates whether the value is a known member of the LoggedRequestReceived enum.
+func (e LoggedRequestReceived) Valid() bool {
+	switch e {
+	case LoggedRequestReceivedAll:
+		return true
+	case LoggedRequestReceivedHeaders:
+		return true
+	case LoggedRequestReceivedNothing:
+		return true
+	case LoggedRequestReceivedPartial:
 		return true
 	default:
 		return false
@@ -1208,14 +1250,15 @@ type Fault struct {
 	Event *EventFilter `json:"event,omitempty"`
 
 	// Fired How many requests, or deliveries for a fault planned on an event, it has hit.
-	Fired   int                     `json:"fired"`
-	Headers *map[string]interface{} `json:"headers,omitempty"`
-	Id      string                  `json:"id"`
-	Method  *FaultMethod            `json:"method,omitempty"`
+	Fired   int                `json:"fired"`
+	Headers *map[string]string `json:"headers,omitempty"`
+	Id      string             `json:"id"`
+	Method  *FaultMethod       `json:"method,omitempty"`
 
 	// Network `reset`: the connection is reset (TCP RST), no answer. `close`: the
 	// connection is closed, no answer. `reset`, `close` and `malformed`
-	// fail the request before the API sees it. `truncate`: the API
+	// fail the request before the API sees it, unless `phase` is `after`.
+	// `truncate`: the API
 	// answers, and the client gets the answer's headers and half of the
 	// body its `Content-Length` promises. `malformed`: 200 with
 	// `Content-Type: application/json` and a body that is not JSON.
@@ -1226,7 +1269,17 @@ type Fault struct {
 	// Path An API path (`/v1/campaigns`), or the start of one followed by `*` (`/v1/bugs*`).
 	//
 	// Examples: /v1/bugs*
-	Path       *PathPattern      `json:"path,omitempty"`
+	Path *PathPattern `json:"path,omitempty"`
+
+	// Phase When a request fault acts. `before` (the default): before the API
+	// sees the request; a `status`, `reset`, `close` or `malformed` answers
+	// in its place and nothing is carried out, and a request whose client
+	// gives up during `delayMs` is not carried out either. `after`: the API
+	// carries the request out first, then the fault delays its answer,
+	// answers a `status` instead, drops the connection, or sends it
+	// malformed, truncated or trickled. Not with `event`. A listed fault
+	// shows `phase` only when it is `after`.
+	Phase      *FaultPhase       `json:"phase,omitempty"`
 	Rate       float32           `json:"rate"`
 	RetryAfter *Fault_RetryAfter `json:"retryAfter,omitempty"`
 	Seed       int               `json:"seed"`
@@ -1285,6 +1338,16 @@ type FaultPageEnvelope struct {
 // FaultPageEnvelopeSuccess defines model for FaultPageEnvelope.Success.
 type FaultPageEnvelopeSuccess bool
 
+// FaultPhase When a request fault acts. `before` (the default): before the API
+// sees the request; a `status`, `reset`, `close` or `malformed` answers
+// in its place and nothing is carried out, and a request whose client
+// gives up during `delayMs` is not carried out either. `after`: the API
+// carries the request out first, then the fault delays its answer,
+// answers a `status` instead, drops the connection, or sends it
+// malformed, truncated or trickled. Not with `event`. A listed fault
+// shows `phase` only when it is `after`.
+type FaultPhase string
+
 // FaultPlanCreate Which requests a fault hits, how many, and what it does to them.
 // Every field is optional, but a fault must do something: `status`,
 // `delayMs` or `network`. With `event` it is a webhook fault instead:
@@ -1311,12 +1374,13 @@ type FaultPlanCreate struct {
 	// sandbox's own (`Content-Type`, `X-RateLimit-*`, `Retry-After`).
 	// `Content-Length`, `Transfer-Encoding`, `Connection` and `Trailer`
 	// cannot be set.
-	Headers *map[string]interface{} `json:"headers,omitempty"`
-	Method  *FaultMethod            `json:"method,omitempty"`
+	Headers *map[string]string `json:"headers,omitempty"`
+	Method  *FaultMethod       `json:"method,omitempty"`
 
 	// Network `reset`: the connection is reset (TCP RST), no answer. `close`: the
 	// connection is closed, no answer. `reset`, `close` and `malformed`
-	// fail the request before the API sees it. `truncate`: the API
+	// fail the request before the API sees it, unless `phase` is `after`.
+	// `truncate`: the API
 	// answers, and the client gets the answer's headers and half of the
 	// body its `Content-Length` promises. `malformed`: 200 with
 	// `Content-Type: application/json` and a body that is not JSON.
@@ -1329,6 +1393,16 @@ type FaultPlanCreate struct {
 	// Examples: /v1/bugs*
 	Path *PathPattern `json:"path,omitempty"`
 
+	// Phase When a request fault acts. `before` (the default): before the API
+	// sees the request; a `status`, `reset`, `close` or `malformed` answers
+	// in its place and nothing is carried out, and a request whose client
+	// gives up during `delayMs` is not carried out either. `after`: the API
+	// carries the request out first, then the fault delays its answer,
+	// answers a `status` instead, drops the connection, or sends it
+	// malformed, truncated or trickled. Not with `event`. A listed fault
+	// shows `phase` only when it is `after`.
+	Phase *FaultPhase `json:"phase,omitempty"`
+
 	// Rate The share of matching requests it hits, drawn from `seed`, so the same seed hits the same requests of the same sequence.
 	Rate *float32 `json:"rate,omitempty"`
 
@@ -1340,7 +1414,7 @@ type FaultPlanCreate struct {
 	// Seed With `rate` only; 0 when absent.
 	Seed *int `json:"seed,omitempty"`
 
-	// Status An error status to answer, in the envelope; 0 for none.
+	// Status An error status to answer, 400 to 599, in the envelope; 0 for none. 1 to 399 are refused.
 	Status *int `json:"status,omitempty"`
 
 	// TrickleMs With `network` `trickle` only, how long the body takes; 1000 when absent.
@@ -1413,6 +1487,12 @@ type LoggedRequest struct {
 	BodyBytes     int  `json:"bodyBytes"`
 	BodyTruncated bool `json:"bodyTruncated"`
 
+	// CarriedOut Whether the API itself handled the request, spending its budget; a
+	// write is applied when it did and `status` is a success. False when
+	// the rate limit or a fault answered in its place, or when the client
+	// gave up while a fault's delay held the request back.
+	CarriedOut bool `json:"carriedOut"`
+
 	// DeliveryFaults The webhook faults that hit deliveries of the events the request
 	// made, as they were then, one for each delivery hit; absent when
 	// none did.
@@ -1423,7 +1503,7 @@ type LoggedRequest struct {
 	Fault *Fault `json:"fault"`
 
 	// Headers The request's header fields, by canonical name, every key redacted.
-	Headers map[string]interface{} `json:"headers"`
+	Headers map[string][]string `json:"headers"`
 
 	// HeadersTruncated Whether a header field was left out or cut short.
 	HeadersTruncated bool   `json:"headersTruncated"`
@@ -1434,16 +1514,32 @@ type LoggedRequest struct {
 	Pending bool   `json:"pending"`
 	Query   string `json:"query"`
 
-	// Status The status sent; null when no answer was sent.
+	// Received What the client was sent of the answer: `nothing`, `headers` (the
+	// status line and headers only), `partial` (part of the body), or
+	// `all`.
+	Received LoggedRequestReceived `json:"received"`
+
+	// Status The status of the answer the sandbox made, whether or not the
+	// client received it (`received` says how much of it did): for a
+	// request a `phase` `after` fault carried out and then dropped, the
+	// API's status. Null when no answer was made: a `reset` or `close`
+	// before the API, or a client gone while a delay held the request
+	// back.
 	Status *int `json:"status"`
 
 	// Truncated Whether path or query were cut short for the journal.
 	Truncated bool `json:"truncated"`
 }
 
+// LoggedRequestReceived What the client was sent of the answer: `nothing`, `headers` (the
+// status line and headers only), `partial` (part of the body), or
+// `all`.
+type LoggedRequestReceived string
+
 // NetworkFault `reset`: the connection is reset (TCP RST), no answer. `close`: the
 // connection is closed, no answer. `reset`, `close` and `malformed`
-// fail the request before the API sees it. `truncate`: the API
+// fail the request before the API sees it, unless `phase` is `after`.
+// `truncate`: the API
 // answers, and the client gets the answer's headers and half of the
 // body its `Content-Length` promises. `malformed`: 200 with
 // `Content-Type: application/json` and a body that is not JSON.

@@ -28,6 +28,19 @@ const (
 	MaxRequestLogBytes = 64 << 10
 )
 
+// What the client of a journaled request was sent of its answer, as far as
+// the sandbox wrote it to the connection.
+const (
+	// ReceivedNothing: no byte of an answer.
+	ReceivedNothing = "nothing"
+	// ReceivedHeaders: the status line and headers, none of the body.
+	ReceivedHeaders = "headers"
+	// ReceivedPartial: the headers and part of the body.
+	ReceivedPartial = "partial"
+	// ReceivedAll: the whole answer.
+	ReceivedAll = "all"
+)
+
 // LoggedRequest is one API request as GET /_sandbox/requests shows it.
 type LoggedRequest struct {
 	Method string `json:"method"`
@@ -44,8 +57,19 @@ type LoggedRequest struct {
 	// BodyBytes is how many bytes of the body the sandbox read in all.
 	BodyBytes     int64 `json:"bodyBytes"`
 	BodyTruncated bool  `json:"bodyTruncated"`
-	// Status is the answer's status, nil when no answer was sent.
+	// Status is the status of the answer the sandbox made, whether or not
+	// the client received it (Received says how much it did); for a
+	// request a fault carried out and then dropped, the API's status. Nil
+	// when no answer was made.
 	Status *int `json:"status"`
+	// CarriedOut is true when the API itself handled the request, spending
+	// its budget: a write is applied when its status is a success. False
+	// when the rate limit or a fault answered in its place, or when the
+	// client gave up while a fault held the request back.
+	CarriedOut bool `json:"carriedOut"`
+	// Received is what the client was sent of the answer: one of
+	// ReceivedNothing, ReceivedHeaders, ReceivedPartial, ReceivedAll.
+	Received string `json:"received"`
 	// Abandoned is true when the client went away before its answer.
 	Abandoned bool `json:"abandoned"`
 	// Pending is true from the request's arrival until its answer is sent

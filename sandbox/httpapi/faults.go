@@ -69,11 +69,17 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 				delay, trickle = 0, 0
 			}
 		}
+		if fault.Phase == sandbox.PhaseAfter {
+			s.faultAfter(next, w, r, fault, delay, trickle)
+			return
+		}
 		if delay > 0 {
 			// net/http notices a client that goes away only once the body
 			// has been read.
 			bufferBody(r)
 			if !s.wait(r.Context(), delay) {
+				// Gone before the API saw the request: it is not carried
+				// out, and spends no budget.
 				return
 			}
 			// Answered later than it arrived: its Date and its budget's
@@ -84,29 +90,74 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 		case fault.Status != 0:
 			// The budget as it stands: the injected failure spent none of it.
 			s.setRateHeaders(w, a.Limiter.Peek(state.now), scopeKey)
-			if fault.RetryAfterHeader != "" {
-				w.Header().Set("Retry-After", fault.RetryAfterHeader)
-			}
-			s.writeFault(w, r, fault.FaultSpec)
+			s.writeFault(w, r, fault)
 		case fault.Network == sandbox.NetworkReset, fault.Network == sandbox.NetworkClose:
 			readForJournal(r)
 			s.dropConnection(w, r, fault.Network == sandbox.NetworkReset)
 		case fault.Network == sandbox.NetworkMalformed:
 			readForJournal(r)
 			s.setRateHeaders(w, a.Limiter.Peek(state.now), scopeKey)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusOK)
-			_, _ = io.WriteString(w, malformedBody)
-		case fault.Network == sandbox.NetworkTruncate:
-			answer := s.answerOf(next, w, r)
-			s.sendTruncated(w, r, answer)
-		case fault.Network == sandbox.NetworkTrickle:
-			answer := s.answerOf(next, w, r)
-			s.trickle(w, r, answer, trickle)
+			s.writeMalformed(w)
+		case fault.Network == sandbox.NetworkTruncate, fault.Network == sandbox.NetworkTrickle:
+			s.sendAnswer(w, r, s.answerOf(next, w, r), fault, trickle)
 		default:
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// faultAfter carries out a request that a fault of PhaseAfter hit, and then
+// does to its answer what the fault says: waits, and answers a status in
+// its place, drops the connection, sends a body that is not JSON, or sends
+// the answer, whole, truncated or trickled. A client that gives up during
+// the wait has had nothing of an answer to a request that was carried out.
+func (s *Server) faultAfter(next http.Handler, w http.ResponseWriter, r *http.Request, fault sandbox.Fault, delay, trickle time.Duration) {
+	answer := s.answerOf(next, w, r)
+	entry := journalOf(r)
+	if delay > 0 && !s.wait(r.Context(), delay) {
+		if entry != nil {
+			entry.status = answer.status
+		}
+		return
+	}
+	a := accountOf(r)
+	switch {
+	case fault.Status != 0:
+		s.setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
+		s.writeFault(w, r, fault)
+	case fault.Network == sandbox.NetworkReset, fault.Network == sandbox.NetworkClose:
+		if entry != nil {
+			entry.status = answer.status
+		}
+		s.dropConnection(w, r, fault.Network == sandbox.NetworkReset)
+	case fault.Network == sandbox.NetworkMalformed:
+		s.writeMalformed(w)
+	default:
+		s.sendAnswer(w, r, answer, fault, trickle)
+	}
+}
+
+// sendAnswer sends the API's answer as the fault says: truncated, trickled
+// or whole.
+func (s *Server) sendAnswer(w http.ResponseWriter, r *http.Request, a *answer, fault sandbox.Fault, trickle time.Duration) {
+	switch fault.Network {
+	case sandbox.NetworkTruncate:
+		s.sendTruncated(w, r, a)
+	case sandbox.NetworkTrickle:
+		s.trickle(w, r, a, trickle)
+	default:
+		w.WriteHeader(a.status)
+		_, _ = w.Write(a.body.Bytes())
+	}
+}
+
+// writeMalformed answers 200 with a JSON content type and a proxy's error
+// page.
+func (s *Server) writeMalformed(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(malformedBody)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, malformedBody)
 }
 
 // park counts a request that is about to wait in a fault against its key's
@@ -138,8 +189,11 @@ func (s *Server) park(r *http.Request, a *accounts.Account) (unpark func(), park
 // the envelope, with the code the sandbox gives that status, or
 // INJECTED_FAILURE where it has none of its own. The fault's headers go last,
 // so that they replace the sandbox's own.
-func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, fault sandbox.FaultSpec) {
+func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, fault sandbox.Fault) {
 	readForJournal(r)
+	if fault.RetryAfterHeader != "" {
+		w.Header().Set("Retry-After", fault.RetryAfterHeader)
+	}
 	var body []byte
 	contentType := "application/json"
 	if fault.Body != nil {
@@ -259,8 +313,12 @@ func (s *Server) sendTruncated(w http.ResponseWriter, r *http.Request, a *answer
 		panic(http.ErrAbortHandler)
 	}
 	defer conn.Close()
+	half := a.body.Bytes()[:a.body.Len()/2]
 	if entry := journalOf(r); entry != nil {
-		entry.status = a.status
+		entry.status, entry.received = a.status, accounts.ReceivedHeaders
+		if len(half) > 0 {
+			entry.received = accounts.ReceivedPartial
+		}
 	}
 	a.header.Set("Connection", "close")
 	if a.header.Get("Date") == "" {
@@ -269,7 +327,7 @@ func (s *Server) sendTruncated(w http.ResponseWriter, r *http.Request, a *answer
 	fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\n", a.status, http.StatusText(a.status))
 	_ = a.header.Write(buf)
 	_, _ = buf.WriteString("\r\n")
-	_, _ = buf.Write(a.body.Bytes()[:a.body.Len()/2])
+	_, _ = buf.Write(half)
 	_ = buf.Flush()
 	if entry := journalOf(r); entry != nil {
 		entry.complete(r)

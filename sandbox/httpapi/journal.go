@@ -21,10 +21,19 @@ type journalEntry struct {
 	// status is the status sent, 0 while none was.
 	status int
 	// hijacked is true once a fault took the connection over; the status,
-	// if any, is then the one the fault sent.
+	// if any, is then the one the fault sent, and received what it sent.
 	hijacked bool
-	body     *bodyTap
-	started  time.Time
+	received string
+	// carriedOut is true once the API has taken the request on, its
+	// budget spent.
+	carriedOut bool
+	// headerSent and bodySent are what a flush has put on the connection
+	// of an answer still being written.
+	headerSent bool
+	bodySent   int64
+	written    int64
+	body       *bodyTap
+	started    time.Time
 	// done is true once the entry is completed.
 	done bool
 	// What the account's trace is told of the exchange once it is over,
@@ -55,12 +64,12 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		state.journalBody = bodyTap{ReadCloser: r.Body}
 		entry := &state.journalEntry
 		*entry = journalEntry{
-			log: &a.Requests, body: &state.journalBody, started: state.started,
+			log: &a.Requests, body: &state.journalBody, started: state.started, received: accounts.ReceivedNothing,
 			trace: a.Trace, clock: a.Clock, at: state.now, header: w.Header(),
 		}
 		entry.seq = a.Requests.Add(accounts.LoggedRequest{
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
-			At: sandbox.At(state.now), Pending: true,
+			At: sandbox.At(state.now), Pending: true, Received: accounts.ReceivedNothing,
 		})
 		r.Body = entry.body
 		// In the request's state, not a context value of its own: that
@@ -101,16 +110,17 @@ func (entry *journalEntry) complete(r *http.Request) {
 	}
 	entry.done = true
 	tap := entry.body
-	// A client gone before the handler returned cannot have had the
-	// answer, which is still in the connection's buffer: its status was
-	// never sent.
 	abandoned := r.Context().Err() != nil && !entry.hijacked
-	status := entry.status
+	status, received, carriedOut := entry.status, entry.received, entry.carriedOut
+	if !entry.hijacked {
+		received = entry.sent(abandoned)
+	}
 	entry.log.Complete(entry.seq, func(logged *accounts.LoggedRequest) {
 		logged.Body, logged.BodyBytes, logged.BodyTruncated = string(tap.kept), tap.read, tap.read > int64(len(tap.kept))
 		logged.DurationMS = time.Since(entry.started).Milliseconds()
 		logged.Abandoned, logged.Pending = abandoned, false
-		if status != 0 && !abandoned {
+		logged.CarriedOut, logged.Received = carriedOut, received
+		if status != 0 {
 			logged.Status = &status
 		}
 	})
@@ -136,6 +146,21 @@ func (entry *journalEntry) observe(r *http.Request, status int, abandoned bool) 
 	})
 }
 
+// sent says what the client was sent of an answer that no fault hijacked.
+// A client gone before the handler returned has had only what was flushed
+// to it: the rest is still in the connection's buffer.
+func (entry *journalEntry) sent(abandoned bool) string {
+	switch {
+	case entry.status != 0 && !abandoned:
+		return accounts.ReceivedAll
+	case entry.bodySent > 0:
+		return accounts.ReceivedPartial
+	case entry.headerSent:
+		return accounts.ReceivedHeaders
+	}
+	return accounts.ReceivedNothing
+}
+
 // journalRecorder notes the status a handler sends.
 type journalRecorder struct {
 	http.ResponseWriter
@@ -153,7 +178,19 @@ func (rec *journalRecorder) Write(p []byte) (int, error) {
 	if rec.entry.status == 0 {
 		rec.entry.status = http.StatusOK
 	}
-	return rec.ResponseWriter.Write(p)
+	n, err := rec.ResponseWriter.Write(p)
+	rec.entry.written += int64(n)
+	return n, err
+}
+
+// FlushError notes what a flush put on the connection, for what the
+// journal says the client received of an answer it left during.
+func (rec *journalRecorder) FlushError() error {
+	err := http.NewResponseController(rec.ResponseWriter).Flush()
+	if err == nil && rec.entry.status != 0 {
+		rec.entry.headerSent, rec.entry.bodySent = true, rec.entry.written
+	}
+	return err
 }
 
 // Hijack hands the connection to a network fault, which then says what, if

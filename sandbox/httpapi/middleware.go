@@ -280,6 +280,9 @@ func (s *Server) limitRate(next http.Handler) http.Handler {
 			s.refuse(w, r, d, scope, rateLimitMessage)
 			return
 		}
+		if state.journal != nil {
+			state.journal.carriedOut = true
+		}
 		s.setRateHeaders(w, d, scope)
 		next.ServeHTTP(w, r)
 	})
