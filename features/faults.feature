@@ -407,3 +407,35 @@ Feature: Planned faults
     Then the response status should be 200
     And the response should have taken at least 150 ms
     And the header "X-RateLimit-Remaining" should be equal to the saved "left" minus 2
+
+  @direct @writes @FAULT-41 @FAULT-43 @JRNL-7 @JRNL-19 @JRNL-20
+  Scenario: A POST whose answer a fault of phase after drops has created its record, and the journal says its client received nothing
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "network": "close", "phase": "after"}'
+    And I save the JSON at "data.id" as "fault"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Applied, answer lost", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the connection should be closed without an answer
+    When I send a GET request to "/v1/campaigns?limit=1"
+    Then the JSON at "data.items.0.name" should be "Applied, answer lost"
+    When I send a GET request to "/_sandbox/events?limit=1"
+    Then the JSON at "data.items.0.type" should be "campaign.created"
+    When I send a GET request to "/_sandbox/requests?method=POST"
+    Then the JSON at "data.items.0" should match:
+      """
+      {"path": "/v1/campaigns", "status": 200, "carriedOut": true, "received": "nothing", "pending": false, "abandoned": false, "fault": {"id": "{fault}", "network": "close", "phase": "after"}}
+      """
+
+  @direct @writes @FAULT-42 @JRNL-19 @JRNL-20
+  Scenario: A POST its client gave up on during a delay before the API was not carried out and spent nothing
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/testers"
+    And I save the header "X-RateLimit-Remaining" as "left"
+    And I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "delayMs": 5000}'
+    And I send a POST request to "/v1/campaigns" and give up after 300 ms
+    Then within 5 seconds the GET request to "/_sandbox/requests?method=POST" should answer with the JSON at "data.items.0.pending" equal to false
+    And the JSON at "data.items.0" should match:
+      """
+      {"path": "/v1/campaigns", "status": null, "carriedOut": false, "received": "nothing", "abandoned": true}
+      """
+    When I send a GET request to "/v1/testers"
+    Then the header "X-RateLimit-Remaining" should be equal to the saved "left" minus 1

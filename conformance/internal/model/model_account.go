@@ -160,6 +160,9 @@ func (a *account) reseed(seed *Seed) {
 func (a *account) forget() {
 	a.complete, a.eventsKnown, a.logKnown, a.webhooksKnown = false, false, false, false
 	a.plan.known, a.v1.known, a.ctl.known = false, false, false
+	// Carried out and then cut (FAULT-41), it may have spent the first
+	// unit of a fresh window.
+	a.v1.untouched = false
 	for p := range a.next {
 		delete(a.next, p)
 	}
