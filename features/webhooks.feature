@@ -192,6 +192,18 @@ Feature: Webhooks
     And the JSON at "data.items.0.statusCode" should be less than 300
     And the JSON at "data.items.0.error" should be ""
 
+  @sandbox @writes @delivery @DLV-25
+  Scenario: A delivery the receiver got is in the delivery records read at once, without a settle
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Read at once", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    When I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0.eventType" should be "campaign.created"
+    And the JSON at "data.items.0.statusCode" should be at least 200
+    And the JSON at "data.items.0.statusCode" should be less than 300
+
   @sandbox @writes @delivery @faults @FAULT-33 @FAULT-34 @FAULT-39
   Scenario: A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so
     Given a fresh sandbox account

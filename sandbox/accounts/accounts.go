@@ -31,6 +31,11 @@ type Outbox interface {
 	// Settle waits until no delivery is in flight, queued or due, or ctx
 	// is done, and says how the deliveries stand.
 	Settle(ctx context.Context) sandbox.Settlement
+	// Sending reports whether an attempt has reached its receiver and is
+	// not yet recorded; AwaitSent waits until those that had are recorded,
+	// or ctx is done.
+	Sending() bool
+	AwaitSent(ctx context.Context) bool
 	// Close cancels every pending delivery.
 	Close()
 }

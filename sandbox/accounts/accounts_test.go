@@ -54,6 +54,10 @@ func (o *countingOutbox) Settle(context.Context) sandbox.Settlement {
 	return sandbox.Settlement{Settled: true}
 }
 
+func (o *countingOutbox) Sending() bool { return false }
+
+func (o *countingOutbox) AwaitSent(context.Context) bool { return false }
+
 func (o *countingOutbox) Close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
@@ -41,12 +42,37 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	outbox := accountOf(r).Outbox
+	a := accountOf(r)
+	outbox := a.Outbox
 	if outbox == nil {
 		return sandbox.NewPage[sandbox.Delivery](nil, false, 0), nil
 	}
+	if outbox.Sending() {
+		// A receiver that has answered an attempt reads it next: the
+		// attempts already sent are recorded first, within a bound, and
+		// waited for as a delayed request waits.
+		if unpark, parked := s.park(r, a); parked {
+			ctx, cancel := context.WithTimeout(r.Context(), DeliveryReadWait)
+			go func() {
+				select {
+				case <-s.stopping:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+			outbox.AwaitSent(ctx)
+			cancel()
+			unpark()
+		}
+	}
 	return outbox.Deliveries(page), nil
 }
+
+// DeliveryReadWait bounds how long a read of the delivery records waits for
+// the attempts already sent to a receiver to be recorded: an answered
+// attempt is recorded within milliseconds, and one whose receiver hangs
+// delays the read no longer than this.
+const DeliveryReadWait = 2 * time.Second
 
 // settleDeliveries answers once no delivery of the account is in flight,
 // queued or due, or once the timeout asked for has passed, or shutdown has

@@ -14,6 +14,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -149,9 +150,16 @@ func (d *Dispatcher) resolve(ctx context.Context, j job) ([]netip.AddrPort, resu
 	return target, result{}
 }
 
-// attempt POSTs j's event to j's webhook once.
-func (d *Dispatcher) attempt(ctx context.Context, o *Outbox, j job) result {
-	req, err := http.NewRequestWithContext(context.WithValue(ctx, targetKey{}, j.target), http.MethodPost, j.hook.URL, bytes.NewReader(j.event.JSON))
+// attempt POSTs j's event to j's webhook once, as flight f, which the
+// outbox knows as sent once the request is written.
+func (d *Dispatcher) attempt(ctx context.Context, o *Outbox, j job, f *flight) result {
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			o.markSent(f)
+		}
+	}}
+	ctx = httptrace.WithClientTrace(context.WithValue(ctx, targetKey{}, j.target), trace)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, j.hook.URL, bytes.NewReader(j.event.JSON))
 	if err != nil {
 		return result{failure: reasonBadURL}
 	}

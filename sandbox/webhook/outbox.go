@@ -41,6 +41,10 @@ type Outbox struct {
 	// finishing counts the attempts that have ended and are not yet
 	// recorded, which settling waits for as it does for those in flight.
 	finishing int
+	// sent holds the attempts whose request has been written to the
+	// receiver and that are not yet recorded, each with a channel closed
+	// once it is: a read of the records waits for them (AwaitSent).
+	sent map[*flight]chan struct{}
 	// hosts counts the attempts in flight to each host; hanging marks the
 	// hosts whose last attempt went unanswered for SlowAfter.
 	hosts   map[netip.AddrPort]int
@@ -163,7 +167,8 @@ func (d *Dispatcher) NewOutbox(accountID string, clock sandbox.Clock, meter Mete
 		clock = sandbox.SystemClock{}
 	}
 	o := &Outbox{d: d, accountID: accountID, clock: clock, meter: meter, retries: make(map[*retry]struct{}), recorded: make(chan struct{}),
-		held: make(map[string]job), events: make(map[string]int), hosts: make(map[netip.AddrPort]int), hanging: make(map[netip.AddrPort]bool)}
+		held: make(map[string]job), events: make(map[string]int), hosts: make(map[netip.AddrPort]int), hanging: make(map[netip.AddrPort]bool),
+		sent: make(map[*flight]chan struct{})}
 	o.ctx, o.cancel = context.WithCancel(d.ctx)
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -269,6 +274,9 @@ func (o *Outbox) Close() {
 		}
 		o.retries = nil
 		o.held, o.heldJobs, o.behind = nil, 0, 0
+		for f := range o.sent {
+			o.recordedSent(f)
+		}
 		delete(d.outboxes, o)
 	}
 	d.mu.Unlock()
@@ -484,6 +492,57 @@ func (o *Outbox) charge() {
 	case change < 0:
 		o.meter.Release(-change)
 	}
+}
+
+// markSent notes that f's request has reached its receiver, unless f has
+// already ended.
+func (o *Outbox) markSent(f *flight) {
+	d := o.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !f.done && !o.closed {
+		o.sent[f] = make(chan struct{})
+	}
+}
+
+// recordedSent tells whoever waits for f, sent, that it is recorded or will
+// never be; the caller holds d.mu.
+func (o *Outbox) recordedSent(f *flight) {
+	if ch, ok := o.sent[f]; ok {
+		delete(o.sent, f)
+		close(ch)
+	}
+}
+
+// AwaitSent waits until every attempt whose request had reached its
+// receiver when it was called has been recorded, or until ctx is done, so
+// that a receiver that has answered an attempt finds it in the records
+// read next. It reports whether it waited for any.
+func (o *Outbox) AwaitSent(ctx context.Context) bool {
+	d := o.d
+	d.mu.Lock()
+	waits := make([]chan struct{}, 0, len(o.sent))
+	for _, ch := range o.sent {
+		waits = append(waits, ch)
+	}
+	d.mu.Unlock()
+	for _, ch := range waits {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return true
+		}
+	}
+	return len(waits) > 0
+}
+
+// Sending reports whether an attempt of the account has reached its
+// receiver and is not yet recorded.
+func (o *Outbox) Sending() bool {
+	d := o.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return len(o.sent) > 0
 }
 
 // Recorded returns a channel that is closed when the next record is kept.

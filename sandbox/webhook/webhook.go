@@ -341,7 +341,7 @@ func (d *Dispatcher) run(o *Outbox, j job, f *flight) {
 			return
 		}
 	}
-	d.finish(o, j, f, d.attempt(ctx, o, j))
+	d.finish(o, j, f, d.attempt(ctx, o, j, f))
 }
 
 // claimHost counts f against its newly resolved host or, when that host is
@@ -481,6 +481,7 @@ func (d *Dispatcher) finish(o *Outbox, j job, f *flight, r result) {
 		o.record(j, now, r.status, r.failure, &wait)
 	}
 	d.mu.Lock()
+	o.recordedSent(f)
 	if !o.closed {
 		o.finishing--
 		o.behind -= len(follow)
