@@ -1938,6 +1938,12 @@ type BugCreatedParams struct {
 	// an attempt a `staleTimestamp` webhook fault hits.
 	WebhookTimestamp int `json:"Webhook-Timestamp"`
 
+	// XSandboxNow The account's clock, in Unix seconds, as the attempt was made:
+	// what a receiver under test takes as now when it checks
+	// `Webhook-Timestamp`, so that a frozen clock's deliveries are not
+	// stale. Not signed; a receiver in production uses its own clock.
+	XSandboxNow *int `json:"X-Sandbox-Now,omitempty"`
+
 	// WebhookSignature `v1=` and the hex HMAC-SHA256 of `<Webhook-Timestamp>.<body>`, keyed
 	// with the webhook's whole secret string as returned (`whsec_…`);
 	// on an attempt a `badSignature` webhook fault hits, with another key.
@@ -1954,6 +1960,12 @@ type BugUpdatedParams struct {
 	// an attempt a `staleTimestamp` webhook fault hits.
 	WebhookTimestamp int `json:"Webhook-Timestamp"`
 
+	// XSandboxNow The account's clock, in Unix seconds, as the attempt was made:
+	// what a receiver under test takes as now when it checks
+	// `Webhook-Timestamp`, so that a frozen clock's deliveries are not
+	// stale. Not signed; a receiver in production uses its own clock.
+	XSandboxNow *int `json:"X-Sandbox-Now,omitempty"`
+
 	// WebhookSignature `v1=` and the hex HMAC-SHA256 of `<Webhook-Timestamp>.<body>`, keyed
 	// with the webhook's whole secret string as returned (`whsec_…`);
 	// on an attempt a `badSignature` webhook fault hits, with another key.
@@ -1969,6 +1981,12 @@ type CampaignCreatedParams struct {
 	// WebhookTimestamp Unix time in seconds of this attempt, but ten minutes earlier on
 	// an attempt a `staleTimestamp` webhook fault hits.
 	WebhookTimestamp int `json:"Webhook-Timestamp"`
+
+	// XSandboxNow The account's clock, in Unix seconds, as the attempt was made:
+	// what a receiver under test takes as now when it checks
+	// `Webhook-Timestamp`, so that a frozen clock's deliveries are not
+	// stale. Not signed; a receiver in production uses its own clock.
+	XSandboxNow *int `json:"X-Sandbox-Now,omitempty"`
 
 	// WebhookSignature `v1=` and the hex HMAC-SHA256 of `<Webhook-Timestamp>.<body>`, keyed
 	// with the webhook's whole secret string as returned (`whsec_…`);
@@ -13954,14 +13972,25 @@ func NewBugCreatedWebhookRequestWithBody(targetURL string, params *BugCreatedPar
 
 		req.Header.Set("Webhook-Timestamp", headerParam1)
 
-		var headerParam2 string
+		if params.XSandboxNow != nil {
+			var headerParam2 string
 
-		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Webhook-Signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Sandbox-Now", *params.XSandboxNow, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Sandbox-Now", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Webhook-Signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
 
-		req.Header.Set("Webhook-Signature", headerParam2)
+		req.Header.Set("Webhook-Signature", headerParam3)
 
 	}
 	return req, nil
@@ -14015,14 +14044,25 @@ func NewBugUpdatedWebhookRequestWithBody(targetURL string, params *BugUpdatedPar
 
 		req.Header.Set("Webhook-Timestamp", headerParam1)
 
-		var headerParam2 string
+		if params.XSandboxNow != nil {
+			var headerParam2 string
 
-		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Webhook-Signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Sandbox-Now", *params.XSandboxNow, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Sandbox-Now", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Webhook-Signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
 
-		req.Header.Set("Webhook-Signature", headerParam2)
+		req.Header.Set("Webhook-Signature", headerParam3)
 
 	}
 	return req, nil
@@ -14076,14 +14116,25 @@ func NewCampaignCreatedWebhookRequestWithBody(targetURL string, params *Campaign
 
 		req.Header.Set("Webhook-Timestamp", headerParam1)
 
-		var headerParam2 string
+		if params.XSandboxNow != nil {
+			var headerParam2 string
 
-		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Webhook-Signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Sandbox-Now", *params.XSandboxNow, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "integer", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Sandbox-Now", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Webhook-Signature", params.WebhookSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
 		if err != nil {
 			return nil, err
 		}
 
-		req.Header.Set("Webhook-Signature", headerParam2)
+		req.Header.Set("Webhook-Signature", headerParam3)
 
 	}
 	return req, nil

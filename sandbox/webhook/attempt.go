@@ -49,6 +49,10 @@ func MessageID(identity, eventID string) string {
 	return "msg_" + hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// NowHeader carries, on every delivery, the account's clock in Unix seconds
+// as the attempt was made.
+const NowHeader = "X-Sandbox-Now"
+
 // Reasons a failed attempt records. None names an address or quotes a
 // network error, which could tell a caller about the sandbox's network.
 const (
@@ -179,6 +183,9 @@ func (d *Dispatcher) attempt(ctx context.Context, o *Outbox, j job, f *flight) r
 	req.Header.Set("Webhook-Id", MessageID(o.accountID, j.event.ID))
 	req.Header.Set("Webhook-Timestamp", strconv.FormatInt(timestamp, 10))
 	req.Header.Set("Webhook-Signature", Signature(secret, timestamp, j.event.JSON))
+	// A receiver under test checks Webhook-Timestamp against the account's
+	// clock, which may be frozen far from its own.
+	req.Header.Set(NowHeader, strconv.FormatInt(j.at.Unix(), 10))
 	res, err := d.client.Do(req)
 	if err != nil {
 		return failed(ctx, err)
