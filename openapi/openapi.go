@@ -86,6 +86,9 @@ func Load(doc []byte, opts ...Option) (*Validator, error) {
 	if o.strict {
 		libOpts = append(libOpts, config.WithStrictMode())
 	}
+	if len(o.ignoredHeaders) > 0 {
+		libOpts = append(libOpts, config.WithStrictIgnoredHeadersExtra(o.ignoredHeaders...))
+	}
 	v, errs := validator.NewValidator(parsed, libOpts...)
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("model OpenAPI document: %w", errors.Join(errs...))
@@ -111,6 +114,7 @@ type Option func(*options)
 type options struct {
 	strict               bool
 	strictRequestHeaders bool
+	ignoredHeaders       []string
 }
 
 // Strict also reports response properties and headers that the document
@@ -132,6 +136,13 @@ func Strict() Option {
 // part of the API.
 func StrictRequestHeaders() Option {
 	return func(o *options) { o.strict, o.strictRequestHeaders = true, true }
+}
+
+// IgnoreHeaders names headers that Strict and StrictRequestHeaders let pass
+// undeclared, beside the standard ones they always do: a client's own
+// header (an SDK's version, a trace id) that is not part of the API.
+func IgnoreHeaders(names ...string) Option {
+	return func(o *options) { o.ignoredHeaders = append(o.ignoredHeaders, names...) }
 }
 
 // Operations returns the document's operations as "METHOD /path/{param}",

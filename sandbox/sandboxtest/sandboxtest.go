@@ -78,6 +78,10 @@ type Options struct {
 	// adds of its own (Idempotency-Key, traceparent, a retry counter) pass,
 	// and only what the sandbox answers is held to the document strictly.
 	StrictRequestHeaders bool
+	// IgnoredRequestHeaders are headers of the client's own that
+	// StrictRequestHeaders lets pass undeclared, as the hint of its
+	// failures says (StrictIgnoredHeaders, in the validator's words).
+	IgnoredRequestHeaders []string
 }
 
 // Sandbox is a whole sandbox built for a test.
@@ -113,7 +117,7 @@ func New(tb testing.TB, opts Options) *Sandbox {
 // checkOptions are the options of the OpenAPI check beyond openapi.Strict.
 func checkOptions(opts Options) []openapi.Option {
 	if opts.StrictRequestHeaders {
-		return []openapi.Option{openapi.StrictRequestHeaders()}
+		return []openapi.Option{openapi.StrictRequestHeaders(), openapi.IgnoreHeaders(opts.IgnoredRequestHeaders...)}
 	}
 	return nil
 }

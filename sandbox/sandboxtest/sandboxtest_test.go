@@ -69,6 +69,9 @@ func TestClientHeadersPassTheOpenAPICheckUnlessStrict(t *testing.T) {
 		{"with StrictRequestHeaders", sandboxtest.Options{StrictRequestHeaders: true}, []string{
 			"request undeclared-header Idempotency-Key", "request undeclared-header Traceparent", "request undeclared-header X-Client-Attempt",
 		}},
+		{"with StrictRequestHeaders and the client's headers ignored", sandboxtest.Options{
+			StrictRequestHeaders: true, IgnoredRequestHeaders: []string{"Idempotency-Key", "Traceparent", "X-Client-Attempt"},
+		}, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &driftRecorder{TB: t}
