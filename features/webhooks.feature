@@ -192,12 +192,13 @@ Feature: Webhooks
     And the JSON at "data.items.0.statusCode" should be less than 300
     And the JSON at "data.items.0.error" should be ""
 
-  @sandbox @writes @delivery @DLV-25
+  @sandbox @writes @delivery @DLV-25 @DLV-26
   Scenario: A delivery the receiver got is in the delivery records read at once, without a settle
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Read at once", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     Then within 10 seconds the receiver should get a "campaign.created" event
+    And the header "X-Sandbox-Now" should be equal to the header "Webhook-Timestamp"
     When I send a GET request to "/_sandbox/deliveries"
     Then the JSON at "data.items" should have 1 item
     And the JSON at "data.items.0.eventType" should be "campaign.created"
