@@ -36,6 +36,8 @@ func FuzzParseFaultSpec(f *testing.F) {
 		`{"event":"*","webhook":"duplicate","status":500}`, `{"event":"*","delayMs":1,"retryAfter":null}`, `{"event":"*","delayMs":1,"status":null}`,
 		`{"event":"*","webhook":"duplicate","method":"POST","path":"/v1/campaigns","network":"reset"}`, `{"event":null,"webhook":"duplicate"}`,
 		`{"event":7,"webhook":"duplicate"}`, `{"event":"*","webhok":"duplicate"}`,
+		`{"network":"reset","phase":"after"}`, `{"delayMs":5,"phase":"before"}`, `{"status":503,"phase":"later"}`,
+		`{"event":"*","webhook":"duplicate","phase":"after"}`,
 	} {
 		f.Add([]byte(body))
 	}
@@ -89,6 +91,9 @@ func FuzzParseFaultSpec(f *testing.F) {
 			if body, ok := obj["body"].(string); ok {
 				want.Body = &body
 			}
+			if fuzzString(obj, "phase") == PhaseAfter {
+				want.Phase = PhaseAfter
+			}
 			if want.Network == NetworkTrickle && want.TrickleMS == 0 {
 				want.TrickleMS = 1000
 			}
@@ -134,6 +139,7 @@ func fuzzFaultRefusals(obj map[string]any) []string {
 		{"delayMs", fuzzInteger(obj["delayMs"], 0, 30000)},
 		{"network", network != "" && status == 0},
 		{"trickleMs", fuzzInteger(obj["trickleMs"], 1, 30000) && network == "trickle"},
+		{"phase", fuzzOneOf(obj["phase"], "before", "after")},
 	} {
 		_, named := obj[rule.field]
 		// A null retryAfter asks for no Retry-After: it is there.
@@ -181,7 +187,7 @@ func fuzzWebhookFaultRefusals(obj map[string]any, bad []string) []string {
 			bad = append(bad, rule.field)
 		}
 	}
-	for _, field := range []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs"} {
+	for _, field := range []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs", "phase"} {
 		if _, named := obj[field]; fuzzPresent(obj, field) || field == "retryAfter" && named {
 			bad = append(bad, field)
 		}
