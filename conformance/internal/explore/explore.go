@@ -4,11 +4,9 @@
 package explore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net/http"
 	"regexp"
@@ -189,65 +187,33 @@ func (s *session) kept(st xstep) bool {
 }
 
 func (s *session) send(ctx context.Context, key, method, path, body, contentType string) (*wire.Exchange, error) {
-	var rd io.Reader
-	if body != "" {
-		rd = bytes.NewReader([]byte(body))
-	}
 	// The explorer waits out its client address's budget itself, within
 	// its deadline.
-	ctx = transport.SelfPaced(context.WithValue(ctx, transport.RuleSinkKey{}, s.sink))
-	req, err := http.NewRequestWithContext(ctx, method, s.x.t.BaseURL+path, rd)
-	if err != nil {
-		return nil, err
+	r := transport.Request{Method: method, Path: path, Key: key, ContentType: contentType, Sink: s.sink, SelfPaced: true}
+	if body != "" {
+		r.Body = []byte(body)
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	var resp *http.Response
 	for waits := 0; ; waits++ {
 		if err := s.x.pace.wait(ctx); err != nil {
 			return nil, err
 		}
-		if resp, err = s.x.t.Client.Do(req); err != nil {
+		ex, err := s.x.t.Send(ctx, r)
+		if err != nil {
 			return nil, err
 		}
-		wait, throttled := s.x.pace.throttled(resp)
+		wait, throttled := s.x.pace.throttled(ex.Status, ex.Header)
 		if !throttled {
-			break
+			return ex, nil
 		}
-		resp.Body.Close()
 		if waits == maxClientWaits || time.Now().Add(wait).After(s.x.deadline) {
 			return nil, errThrottled
 		}
-		if req, err = rebuild(req); err != nil {
-			return nil, err
-		}
 	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
-	if err != nil {
-		return nil, err
-	}
-	return &wire.Exchange{Method: method, URL: path, Status: resp.StatusCode, Header: resp.Header, Body: b}, nil
 }
 
 // errThrottled ends a request the client's budget kept refusing: the
 // exploration gives that sequence up rather than judge it.
 var errThrottled = errors.New("the deployment's budget for this client address stayed spent")
-
-// rebuild makes req anew, its body unread, to send it again.
-func rebuild(req *http.Request) (*http.Request, error) {
-	again := req.Clone(req.Context())
-	if req.GetBody != nil {
-		body, err := req.GetBody()
-		if err != nil {
-			return nil, err
-		}
-		again.Body = body
-	}
-	return again, nil
-}
 
 // sequence runs steps in order, stopping at the first violation.
 func (x *explorer) sequence(ctx context.Context, steps []xstep, sequential bool) outcome {

@@ -56,18 +56,18 @@ func (p *pacer) wait(ctx context.Context) error {
 // throttled reads a 429 of the client's budget (X-RateLimit-Scope: client):
 // the pace drops to half of what that budget allows, and the explorer
 // waits until the budget's window ends. ok is false for any other answer.
-func (p *pacer) throttled(resp *http.Response) (retryAfter time.Duration, ok bool) {
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("X-RateLimit-Scope") != "client" {
+func (p *pacer) throttled(status int, header http.Header) (retryAfter time.Duration, ok bool) {
+	if status != http.StatusTooManyRequests || header.Get("X-RateLimit-Scope") != "client" {
 		return 0, false
 	}
-	secs, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	secs, err := strconv.Atoi(header.Get("Retry-After"))
 	if err != nil || secs < 1 {
 		secs = 1
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	slower := 2 * p.interval
-	if limit, err := strconv.Atoi(resp.Header.Get("X-RateLimit-Limit")); err == nil && limit > 0 {
+	if limit, err := strconv.Atoi(header.Get("X-RateLimit-Limit")); err == nil && limit > 0 {
 		slower = max(slower, 2*time.Minute/time.Duration(limit))
 	}
 	p.interval = slower

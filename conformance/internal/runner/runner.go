@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -276,21 +275,16 @@ func newClient(cfg Config, t *transport.Target) *http.Client {
 // preflight sends one unauthenticated request so that a wrong URL or a
 // stopped server is reported once, not as a failure of every scenario.
 func preflight(ctx context.Context, t *transport.Target) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1", nil)
-	if err != nil {
+	ex, err := t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/v1"})
+	if ex == nil {
 		return fmt.Errorf("%w: %w", wire.ErrUsage, err)
 	}
-	resp, err := t.Client.Do(req)
 	var throttled *transport.ThrottledError
 	if errors.As(err, &throttled) {
 		return throttled
 	}
-	if err != nil {
+	if err != nil && ex.Header == nil {
 		return fmt.Errorf("%w: cannot reach %s: %s", wire.ErrConnection, t.Redact(t.BaseURL), t.Redact(err.Error()))
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	if err := resp.Body.Close(); err != nil {
-		return fmt.Errorf("%w: %w", wire.ErrConnection, err)
 	}
 	t.Budget = readBudget(ctx, t)
 	return nil
@@ -326,18 +320,11 @@ func readBudget(ctx context.Context, t *transport.Target) *transport.Budget {
 }
 
 func rateHeadersOf(ctx context.Context, t *transport.Target) (rules.RateHeaders, bool) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+"/v1/campaigns?limit=1", nil)
-	if err != nil {
+	e, _ := t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/v1/campaigns?limit=1", Key: t.Key})
+	if e == nil || e.Header == nil {
 		return rules.RateHeaders{}, false
 	}
-	req.Header.Set("Authorization", "Bearer "+t.Key)
-	resp, err := t.Client.Do(req)
-	if err != nil {
-		return rules.RateHeaders{}, false
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	h, err := rules.ReadRateHeaders(&wire.Exchange{Status: resp.StatusCode, Header: resp.Header})
+	h, err := rules.ReadRateHeaders(e)
 	return h, err == nil && h.Limit > 0
 }
 
@@ -354,19 +341,12 @@ func holdsBuiltinSeed(seed *model.Seed) bool {
 // CLK-4): a frozen clock moves, a running one is 409 CONFLICT.
 func clockKind(ctx context.Context, t *transport.Target) string {
 	key := wire.TestPrefix + "conform_clock_" + wire.RandomToken()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.BaseURL+"/_sandbox/clock", strings.NewReader(`{"advance": "1ms"}`))
-	if err != nil {
+	ex, _ := t.Send(ctx, transport.Request{Method: http.MethodPost, Path: "/_sandbox/clock", Key: key,
+		Body: []byte(`{"advance": "1ms"}`), ContentType: "application/json"})
+	if ex == nil || ex.Header == nil {
 		return ""
 	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := t.Client.Do(req)
-	if err != nil {
-		return ""
-	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, wire.MaxBody))
-	resp.Body.Close()
-	switch resp.StatusCode {
+	switch ex.Status {
 	case http.StatusOK:
 		return plan.ClockFrozen
 	case http.StatusConflict:

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"io"
 	"net/http"
 
 	"github.com/testcampaign/kit/conformance/internal/model"
@@ -21,18 +20,11 @@ func startModel(ctx context.Context, cfg Config, t *transport.Target) *model.Mod
 		key := wire.TestPrefix + "conform_seed_" + wire.RandomToken()
 		var err error
 		seed, err = model.ReadSeed(ctx, func(ctx context.Context, path string) (int, []byte, error) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.BaseURL+path, nil)
+			ex, err := t.Send(ctx, transport.Request{Method: http.MethodGet, Path: path, Key: key})
 			if err != nil {
 				return 0, nil, err
 			}
-			req.Header.Set("Authorization", "Bearer "+key)
-			resp, err := t.Client.Do(req)
-			if err != nil {
-				return 0, nil, err
-			}
-			defer resp.Body.Close()
-			b, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
-			return resp.StatusCode, b, err
+			return ex.Status, ex.Body, nil
 		})
 		if err != nil {
 			gap = "the records, IDs and counts of fresh accounts: what a fresh account holds could not be read (" + t.Redact(err.Error()) + "), so the model learns them instead of holding them exactly"

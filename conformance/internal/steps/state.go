@@ -1,7 +1,6 @@
 package steps
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/cucumber/godog"
 	"github.com/testcampaign/kit/conformance/internal/receiver"
@@ -174,35 +172,23 @@ func (s *ScenarioState) savedNames() string {
 // send performs one request and appends it to the history. Only transport
 // failures are errors here; any HTTP answer is for the Then steps to judge.
 func (s *ScenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*wire.Exchange, error) {
-	target := strings.TrimRight(s.t.BaseURL, "/") + path
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(context.WithValue(ctx, transport.RuleSinkKey{}, s.Sink), method, target, rd)
-	if err != nil {
-		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
-	}
+	r := transport.Request{Method: method, Path: path, Body: body, ContentType: contentType, Sink: s.Sink,
+		Header: http.Header{"Accept": {"application/json"}}}
 	switch s.auth {
 	case authConfigured:
-		req.Header.Set("Authorization", "Bearer "+s.key)
+		r.Key = s.key
 	case authRaw:
-		req.Header.Set("Authorization", s.rawAuth)
+		r.Auth = s.rawAuth
 	}
-	if body != nil && contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	req.Header.Set("Accept", "application/json")
 	for k, vs := range s.headers {
-		req.Header[k] = vs
+		r.Header[k] = vs
 	}
 	fresh := s.auth == authConfigured && s.key != s.t.Key && strings.HasPrefix(path, "/v1")
 	if fresh && s.freshLeft == 0 && !s.Sink.Unbudgeted {
 		s.Skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
 		return nil, godog.ErrSkip
 	}
-	sent := time.Now()
-	resp, err := s.t.Client.Do(req)
+	ex, err := s.t.Send(ctx, r)
 	if errors.Is(err, transport.ErrBudgetSpent) {
 		s.Skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.Budget.Of, s.t.Budget.Share)
 		return nil, godog.ErrSkip
@@ -210,12 +196,8 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 	if errors.Is(err, transport.ErrThrottled) {
 		return nil, err
 	}
-	var rb []byte
-	cut := false
-	if err == nil {
-		rb, cut, err = wire.ReadBody(resp.Body)
-		cut = cut || wire.WasCut(resp.Body)
-		resp.Body.Close()
+	if ex == nil {
+		return nil, fmt.Errorf("building %s %s: %w", method, path, err)
 	}
 	if err != nil {
 		// A connection that a fault this scenario planned drops, or that
@@ -223,15 +205,11 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 		// stop: the steps after it look at what the account kept.
 		gaveUp := errors.Is(context.Cause(ctx), errGaveUp)
 		if gaveUp || (s.droppable && ctx.Err() == nil && dropped(err)) {
-			ex := &wire.Exchange{Method: method, URL: target, ReqHeader: req.Header, ReqBody: body, Elapsed: time.Since(sent), NoAnswer: s.Redact(err.Error()), GaveUp: gaveUp}
+			ex := &wire.Exchange{Method: ex.Method, URL: ex.URL, ReqHeader: ex.ReqHeader, ReqBody: ex.ReqBody, Elapsed: ex.Elapsed, NoAnswer: s.Redact(err.Error()), GaveUp: gaveUp}
 			s.history = append(s.history, ex)
 			return ex, nil
 		}
-		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(target), s.Redact(err.Error()))
-	}
-	ex := &wire.Exchange{
-		Method: method, URL: target, ReqHeader: req.Header, ReqBody: body,
-		Status: resp.StatusCode, Header: resp.Header, Body: rb, BodyCut: cut, Elapsed: time.Since(sent),
+		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(ex.URL), s.Redact(err.Error()))
 	}
 	// Only the account's own window tells how much is left of it; a
 	// client address's budget is the deployment's business.

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -398,20 +397,11 @@ func (s *ScenarioState) deliveryLogSays(ctx context.Context, hookURL, missing st
 	if s.t.Profile != wire.ProfileSandbox {
 		return nil
 	}
-	req, err := http.NewRequestWithContext(context.WithValue(ctx, transport.RuleSinkKey{}, s.Sink), http.MethodGet, s.t.BaseURL+"/_sandbox/deliveries?limit=100", nil)
-	if err != nil {
+	ex, err := s.t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/_sandbox/deliveries?limit=100", Key: s.key, Sink: s.Sink})
+	if err != nil || ex.Status != http.StatusOK {
 		return nil
 	}
-	req.Header.Set("Authorization", "Bearer "+s.key)
-	resp, err := s.t.Client.Do(req)
-	if err != nil {
-		return nil
-	}
-	b, err := io.ReadAll(io.LimitReader(resp.Body, wire.MaxBody))
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil
-	}
+	b := ex.Body
 	v, err := wire.DecodeJSON(b)
 	if err != nil {
 		return nil

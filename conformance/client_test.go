@@ -1,0 +1,110 @@
+package conformance_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// theClient is the one file that builds the kit's requests to the
+// deployment (transport.Target.Send).
+const theClient = "internal/transport/client.go"
+
+// unauthenticatedFetches build a request of their own on purpose, and never
+// with the key: the OpenAPI document of --openapi may live at an address
+// the operator does not control.
+var unauthenticatedFetches = map[string]string{
+	"internal/runner/schema.go": "fetchDocument",
+}
+
+// TestOneClientSendsEveryRequest reads the kit's non-test Go files and
+// fails on any that builds an HTTP request, sends one through a client of
+// its own, or sets an Authorization header, outside the one client: a
+// request built elsewhere would skip the budget, the wait for a 429, or the
+// rules and the model that judge every answer.
+func TestOneClientSendsEveryRequest(t *testing.T) {
+	err := filepath.WalkDir("internal", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		file := filepath.ToSlash(p)
+		if file == theClient {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if fn, ok := n.(*ast.FuncDecl); ok && unauthenticatedFetches[file] == fn.Name.Name {
+				if authorizes(fn) {
+					t.Errorf("%s: %s sets an Authorization header; it must never send the key", fset.Position(fn.Pos()), fn.Name.Name)
+				}
+				return false
+			}
+			if what := buildsRequest(n); what != "" {
+				t.Errorf("%s: %s outside %s; send it with transport.Target.Send", fset.Position(n.Pos()), what, theClient)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// buildsRequest says what n does that only the client may do, or "".
+func buildsRequest(n ast.Node) string {
+	switch n := n.(type) {
+	case *ast.CallExpr:
+		sel, ok := n.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return ""
+		}
+		if pkg, ok := sel.X.(*ast.Ident); ok && pkg.Name == "http" && strings.HasPrefix(sel.Sel.Name, "NewRequest") {
+			return "http." + sel.Sel.Name
+		}
+		if (sel.Sel.Name == "Set" || sel.Sel.Name == "Add") && len(n.Args) > 0 && isAuthorization(n.Args[0]) {
+			return "an Authorization header set"
+		}
+		if sel.Sel.Name == "Do" && len(n.Args) == 1 {
+			return "a request sent with Do"
+		}
+	case *ast.IndexExpr:
+		if isAuthorization(n.Index) {
+			return "an Authorization header indexed"
+		}
+	}
+	return ""
+}
+
+func authorizes(fn *ast.FuncDecl) bool {
+	found := false
+	ast.Inspect(fn, func(n ast.Node) bool {
+		found = found || strings.HasPrefix(buildsRequest(n), "an Authorization")
+		return !found
+	})
+	return found
+}
+
+func isAuthorization(e ast.Expr) bool {
+	lit, ok := e.(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return err == nil && strings.EqualFold(s, "Authorization")
+}
