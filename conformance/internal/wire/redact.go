@@ -40,18 +40,59 @@ func RedactKey(key string) string {
 // every report is cleaned of them, so that a deployment echoing the key in
 // a disguise it is caught for never gets the key printed either.
 func Spellings(key string) []string {
-	if v, ok := spellingsOf.Load(key); ok {
-		return v.([]string)
-	}
-	out := spellings(key)
-	spellingsOf.Store(key, out)
-	return out
+	return redactions.of(key).spellings
 }
 
-// spellingsOf and replacerOf keep what Spellings and Redactor work out for
-// each key, since every answer and every report line asks again. A run
-// meets a few hundred keys.
-var spellingsOf, replacerOf sync.Map
+// redaction is what Spellings and Redactor work out for one key, kept
+// since every answer and every report line asks again.
+type redaction struct {
+	spellings []string
+	replacer  *strings.Replacer
+}
+
+// maxCachedKeys bounds the keys whose redaction is kept: a run meets a few
+// hundred keys at once (the operator's, each scenario's fresh account's,
+// each exploration's), and `conform explore` makes fresh ones without end,
+// so a key past the bound is worked out again when it comes back.
+const maxCachedKeys = 512
+
+var redactions = redactionCache{byKey: map[string]*redaction{}}
+
+// redactionCache keeps the redactions of the most recently first seen
+// keys, forgetting the oldest once it holds maxCachedKeys.
+type redactionCache struct {
+	mu    sync.Mutex
+	byKey map[string]*redaction
+	order []string // keys in the order they were first seen
+}
+
+func (c *redactionCache) of(key string) *redaction {
+	c.mu.Lock()
+	r, ok := c.byKey[key]
+	c.mu.Unlock()
+	if ok {
+		return r
+	}
+	sp := spellings(key)
+	shown := RedactKey(key)
+	pairs := make([]string, 0, 2*len(sp))
+	for _, s := range sp {
+		pairs = append(pairs, s, shown)
+	}
+	r = &redaction{spellings: sp, replacer: strings.NewReplacer(pairs...)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kept, ok := c.byKey[key]; ok {
+		return kept
+	}
+	if len(c.order) == maxCachedKeys {
+		delete(c.byKey, c.order[0])
+		c.order = append(c.order[:0], c.order[1:]...)
+	}
+	c.byKey[key] = r
+	c.order = append(c.order, key)
+	return r
+}
 
 func spellings(key string) []string {
 	secret := key
@@ -70,7 +111,7 @@ func spellings(key string) []string {
 	for _, b := range bases {
 		for _, u := range escapes['_'] {
 			for _, h := range escapes['-'] {
-				v := strings.NewReplacer("_", u, "-", h).Replace(b)
+				v := spell(b, u, h)
 				if !seen[v] {
 					seen[v] = true
 					out = append(out, v)
@@ -80,6 +121,25 @@ func spellings(key string) []string {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out
+}
+
+// spell writes b with its underscores as u and its hyphens as h. A
+// strings.Replacer would do, at a cost that each fresh key pays a hundred
+// times over.
+func spell(b, u, h string) string {
+	var out strings.Builder
+	out.Grow(len(b) + 8*(len(u)+len(h)))
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '_':
+			out.WriteString(u)
+		case '-':
+			out.WriteString(h)
+		default:
+			out.WriteByte(b[i])
+		}
+	}
+	return out.String()
 }
 
 // escapes are the spellings of the key's two punctuation characters in a
@@ -96,12 +156,7 @@ func Redactor(secret string) func(string) string {
 	if secret == "" {
 		return func(s string) string { return s }
 	}
-	if r, ok := replacerOf.Load(secret); ok {
-		return r.(*strings.Replacer).Replace
-	}
-	r := strings.NewReplacer(pairs(secret)...)
-	replacerOf.Store(secret, r)
-	return r.Replace
+	return redactions.of(secret).replacer.Replace
 }
 
 // RedactAll replaces every spelling of each key in text.
@@ -113,17 +168,6 @@ func RedactAll(text string, keys ...string) string {
 		}
 	}
 	return text
-}
-
-// pairs are the old, new pairs of a strings.Replacer that hides key: at
-// each position it replaces the longest spelling that matches.
-func pairs(key string) []string {
-	shown := RedactKey(key)
-	var p []string
-	for _, s := range Spellings(key) {
-		p = append(p, s, shown)
-	}
-	return p
 }
 
 // RedactingWriter is the last line of defence for reports written by code we

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -29,5 +31,34 @@ func TestRedactorHidesEverySpelling(t *testing.T) {
 	}
 	if got := redact("ci_secret is a word, 9f3k too"); got != "ci_secret is a word, 9f3k too" {
 		t.Errorf("text with only pieces of the key changed: %q", got)
+	}
+}
+
+// TestFreshKeysLeaveTheHeapBounded: `conform explore` makes fresh keys
+// without end, and each passes through the redactor; what is kept for a
+// key must not outlive the run's need of it.
+func TestFreshKeysLeaveTheHeapBounded(t *testing.T) {
+	t.Parallel()
+	const keys, bound = 20_000, 20 << 20
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	for i := range keys {
+		key := fmt.Sprintf("%sexplore_%08d_%s", TestPrefix, i, strings.Repeat("k", 24))
+		if got := RedactAll("answer echoing "+key, key); strings.Contains(got, key) {
+			t.Fatalf("the key %d was not redacted: %q", i, got)
+		}
+		if len(Spellings(key)) == 0 {
+			t.Fatalf("no spelling of the key %d", i)
+		}
+	}
+	after := heap()
+	t.Logf("heap before %d KiB, after %d fresh keys %d KiB", before>>10, keys, after>>10)
+	if after > before && after-before > bound {
+		t.Errorf("%d fresh keys left the heap %d MiB larger, want at most %d MiB", keys, (after-before)>>20, bound>>20)
 	}
 }
