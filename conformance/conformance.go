@@ -218,7 +218,11 @@ var (
 	ErrConnection = wire.ErrConnection
 	// ErrInterrupted: the run's context ended (Ctrl-C, SIGTERM) before
 	// every scenario finished; the report holds those that did.
-	ErrInterrupted = runner.ErrInterrupted
+	ErrInterrupted = wire.ErrInterrupted
+	// ErrCouldNotJudge: the run stopped because of its environment (its
+	// deadline passed, a budget kept refusing), not because of anything
+	// the deployment was judged on.
+	ErrCouldNotJudge = wire.ErrCouldNotJudge
 )
 
 // Report is the outcome of one run: the scenarios with their Status, why

@@ -33,11 +33,11 @@ func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 		return nil, err
 	}
 	start := time.Now()
-	tgt := &transport.Target{BaseURL: strings.TrimRight(cfg.BaseURL, "/"), Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey), Coverage: coverage.NewRecorder(true)}
+	tgt := &transport.Target{BaseURL: strings.TrimRight(cfg.BaseURL, "/"), Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey), Coverage: coverage.NewRecorder(true, catalogue())}
 	tgt.Client = newClient(cfg, tgt)
 	if err := preflight(ctx, tgt); err != nil {
 		if ctx.Err() != nil {
-			err = fmt.Errorf("%w before the first request", ErrInterrupted)
+			err = fmt.Errorf("%w before the first request", wire.ErrInterrupted)
 		}
 		rep := stoppedReport(cfg, start, err)
 		return rep, errors.Join(err, files.finish(cfg, rep))
@@ -50,8 +50,8 @@ func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 	rep.Coverage = tgt.Coverage.Outcomes()
 	rep.Unchecked = tgt.Model.Gaps()
 	if ctx.Err() != nil {
-		rep.Stopped = ErrInterrupted.Error()
-		err = fmt.Errorf("%w: the exploration stopped after %s", ErrInterrupted, rep.Duration.Round(time.Millisecond))
+		rep.Stopped = wire.ErrInterrupted.Error()
+		err = fmt.Errorf("%w: the exploration stopped after %s", wire.ErrInterrupted, rep.Duration.Round(time.Millisecond))
 	}
 	return rep, errors.Join(err, files.finish(cfg, rep))
 }

@@ -27,19 +27,11 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
-// CouldNotJudge opens the reason of a run that stopped because of its
-// environment, not of anything the deployment was judged on.
-const CouldNotJudge = "could not judge"
-
-// ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM)
-// before every scenario finished; the report holds those that did.
-var ErrInterrupted = errors.New("interrupted")
-
 // Run runs the selected scenarios against cfg.BaseURL and returns their
 // results. The error is non-nil only when the run could not judge
 // everything: a bad configuration or feature file (ErrUsage), an
 // unreachable deployment (ErrConnection), an interruption
-// (ErrInterrupted), or godog refusing its options. Deviations are in the
+// (wire.ErrInterrupted), or godog refusing its options. Deviations are in the
 // report, not in the error. Once the report files are open, every outcome
 // writes them: a run that stopped early records why, so that CI always
 // finds a report.
@@ -60,12 +52,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if err != nil {
 		switch {
 		case overdue():
-			err = fmt.Errorf("%s: %s before the first scenario", CouldNotJudge, cfg.overdue())
+			err = fmt.Errorf("%w: %s before the first scenario", wire.ErrCouldNotJudge, cfg.overdue())
 		case ctx.Err() != nil:
-			err = fmt.Errorf("%w before the first scenario", ErrInterrupted)
+			err = fmt.Errorf("%w before the first scenario", wire.ErrInterrupted)
 		}
 		if errors.Is(err, transport.ErrThrottled) {
-			err = fmt.Errorf("%s: %w", CouldNotJudge, err)
+			err = fmt.Errorf("%w: %w", wire.ErrCouldNotJudge, err)
 		}
 		rep := stoppedReport(cfg, start, err)
 		return rep, errors.Join(err, files.finish(cfg, rep))
@@ -99,14 +91,15 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		stop := fmt.Errorf("%w: godog refused the options (exit %d)", wire.ErrUsage, code)
 		rep.Stopped, err = stop.Error(), errors.Join(stop, err)
 	case e != nil:
-		rep.Stopped = CouldNotJudge + ": " + e.Error()
-		err = errors.Join(fmt.Errorf("%s: %w; %d scenario(s) finished, %d did not", CouldNotJudge, e, finished, rep.Unfinished), err)
+		rep.Stopped = fmt.Errorf("%w: %w", wire.ErrCouldNotJudge, e).Error()
+		err = errors.Join(fmt.Errorf("%w: %w; %d scenario(s) finished, %d did not", wire.ErrCouldNotJudge, e, finished, rep.Unfinished), err)
 	case overdue():
-		rep.Stopped = CouldNotJudge + ": " + cfg.overdue()
-		err = errors.Join(fmt.Errorf("%s; %d scenario(s) finished, %d did not", rep.Stopped, finished, rep.Unfinished), err)
+		stop := fmt.Errorf("%w: %s", wire.ErrCouldNotJudge, cfg.overdue())
+		rep.Stopped = stop.Error()
+		err = errors.Join(fmt.Errorf("%w; %d scenario(s) finished, %d did not", stop, finished, rep.Unfinished), err)
 	case ctx.Err() != nil:
-		rep.Stopped = ErrInterrupted.Error()
-		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", ErrInterrupted, finished, rep.Unfinished), err)
+		rep.Stopped = wire.ErrInterrupted.Error()
+		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", wire.ErrInterrupted, finished, rep.Unfinished), err)
 	}
 	return rep, errors.Join(err, files.finish(cfg, rep))
 }
@@ -167,7 +160,7 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 		Key:      cfg.APIKey,
 		Profile:  cfg.Profile,
 		Redact:   wire.Redactor(cfg.APIKey),
-		Coverage: coverage.NewRecorder(cfg.Profile == wire.ProfileSandbox),
+		Coverage: coverage.NewRecorder(cfg.Profile == wire.ProfileSandbox, catalogue()),
 	}
 	tgt.Client = newClient(cfg, tgt)
 	if err := preflight(ctx, tgt); err != nil {

@@ -88,6 +88,15 @@ func Truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
+// ErrCouldNotJudge marks a run that stopped because of its environment (a
+// deadline passed, a budget kept refusing), not because of anything the
+// deployment was judged on; its message opens the reason a report gives.
+var ErrCouldNotJudge = errors.New("could not judge")
+
+// ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM)
+// before every scenario finished; the report holds those that did.
+var ErrInterrupted = errors.New("interrupted")
+
 // ErrUsage marks a configuration or feature the kit cannot run (a bad flag, a
 // feature misusing the step library): the author's mistake, not a deviation
 // of the deployment.
