@@ -1,6 +1,7 @@
 // Package coverage ties the kit's checks to the rules of docs/contract.md.
 // Every part of the kit that judges a rule declares the check once, by the
-// rule's ID, so that `conform rules` can say how each rule is checked; a
+// rule's ID, and the runner gathers the declarations into a Catalogue, so
+// that `conform rules` can say how each rule is checked; a
 // run's Recorder counts the exchanges judged against each rule, so that
 // every report can say which rules a run checked, which it never reached,
 // and which do not apply to it and why.
@@ -11,7 +12,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/testcampaign/kit/docs"
 )
@@ -45,26 +45,23 @@ type Unjudged struct {
 	Reason string
 }
 
-var (
-	mu       sync.Mutex
-	declared []Check
-)
-
-// Declare records that a part of the kit judges the rules with the given
-// IDs, and how; each package that judges rules declares them once, and its
-// tests hold the declaration to the IDs its checks cite. It panics on an ID
-// the catalogue does not have, so that a typo fails every test of the
-// package that made it.
-func Declare(by, how string, ids ...string) {
+// Declare is how a part of the kit (by) judges the rules with the given
+// IDs; each package that judges rules declares them once, in a function
+// the runner calls to build the Catalogue, and its tests hold the
+// declaration to the IDs its checks cite. It panics on an ID the catalogue
+// of docs/contract.md does not have, so that a typo fails every test of
+// the package that made it.
+func Declare(by, how string, ids ...string) []Check {
+	out := make([]Check, 0, len(ids))
 	for _, id := range ids {
 		mustExist(id)
+		out = append(out, Check{Rule: id, By: by, How: how})
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, id := range ids {
-		declared = append(declared, Check{Rule: id, By: by, How: how})
-	}
+	return out
 }
+
+// Catalogue is every check the kit's parts declare.
+type Catalogue []Check
 
 func mustExist(id string) {
 	if _, ok := docs.Lookup(id); !ok {
@@ -72,15 +69,13 @@ func mustExist(id string) {
 	}
 }
 
-// Checks returns the declared checks of the rule, or of every rule when id
-// is empty, in the order of the catalogue.
-func Checks(id string) []Check {
-	mu.Lock()
-	defer mu.Unlock()
+// Of returns the checks of the rule, or of every rule when id is empty,
+// in the order of docs/contract.md.
+func (c Catalogue) Of(id string) []Check {
 	var out []Check
-	for _, c := range declared {
-		if id == "" || c.Rule == id {
-			out = append(out, c)
+	for _, ch := range c {
+		if id == "" || ch.Rule == id {
+			out = append(out, ch)
 		}
 	}
 	order := catalogueOrder()

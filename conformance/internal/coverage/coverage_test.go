@@ -17,7 +17,7 @@ func outcomeOf(t *testing.T, outs []Outcome, id string) Outcome {
 }
 
 func TestRecorderEndsEveryRuleInOneState(t *testing.T) {
-	r := NewRecorder(true)
+	r := NewRecorder(true, nil)
 	r.Judged("ENV-1", "ENV-2")
 	r.Judged("ENV-1")
 	r.Broke("ENV-3")
@@ -48,7 +48,7 @@ func TestRecorderEndsEveryRuleInOneState(t *testing.T) {
 }
 
 func TestSandboxRulesDoNotApplyOutsideTheSandboxProfile(t *testing.T) {
-	r := NewRecorder(false)
+	r := NewRecorder(false, nil)
 	r.Judged("ENV-1")
 	outs := r.Outcomes()
 	if o := outcomeOf(t, outs, "ENV-10"); o.State != NotApplicable || o.Reason == "" {

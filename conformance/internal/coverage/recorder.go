@@ -56,12 +56,15 @@ type Recorder struct {
 	na      map[string]string
 	unmet   map[string]string
 	sandbox bool
+	checks  Catalogue
 }
 
 // NewRecorder starts the coverage of a run; sandbox says whether the run's
-// profile is the sandbox's, outside which sandbox rules do not apply.
-func NewRecorder(sandbox bool) *Recorder {
-	return &Recorder{judged: map[string]int{}, broken: map[string]int{}, na: map[string]string{}, unmet: map[string]string{}, sandbox: sandbox}
+// profile is the sandbox's, outside which sandbox rules do not apply, and
+// checks are the kit's, which tell a rule nothing reached from one nothing
+// checks.
+func NewRecorder(sandbox bool, checks Catalogue) *Recorder {
+	return &Recorder{judged: map[string]int{}, broken: map[string]int{}, na: map[string]string{}, unmet: map[string]string{}, sandbox: sandbox, checks: checks}
 }
 
 // Judged records that the rules were judged on one exchange, whether it
@@ -146,7 +149,7 @@ func (r *Recorder) Outcomes() []Outcome {
 	rules := docs.Rules()
 	out := make([]Outcome, 0, len(rules))
 	if r == nil {
-		r = NewRecorder(true)
+		r = NewRecorder(true, nil)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -169,7 +172,7 @@ func (r *Recorder) Outcomes() []Outcome {
 			} else {
 				o.Reason = r.unmet[rule.ID]
 			}
-			if o.State == NotExercised && o.Reason == "" && len(Checks(rule.ID)) > 0 {
+			if o.State == NotExercised && o.Reason == "" && len(r.checks.Of(rule.ID)) > 0 {
 				o.Reason = untouched
 			}
 		}

@@ -7,6 +7,7 @@ import "github.com/testcampaign/kit/conformance/internal/coverage"
 // IDs its checks cite.
 var checked = []string{"AUTH-6", "ENV-1", "ENV-2", "ENV-3", "ENV-4", "ENV-5", "ENV-6", "ENV-7", "ENV-8", "ENV-9", "ENV-11", "ERR-4", "ERR-5", "ERR-24", "RATE-14"}
 
-func init() {
-	coverage.Declare(coverage.ByResponse, "held on every response of the run, whatever scenario asked", checked...)
+// Checks declares the rules this package judges, for the kit's catalogue.
+func Checks() []coverage.Check {
+	return coverage.Declare(coverage.ByResponse, "held on every response of the run, whatever scenario asked", checked...)
 }

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/plan"
+	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/docs"
 )
@@ -39,9 +41,10 @@ func Rules() ([]RuleChecks, error) {
 			scenarios[id] = append(scenarios[id], p.URI)
 		}
 	}
+	checks := catalogue()
 	var out []RuleChecks
 	for _, r := range docs.Rules() {
-		rc := RuleChecks{Rule: r, Checks: coverage.Checks(r.ID)}
+		rc := RuleChecks{Rule: r, Checks: checks.Of(r.ID)}
 		if uris := scenarios[r.ID]; len(uris) > 0 {
 			rc.Checks = append(rc.Checks, coverage.Check{Rule: r.ID, By: coverage.ByFeature, How: citedBy(uris)})
 		}
@@ -59,6 +62,12 @@ func Rules() ([]RuleChecks, error) {
 		out = append(out, rc)
 	}
 	return out, nil
+}
+
+// catalogue gathers the checks the kit's judging packages declare: the
+// rules of every response, then the model's.
+func catalogue() coverage.Catalogue {
+	return slices.Concat(rules.Checks(), model.Checks())
 }
 
 // citedBy says which built-in scenarios cite a rule: how many, in which
