@@ -270,9 +270,9 @@ const (
 
 // Levels of the rules of docs/contract.md, and of the scenarios' tags.
 const (
-	LevelMust    = report.LevelMust
-	LevelShould  = report.LevelShould
-	LevelSandbox = report.LevelSandbox
+	LevelMust    = wire.LevelMust
+	LevelShould  = wire.LevelShould
+	LevelSandbox = wire.LevelSandbox
 )
 
 // Key prefixes the spec defines (section 5): a live key acts on real data.

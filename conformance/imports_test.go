@@ -23,10 +23,10 @@ const module = "github.com/testcampaign/kit/"
 var allowedImports = map[string][]string{
 	"internal/wire":      {},
 	"internal/coverage":  {"docs"},
-	"internal/report":    {"internal/coverage"},
-	"internal/rules":     {"internal/wire", "internal/report", "internal/coverage"},
+	"internal/report":    {"internal/wire", "internal/coverage"},
+	"internal/rules":     {"internal/wire", "internal/coverage"},
 	"internal/model":     {"internal/wire", "internal/rules", "internal/coverage"},
-	"internal/transport": {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/coverage"},
+	"internal/transport": {"internal/wire", "internal/rules", "internal/model", "internal/coverage"},
 	"internal/receiver":  {"internal/wire", "internal/rules"},
 	"internal/steps":     {"internal/wire", "internal/rules", "internal/transport", "internal/receiver", "internal/coverage"},
 	"internal/plan":      {"internal/wire", "internal/report", "internal/steps", "features", "internal/coverage"},

@@ -173,7 +173,7 @@ func (s *session) run(ctx context.Context, st xstep, sequential bool) (bool, *ru
 	if saved != "" {
 		s.saved[st.saveAs] = saved
 	}
-	if v, ok := s.sink.First(); ok && v.Level != report.LevelShould {
+	if v, ok := s.sink.First(); ok && v.Level != wire.LevelShould {
 		return true, &v
 	}
 	return true, nil
@@ -378,7 +378,7 @@ func (e *exploration) Wait() []report.ScenarioResult {
 func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duration) report.ScenarioResult {
 	res := report.ScenarioResult{
 		Feature: "Exploration", URI: fmt.Sprintf("explorer(seed=%d)", x.seed), Name: fmt.Sprintf("Random requests judged by the model (seed %d, %d requests)", x.seed, spent),
-		Area: model.RuleModel, Level: report.LevelSandbox, Maturity: "stable", Status: report.Passed, Duration: d,
+		Area: model.RuleModel, Level: wire.LevelSandbox, Maturity: "stable", Status: report.Passed, Duration: d,
 		Tags: []string{"@sandbox", "@writes", "@" + model.RuleModel},
 	}
 	if f == nil {

@@ -271,13 +271,13 @@ func NodeLines(f *messages.Feature) map[string]int {
 // a level tag is held to @must: an operator's own check is presumably meant
 // to count.
 func classify(tags []string, uri string) (level, area, maturity string) {
-	level = report.LevelMust
+	level = wire.LevelMust
 	for _, t := range tags {
 		switch t {
 		case "@should":
-			level = report.LevelShould
+			level = wire.LevelShould
 		case "@sandbox":
-			level = report.LevelSandbox
+			level = wire.LevelSandbox
 		}
 	}
 	for _, a := range report.AreaOrder {

@@ -1,6 +1,7 @@
 // Package report holds the results of a run and writes them for people and
-// CI: the summary, junit and HTML. It imports no other package of the kit,
-// so every part of the kit can hand it results.
+// CI: the summary, junit, cucumber JSON and HTML. It imports only the kit's
+// vocabulary (wire's levels) and the coverage of rules, so that every part
+// of the kit can hand it results.
 package report
 
 import (
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
 // Status is the outcome of one scenario. Statuses are ranked, worst last, so
@@ -466,7 +468,7 @@ func (r *Report) table() []tableRow {
 	for i, a := range AreaOrder {
 		rank[a] = i
 	}
-	levelRank := map[string]int{LevelMust: 0, LevelShould: 1, LevelSandbox: 2}
+	levelRank := map[string]int{wire.LevelMust: 0, wire.LevelShould: 1, wire.LevelSandbox: 2}
 	rows := map[[2]string]*tableRow{}
 	for _, s := range r.Scenarios {
 		k := [2]string{s.Area, s.Level}

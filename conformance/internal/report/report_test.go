@@ -14,7 +14,7 @@ func TestReportsNameTheBuildThatWroteThem(t *testing.T) {
 		{"", "conform"},
 	} {
 		rep := &Report{Version: tt.version, BaseURL: "http://127.0.0.1:8080", Settings: Settings{Profile: wire.ProfileSandbox},
-			Scenarios: []ScenarioResult{{URI: "features/auth.feature", Line: 3, Name: "n", Area: "auth", Level: LevelMust, Status: Passed}}}
+			Scenarios: []ScenarioResult{{URI: "features/auth.feature", Line: 3, Name: "n", Area: "auth", Level: wire.LevelMust, Status: Passed}}}
 		var junit, summary bytes.Buffer
 		if err := rep.WriteJUnit(&junit); err != nil {
 			t.Fatal(err)

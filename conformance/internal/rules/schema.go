@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/testcampaign/kit/conformance/internal/report"
+	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
 // SchemaViolation is one way an exchange or a delivery breaks the OpenAPI
@@ -41,5 +41,5 @@ func FromSchema(found []SchemaViolation, request string) (RuleViolation, bool) {
 	if len(found) > 1 {
 		msg += fmt.Sprintf(", and %d more", len(found)-1)
 	}
-	return RuleViolation{Rule: schemaRule, Level: report.LevelMust, Area: report.AreaSchema, Message: msg, Request: request}, true
+	return RuleViolation{Rule: schemaRule, Level: wire.LevelMust, Area: wire.AreaSchema, Message: msg, Request: request}, true
 }

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
@@ -88,7 +87,7 @@ func (s *RuleSink) First() (RuleViolation, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range s.violations {
-		if v.Level != report.LevelShould {
+		if v.Level != wire.LevelShould {
 			return v, true
 		}
 	}
@@ -166,7 +165,7 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 	if unread && profile == wire.ProfileSandbox {
 		sink.Judged("ERR-24")
 		if media := strings.TrimSpace(strings.Split(e.Header.Get("Content-Type"), ";")[0]); media != "text/plain" {
-			sink.Broke(RuleViolation{ID: "ERR-24", Rule: "headers too large get the HTTP server's plain-text 431", Level: report.LevelSandbox,
+			sink.Broke(RuleViolation{ID: "ERR-24", Rule: "headers too large get the HTTP server's plain-text 431", Level: wire.LevelSandbox,
 				Message: fmt.Sprintf("want a plain-text 431, got Content-Type %q", e.Header.Get("Content-Type")), Request: where, Exchange: e})
 		}
 	}
@@ -178,23 +177,23 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 		sink.Judged(EnvelopeRules...)
 		sink.Judged(contentType)
 		if err := CheckEnvelope(e, EnvelopeEither); err != nil {
-			sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: report.LevelMust, Message: err.Error(), Request: where, Exchange: e})
+			sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
 		}
 		if err := CheckJSONContentType(e); err != nil {
-			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: report.LevelShould, Message: err.Error(), Request: where, Exchange: e})
+			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: wire.LevelShould, Message: err.Error(), Request: where, Exchange: e})
 		}
 	}
 	if profile == wire.ProfileSandbox && !planned && !unread {
 		if judged, err := CheckErrorCode(e); judged {
 			sink.Judged("ERR-4", "ERR-5")
 			if err != nil {
-				sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every error has a documented code with its status", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every error has a documented code with its status", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 		if judged, err := CheckScope(req.URL.Path, e); judged {
 			sink.Judged("RATE-14")
 			if err != nil {
-				sink.Broke(RuleViolation{ID: "RATE-14", Rule: "every budget reported names its scope", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: "RATE-14", Rule: "every budget reported names its scope", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 	}
@@ -202,13 +201,13 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 		if v, err := wire.DecodeJSON(body); err == nil && CountTimestamps(v) > 0 {
 			sink.Judged("ENV-11")
 			if err := CheckTimestamps(v); err != nil {
-				sink.Broke(RuleViolation{ID: "ENV-11", Rule: "every timestamp is RFC 3339 UTC with three fractional digits", Level: report.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: "ENV-11", Rule: "every timestamp is RFC 3339 UTC with three fractional digits", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 	}
-	level := report.LevelShould
+	level := wire.LevelShould
 	if profile == wire.ProfileSandbox {
-		level = report.LevelSandbox
+		level = wire.LevelSandbox
 	}
 	keys := sink.SentKeys()
 	if len(keys) > 0 {

@@ -319,7 +319,7 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			}
 			if v := run.violation; v != nil {
 				res.Rule, res.RuleLevel, res.Area = v.Rule, v.Level, v.Area
-			} else if v, ok := s.Sink.First(); ok && err != nil && v.Level == report.LevelMust {
+			} else if v, ok := s.Sink.First(); ok && err != nil && v.Level == wire.LevelMust {
 				// A rule of every response is graded at its own level,
 				// whichever scenario saw the answer, even when one of the
 				// scenario's own steps failed first.
@@ -406,7 +406,7 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 				level = got.RuleLevel
 			}
 			res = got
-			if res.Status == report.Failed && level == report.LevelShould && !cfg.Strict {
+			if res.Status == report.Failed && level == wire.LevelShould && !cfg.Strict {
 				res.Status = report.Warned
 			}
 		}

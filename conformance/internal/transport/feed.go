@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/testcampaign/kit/conformance/internal/model"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
@@ -23,9 +22,9 @@ func (t *Target) feedModel(fl *model.Flight, sink *rules.RuleSink, token string,
 	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
 		o.Date = d
 	}
-	level := report.LevelShould
+	level := wire.LevelShould
 	if t.Profile == wire.ProfileSandbox {
-		level = report.LevelSandbox
+		level = wire.LevelSandbox
 	}
 	found := t.Model.Observe(fl, o)
 	if len(found) == 0 {

@@ -14,3 +14,16 @@ const (
 
 // IsLiveKey reports whether key acts on real data and billing (spec §5).
 func IsLiveKey(key string) bool { return strings.HasPrefix(key, LivePrefix) }
+
+// Levels of the rules of docs/contract.md and of the scenarios' tags: the
+// words in which the judging packages say how much a break weighs, and
+// the reports rank it.
+const (
+	LevelMust    = "must"
+	LevelShould  = "should"
+	LevelSandbox = "sandbox"
+)
+
+// AreaSchema is the report's area of the exchanges that break the OpenAPI
+// document of --openapi, whatever scenario made them.
+const AreaSchema = "schema"
