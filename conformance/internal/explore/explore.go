@@ -367,6 +367,8 @@ func StartExploring(ctx context.Context, opts ExploreOptions, t *transport.Targe
 	return e
 }
 
+// Wait blocks until the exploration ends and returns its verdict as one
+// scenario result, or none when it did not run.
 func (e *exploration) Wait() []report.ScenarioResult {
 	<-e.done
 	if !e.ran {

@@ -196,6 +196,9 @@ type Flight struct {
 	overlapped bool
 }
 
+// Begin opens the flight of one request of key, before it is sent, so
+// that the model knows which answers of the account overlapped in time.
+// Observe or Abandon ends it.
 func (m *Model) Begin(key string) *Flight {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -14,6 +14,7 @@ import (
 // recordKind names the lists of an account.
 type recordKind int
 
+// The lists of an account the runner reads a fresh account's seed of.
 const (
 	KindCampaign recordKind = iota
 	KindBug

@@ -31,6 +31,7 @@ var (
 	defaultPageSize = 20
 )
 
+// OneOf tells whether s is one of set.
 func OneOf(s string, set []string) bool {
 	for _, x := range set {
 		if x == s {

@@ -67,6 +67,8 @@ const (
 	ClockRunning = "running"
 )
 
+// FeatureFile is one .feature file of a run, built in or the operator's,
+// as the plan reads and godog runs it.
 type FeatureFile struct {
 	URI     string
 	content []byte
@@ -242,6 +244,8 @@ func Plan(cfg PlanOptions, files []FeatureFile, env RunEnv) ([]*PlannedScenario,
 	return out, nil
 }
 
+// NodeLines maps the ID of each scenario and Examples row of f to its line,
+// where a pickle of it starts.
 func NodeLines(f *messages.Feature) map[string]int {
 	lines := map[string]int{}
 	addScenario := func(s *messages.Scenario) {
@@ -460,6 +464,7 @@ type ScenarioKey struct {
 	Line int
 }
 
+// Key is where the scenario is: its file and line.
 func (p *PlannedScenario) Key() ScenarioKey { return ScenarioKey{p.URI, p.Line} }
 
 // GodogContent is the file as godog should run it: with a line selection,

@@ -249,6 +249,7 @@ func (r *Report) With(st Status) []ScenarioResult {
 	return out
 }
 
+// Count is how many scenarios have the given status.
 func (r *Report) Count(st Status) int { return len(r.With(st)) }
 
 // verdict is the one-line judgement every report leads with.

@@ -30,11 +30,11 @@ var errorStatus = map[string]int{
 	"HTTPS_REQUIRED":            http.StatusBadRequest,
 }
 
-// CheckErrorCode holds an error envelope the deployment wrote itself to
+// checkErrorCode holds an error envelope the deployment wrote itself to
 // the sandbox's codes: a documented code (ERR-4) with its one status
 // (ERR-5). It says nothing of an answer that is not an error envelope;
 // the envelope rules judge those.
-func CheckErrorCode(e *wire.Exchange) (judged bool, err error) {
+func checkErrorCode(e *wire.Exchange) (judged bool, err error) {
 	v, jerr := e.JSON()
 	if jerr != nil {
 		return false, nil
@@ -55,19 +55,19 @@ func CheckErrorCode(e *wire.Exchange) (judged bool, err error) {
 	return true, nil
 }
 
-// HdrScope names the budget a 429 or a set of rate-limit headers reports
+// hdrScope names the budget a 429 or a set of rate-limit headers reports
 // (RATE-14).
-const HdrScope = "X-RateLimit-Scope"
+const hdrScope = "X-RateLimit-Scope"
 
-// CheckScope holds a sandbox answer that reports a budget, by rate-limit
+// checkScope holds a sandbox answer that reports a budget, by rate-limit
 // headers or by a 429, to naming it: key for the /v1 windows, controls for
 // the controls' budget, client for a per-client one (RATE-14). A path
 // tells which of the first two it may be.
-func CheckScope(path string, e *wire.Exchange) (judged bool, err error) {
+func checkScope(path string, e *wire.Exchange) (judged bool, err error) {
 	if e.Header.Get(HdrLimit) == "" && e.Status != http.StatusTooManyRequests {
 		return false, nil
 	}
-	scope := e.Header.Get(HdrScope)
+	scope := e.Header.Get(hdrScope)
 	own := "key"
 	if strings.HasPrefix(path, "/_sandbox/") {
 		own = "controls"
@@ -77,7 +77,7 @@ func CheckScope(path string, e *wire.Exchange) (judged bool, err error) {
 		if e.Status == http.StatusTooManyRequests {
 			what = "a 429"
 		}
-		return true, broken("RATE-14", "rate-limit scope rule: %s on %s must carry %s %q or \"client\", got %s", what, path, HdrScope, own, quoteOrNothing(scope))
+		return true, broken("RATE-14", "rate-limit scope rule: %s on %s must carry %s %q or \"client\", got %s", what, path, hdrScope, own, quoteOrNothing(scope))
 	}
 	return true, nil
 }

@@ -30,9 +30,9 @@ func TestErrorCodesComeWithTheirStatus(t *testing.T) {
 		{"a body that is not JSON", answer(431, nil, `Request Header Fields Too Large`), false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			judged, err := CheckErrorCode(c.e)
-			if judged != c.judged || RuleOf(err) != c.rule {
-				t.Errorf("judged %t, broke %q (%v); want judged %t, broke %q", judged, RuleOf(err), err, c.judged, c.rule)
+			judged, err := checkErrorCode(c.e)
+			if judged != c.judged || ruleOf(err) != c.rule {
+				t.Errorf("judged %t, broke %q (%v); want judged %t, broke %q", judged, ruleOf(err), err, c.judged, c.rule)
 			}
 		})
 	}
@@ -52,18 +52,18 @@ func TestEveryBudgetReportedNamesItsScope(t *testing.T) {
 		judged     bool
 		broke      bool
 	}{
-		{"the /v1 windows", "/v1/campaigns", answer(200, headers(HdrLimit, "1000", HdrScope, "key"), ""), true, false},
-		{"the controls' budget", "/_sandbox/faults", answer(200, headers(HdrLimit, "600", HdrScope, "controls"), ""), true, false},
-		{"a client's budget on /v1", "/v1/campaigns", answer(429, headers(HdrScope, "client"), ""), true, false},
+		{"the /v1 windows", "/v1/campaigns", answer(200, headers(HdrLimit, "1000", hdrScope, "key"), ""), true, false},
+		{"the controls' budget", "/_sandbox/faults", answer(200, headers(HdrLimit, "600", hdrScope, "controls"), ""), true, false},
+		{"a client's budget on /v1", "/v1/campaigns", answer(429, headers(hdrScope, "client"), ""), true, false},
 		{"no scope with the headers", "/v1/campaigns", answer(200, headers(HdrLimit, "1000"), ""), true, true},
 		{"no scope on a 429", "/v1/campaigns", answer(429, nil, ""), true, true},
-		{"the controls' scope on /v1", "/v1/campaigns", answer(200, headers(HdrLimit, "1000", HdrScope, "controls"), ""), true, true},
-		{"the key's scope on a control", "/_sandbox/requests", answer(429, headers(HdrScope, "key"), ""), true, true},
+		{"the controls' scope on /v1", "/v1/campaigns", answer(200, headers(HdrLimit, "1000", hdrScope, "controls"), ""), true, true},
+		{"the key's scope on a control", "/_sandbox/requests", answer(429, headers(hdrScope, "key"), ""), true, true},
 		{"no budget reported", "/healthz", answer(200, nil, ""), false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			judged, err := CheckScope(c.path, c.e)
-			if judged != c.judged || (err != nil) != c.broke || (err != nil && RuleOf(err) != "RATE-14") {
+			judged, err := checkScope(c.path, c.e)
+			if judged != c.judged || (err != nil) != c.broke || (err != nil && ruleOf(err) != "RATE-14") {
 				t.Errorf("judged %t, broke %v; want judged %t, broke %t", judged, err, c.judged, c.broke)
 			}
 		})

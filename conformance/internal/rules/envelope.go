@@ -17,38 +17,41 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
-// RuleError is a break of one rule of docs/contract.md: the error says
+// ruleError is a break of one rule of docs/contract.md: the error says
 // what broke, ID which rule.
-type RuleError struct {
+type ruleError struct {
 	ID  string
 	Err error
 }
 
-func (e *RuleError) Error() string { return e.Err.Error() }
-func (e *RuleError) Unwrap() error { return e.Err }
+func (e *ruleError) Error() string { return e.Err.Error() }
+func (e *ruleError) Unwrap() error { return e.Err }
 
 func broken(id, format string, args ...any) error {
-	return &RuleError{ID: id, Err: fmt.Errorf(format, args...)}
+	return &ruleError{ID: id, Err: fmt.Errorf(format, args...)}
 }
 
-// RuleOf is the ID of the rule err broke, or "" if it names none.
-func RuleOf(err error) string {
-	var re *RuleError
+// ruleOf is the ID of the rule err broke, or "" if it names none.
+func ruleOf(err error) string {
+	var re *ruleError
 	if errors.As(err, &re) {
 		return re.ID
 	}
 	return ""
 }
 
-// EnvelopeRules are the rules CheckEnvelope judges on every answer it reads.
-var EnvelopeRules = []string{"ENV-1", "ENV-2", "ENV-3", "ENV-4", "ENV-5", "ENV-6", "ENV-7"}
+// envelopeRules are the rules CheckEnvelope judges on every answer it reads.
+var envelopeRules = []string{"ENV-1", "ENV-2", "ENV-3", "ENV-4", "ENV-5", "ENV-6", "ENV-7"}
 
+// EnvelopeKind is which envelope CheckEnvelope holds an answer to: either,
+// by its status; a success one; or an error one.
 type EnvelopeKind int
 
+// The envelopes CheckEnvelope tells apart.
 const (
-	EnvelopeEither EnvelopeKind = iota
-	EnvelopeOK
-	EnvelopeFailed
+	EnvelopeEither EnvelopeKind = iota // the one the status calls for
+	EnvelopeOK                         // {"success": true, "data": …}
+	EnvelopeFailed                     // {"success": false, "error": …}
 )
 
 // CheckEnvelope applies the response envelope of spec sections 4 and 7. The
@@ -122,6 +125,8 @@ func describeField(m map[string]any, k string) string {
 	return wire.Describe(v)
 }
 
+// CheckJSONContentType holds an answer to a JSON media type (ENV-8, ENV-9)
+// and a body that is JSON.
 func CheckJSONContentType(e *wire.Exchange) error {
 	ct := e.Header.Get("Content-Type")
 	media := strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
@@ -136,6 +141,8 @@ func CheckJSONContentType(e *wire.Exchange) error {
 
 var millisRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 
+// CheckMillisTimestamp holds the value at path to an RFC 3339 UTC
+// timestamp with exactly three fractional digits (ENV-11).
 func CheckMillisTimestamp(path string, v any) error {
 	s, ok := v.(string)
 	if !ok {
@@ -165,6 +172,8 @@ func timestampFields(path string, v any, visit func(path string, v any)) {
 	}
 }
 
+// CountTimestamps is how many fields of v ENV-11 holds: the non-null fields
+// whose names end in "At".
 func CountTimestamps(v any) int {
 	n := 0
 	timestampFields("", v, func(string, any) { n++ })

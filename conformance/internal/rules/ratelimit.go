@@ -24,8 +24,11 @@ var PublishedLimits = [...]int{1000, 10000, 100000}
 // Windows are the lengths of the published windows, in the same order.
 var Windows = [...]time.Duration{time.Minute, time.Hour, 24 * time.Hour}
 
+// RateHeaders are an answer's X-RateLimit-Limit, -Remaining and -Reset.
 type RateHeaders struct{ Limit, Remaining, Reset int }
 
+// ReadRateHeaders reads the three rate-limit headers of e, failing on the
+// first that is missing or not an integer.
 func ReadRateHeaders(e *wire.Exchange) (RateHeaders, error) {
 	var h RateHeaders
 	var err error
@@ -44,6 +47,7 @@ func ReadRateHeaders(e *wire.Exchange) (RateHeaders, error) {
 // ResetSlack absorbs clock skew between the kit and the deployment.
 const ResetSlack = 5 * time.Minute
 
+// Day is the length of the longest published window.
 const Day = 24 * time.Hour
 
 // ResetInstant reads X-RateLimit-Reset in the unit that puts it within a day

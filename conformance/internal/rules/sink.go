@@ -174,23 +174,23 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 		if !inAPI {
 			contentType = "ENV-9"
 		}
-		sink.Judged(EnvelopeRules...)
+		sink.Judged(envelopeRules...)
 		sink.Judged(contentType)
 		if err := CheckEnvelope(e, EnvelopeEither); err != nil {
-			sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
+			sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
 		}
 		if err := CheckJSONContentType(e); err != nil {
 			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: wire.LevelShould, Message: err.Error(), Request: where, Exchange: e})
 		}
 	}
 	if profile == wire.ProfileSandbox && !planned && !unread {
-		if judged, err := CheckErrorCode(e); judged {
+		if judged, err := checkErrorCode(e); judged {
 			sink.Judged("ERR-4", "ERR-5")
 			if err != nil {
-				sink.Broke(RuleViolation{ID: RuleOf(err), Rule: "every error has a documented code with its status", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every error has a documented code with its status", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
-		if judged, err := CheckScope(req.URL.Path, e); judged {
+		if judged, err := checkScope(req.URL.Path, e); judged {
 			sink.Judged("RATE-14")
 			if err != nil {
 				sink.Broke(RuleViolation{ID: "RATE-14", Rule: "every budget reported names its scope", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})

@@ -324,10 +324,10 @@ func redactSecret(secret string) string {
 	return prefix + "…" + secret[len(secret)-4:]
 }
 
-// Transcript is every exchange of the scenario, one line each, redacted.
 // Sent is how many requests the scenario has sent.
 func (s *ScenarioState) Sent() int { return len(s.history) }
 
+// Transcript is every exchange of the scenario, one line each, redacted.
 func (s *ScenarioState) Transcript() []string {
 	out := make([]string, 0, len(s.history))
 	for _, e := range s.history {

@@ -52,10 +52,10 @@ func (t *Target) Send(ctx context.Context, r Request) (*wire.Exchange, error) {
 		body = bytes.NewReader(r.Body)
 	}
 	if r.Sink != nil {
-		ctx = context.WithValue(ctx, RuleSinkKey{}, r.Sink)
+		ctx = context.WithValue(ctx, ruleSinkKey{}, r.Sink)
 	}
 	if r.SelfPaced {
-		ctx = SelfPaced(ctx)
+		ctx = selfPaced(ctx)
 	}
 	url := strings.TrimRight(t.BaseURL, "/") + r.Path
 	req, err := http.NewRequestWithContext(ctx, r.Method, url, body)

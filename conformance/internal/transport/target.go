@@ -28,8 +28,8 @@ type Target struct {
 	Coverage *coverage.Recorder
 	// Timeout bounds each try of a request, its answer's body included.
 	Timeout time.Duration
-	// Sleep waits out a 429 the run did not plan; nil is Sleep. Tests
-	// give a clock of their own.
+	// Sleep waits out a 429 the run did not plan; nil waits on the real
+	// clock. Tests give a clock of their own.
 	Sleep func(ctx context.Context, d time.Duration) error
 	// OnThrottled hears of a request that stayed throttled, so that the
 	// run can stop: it cannot judge what it cannot send.
@@ -40,5 +40,5 @@ func (t *Target) sleep(ctx context.Context, d time.Duration) error {
 	if t.Sleep != nil {
 		return t.Sleep(ctx, d)
 	}
-	return Sleep(ctx, d)
+	return sleep(ctx, d)
 }

@@ -24,10 +24,10 @@ const (
 	ScopeClient   = "client"
 )
 
-// MaxThrottleWait bounds how long one request waits out 429s the run did
+// maxThrottleWait bounds how long one request waits out 429s the run did
 // not plan: a minute window and its slack. A Retry-After beyond it (an
 // hour or a day window spent) ends the request at once.
-const MaxThrottleWait = 2 * time.Minute
+const maxThrottleWait = 2 * time.Minute
 
 // minThrottleWait is the least wait between two tries, whatever
 // Retry-After says, so that a deployment answering "Retry-After: 0" is not
@@ -45,7 +45,7 @@ type ThrottledError struct {
 }
 
 func (e *ThrottledError) Error() string {
-	budget := BudgetName(e.Scope)
+	budget := budgetName(e.Scope)
 	if e.Limit > 0 {
 		budget += fmt.Sprintf(" (%d a window)", e.Limit)
 	}
@@ -55,8 +55,8 @@ func (e *ThrottledError) Error() string {
 
 func (e *ThrottledError) Unwrap() error { return ErrThrottled }
 
-// BudgetName says in words which budget a scope names.
-func BudgetName(scope string) string {
+// budgetName says in words which budget a scope names.
+func budgetName(scope string) string {
 	switch scope {
 	case ScopeClient:
 		return "the deployment's budget for this client address (X-RateLimit-Scope: client)"
@@ -115,8 +115,8 @@ func retryAfter(h http.Header) time.Duration {
 	return minThrottleWait
 }
 
-// Sleep waits d, or until ctx ends.
-func Sleep(ctx context.Context, d time.Duration) error {
+// sleep waits d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
@@ -129,9 +129,9 @@ func Sleep(ctx context.Context, d time.Duration) error {
 
 type selfPacedKey struct{}
 
-// SelfPaced marks requests whose sender waits out throttling itself, on a
+// selfPaced marks requests whose sender waits out throttling itself, on a
 // schedule of its own (the explorer, under its deadline): the transport
 // hands their 429s back as they came.
-func SelfPaced(ctx context.Context) context.Context {
+func selfPaced(ctx context.Context) context.Context {
 	return context.WithValue(ctx, selfPacedKey{}, true)
 }

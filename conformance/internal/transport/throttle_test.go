@@ -54,7 +54,7 @@ func client(srv *httptest.Server) (*http.Client, *Target, *[]time.Duration) {
 
 func post(t *testing.T, c *http.Client, srv *httptest.Server, key string, sink *rules.RuleSink) (*http.Response, error) {
 	t.Helper()
-	ctx := context.WithValue(context.Background(), RuleSinkKey{}, sink)
+	ctx := context.WithValue(context.Background(), ruleSinkKey{}, sink)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/campaigns", strings.NewReader(`{"name":"x"}`))
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestPersistentThrottlingStopsNamingTheBudget(t *testing.T) {
 				t.Errorf("OnThrottled heard %v, want the request's error", heard)
 			}
 			if len(*waits) != tt.wantWaits {
-				t.Errorf("waited %v, want %d waits within %s", *waits, tt.wantWaits, MaxThrottleWait)
+				t.Errorf("waited %v, want %d waits within %s", *waits, tt.wantWaits, maxThrottleWait)
 			}
 			if !strings.Contains(err.Error(), tt.budget) || !strings.Contains(err.Error(), "POST /v1/campaigns") {
 				t.Errorf("error %q does not name %q and the request", err, tt.budget)
@@ -186,7 +186,7 @@ func TestRetryAfterForms(t *testing.T) {
 func TestSelfPacedRequestsGetTheirThrottlingBack(t *testing.T) {
 	srv, _ := throttling(t, 1, http.Header{"X-Ratelimit-Scope": {"client"}, "Retry-After": {"30"}})
 	c, _, waits := client(srv)
-	ctx := SelfPaced(context.WithValue(context.Background(), RuleSinkKey{}, rules.NewRuleSink(nil)))
+	ctx := selfPaced(context.WithValue(context.Background(), ruleSinkKey{}, rules.NewRuleSink(nil)))
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/testers", nil)
 	if err != nil {
 		t.Fatal(err)

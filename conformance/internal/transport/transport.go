@@ -54,7 +54,7 @@ type CheckingTransport struct {
 }
 
 func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	sink, _ := req.Context().Value(RuleSinkKey{}).(*rules.RuleSink)
+	sink, _ := req.Context().Value(ruleSinkKey{}).(*rules.RuleSink)
 	token := bearerToken(req.Header.Get("Authorization"))
 	if sink != nil {
 		sink.SentKey(token)
@@ -109,7 +109,7 @@ func (t *CheckingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 }
 
 // send sends req, and again while the answer is a 429 the run did not plan,
-// each time after the wait its Retry-After asks for, up to MaxThrottleWait
+// each time after the wait its Retry-After asks for, up to maxThrottleWait
 // in all. Each try has the request timeout of its own, so that waiting is
 // not mistaken for a deployment too slow to answer.
 func (t *CheckingTransport) send(req *http.Request, token string, sink *rules.RuleSink) (*http.Response, error) {
@@ -122,7 +122,7 @@ func (t *CheckingTransport) send(req *http.Request, token string, sink *rules.Ru
 		wait := retryAfter(resp.Header)
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, wire.MaxBody))
 		resp.Body.Close()
-		if waited+wait > MaxThrottleWait || (req.Body != nil && req.GetBody == nil) {
+		if waited+wait > maxThrottleWait || (req.Body != nil && req.GetBody == nil) {
 			limit, _ := strconv.Atoi(resp.Header.Get("X-RateLimit-Limit"))
 			e := &ThrottledError{Scope: ScopeOf(resp.Header), Limit: limit, Request: req.Method + " " + req.URL.Path, RetryAfter: wait, Waited: waited}
 			if t.Target.OnThrottled != nil {
@@ -174,7 +174,7 @@ func (c *cancelOnClose) Close() error {
 	return err
 }
 
-type RuleSinkKey struct{}
+type ruleSinkKey struct{}
 
 // bearerToken is the credential of an Authorization header: the part after
 // the scheme word, whichever scheme it is.

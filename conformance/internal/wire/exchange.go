@@ -56,6 +56,8 @@ func (e *Exchange) JSON() (any, error) {
 	return e.parsed, e.parseErr
 }
 
+// DecodeJSON decodes one JSON value, numbers kept as json.Number so that
+// their spelling can be judged, and refuses trailing data after it.
 func DecodeJSON(b []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -69,6 +71,8 @@ func DecodeJSON(b []byte) (any, error) {
 	return v, nil
 }
 
+// RandomToken is 16 random hex digits, for fresh keys and values that must
+// not collide between runs.
 func RandomToken() string {
 	b := make([]byte, 8)
 	_, _ = rand.Read(b)

@@ -60,6 +60,7 @@ func orRoot(p string) string {
 	return fmt.Sprintf("%q", p)
 }
 
+// KeysOf lists the keys of m, sorted, for a message; "none" when empty.
 func KeysOf(m map[string]any) string {
 	ks := make([]string, 0, len(m))
 	for k := range m {
@@ -147,6 +148,8 @@ func isTimestamp(s string) bool {
 	return err == nil
 }
 
+// ParseTimestamp parses the ISO 8601 date-time forms a JSON API plausibly
+// uses: RFC 3339, a numeric offset without colon, or no zone at all.
 func ParseTimestamp(s string) (time.Time, error) {
 	var err error
 	for _, l := range timestampLayouts {
@@ -234,6 +237,7 @@ func jsonLineDiff(want, got any) string {
 	return out.String()
 }
 
+// JSONLines is v as indented JSON, one line per element, for a diff.
 func JSONLines(v any) []string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

@@ -181,6 +181,7 @@ type RedactingWriter struct {
 	buf    []byte
 }
 
+// NewRedactingWriter writes to w with every spelling of secret redacted.
 func NewRedactingWriter(w io.Writer, secret string) *RedactingWriter {
 	return &RedactingWriter{w: w, redact: Redactor(secret)}
 }
