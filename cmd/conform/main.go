@@ -77,46 +77,69 @@ func (o *openAPISource) Set(v string) error {
 // IsBoolFlag lets --openapi stand alone, as a switch.
 func (o *openAPISource) IsBoolFlag() bool { return true }
 
-// run is the whole command with its environment passed in, so that tests can
-// drive it without a process.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "steps" {
+// command is one subcommand of conform: how it runs with the arguments
+// after its name. Without one, conform runs the suite.
+type command func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int
+
+var commands = map[string]command{
+	"check": func(_ context.Context, args []string, _ func(string) string, stdout, stderr io.Writer) int {
+		return check(args, stdout, stderr)
+	},
+	"explore": func(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+		return runSuite(ctx, args, getenv, stdout, stderr, true)
+	},
+	"steps": func(_ context.Context, _ []string, _ func(string) string, stdout, _ io.Writer) int {
 		printSteps(stdout)
 		return conformance.ExitConformant
-	}
-	if len(args) > 0 && args[0] == "rules" {
+	},
+	"rules": func(_ context.Context, _ []string, _ func(string) string, stdout, stderr io.Writer) int {
 		if err := printRules(stdout); err != nil {
 			fmt.Fprintln(stderr, "conform:", err)
 			return conformance.ExitError
 		}
 		return conformance.ExitConformant
-	}
+	},
+}
+
+// run is the whole command with its environment passed in, so that tests can
+// drive it without a process.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && version.IsFlag(args[0]) {
 		fmt.Fprintln(stdout, "conform", version.Read())
 		return conformance.ExitConformant
 	}
-	if len(args) > 0 && args[0] == "check" {
-		return check(args[1:], stdout, stderr)
+	if len(args) > 0 {
+		if c, ok := commands[args[0]]; ok {
+			return c(ctx, args[1:], getenv, stdout, stderr)
+		}
 	}
-	exploreOnly := len(args) > 0 && args[0] == "explore"
-	if exploreOnly {
-		args = args[1:]
-	}
+	return runSuite(ctx, args, getenv, stdout, stderr, false)
+}
 
+// runSuite runs the suite, or with exploreOnly only the explorer, against
+// the deployment its flags name.
+// suiteOptions are the flags of a run of the suite.
+type suiteOptions struct {
+	cfg     conformance.Config
+	output  string
+	dirs    dirList
+	openAPI openAPISource
+	pending *bool
+}
+
+// suiteFlags declares the flags of a run of the suite, for both the run and
+// `conform explore`.
+func suiteFlags(stderr io.Writer) (*flag.FlagSet, *suiteOptions) {
 	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var (
-		cfg     conformance.Config
-		output  string
-		dirs    dirList
-		openAPI openAPISource
-	)
+	o := &suiteOptions{}
+	cfg := &o.cfg
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "root URL of the deployment, e.g. https://api.example.com (required)")
 	fs.StringVar(&cfg.Profile, "profile", conformance.ProfileSpec, "spec: @must and @should; sandbox: also the sandbox's own choices (@sandbox)")
 	fs.StringVar(&cfg.Tags, "tags", "", `godog tag expression narrowing the run, e.g. "@auth,@envelope && ~@should"`)
 	fs.StringVar(&cfg.Format, "format", conformance.FormatProgress, "report format: "+strings.Join(conformance.Formats(), ", "))
-	fs.StringVar(&output, "output", "", "write the report to this file instead of standard output")
-	fs.Var(&dirs, "features", "directory or .feature file of extra features, or file.feature:LINE for one scenario (repeatable)")
+	fs.StringVar(&o.output, "output", "", "write the report to this file instead of standard output")
+	fs.Var(&o.dirs, "features", "directory or .feature file of extra features, or file.feature:LINE for one scenario (repeatable)")
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "run only the --features directories, not the built-in suite")
 	fs.BoolVar(&cfg.Strict, "strict", false, "@should failures fail the run instead of warning")
 	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "timeout of each HTTP request")
@@ -135,19 +158,25 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs.DurationVar(&cfg.Explore, "explore", 0, "how long the explorer runs with --profile sandbox (default: a bounded exploration of a few seconds; negative: none)")
 	fs.StringVar(&cfg.ReproDir, "repro-dir", "", "write each failure the explorer finds, shrunk, as a .feature file in this directory")
 	fs.BoolVar(&cfg.ExclusiveKey, "exclusive-key", false, "promise that nothing else uses the key during the run, so its rate limit and records are counted exactly")
-	pending := fs.Bool("contract-pending", true, "hold the deployment to the newest rules of docs/contract.md (ERR-11, ERR-14): a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
-	fs.Var(&openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
+	o.pending = fs.Bool("contract-pending", true, "hold the deployment to the newest rules of docs/contract.md (ERR-11, ERR-14): a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
+	fs.Var(&o.openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  %[1]s=<key> conform explore --base-url URL --profile sandbox [--explore 10m] [--seed N] [--repro-dir DIR]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n  conform rules\n\nFlags:\n", keyEnv)
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error or interrupted.\n", keyEnv)
 	}
+	return fs, o
+}
+
+func runSuite(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, exploreOnly bool) int {
+	fs, o := suiteFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return conformance.ExitConformant
 		}
 		return conformance.ExitError
 	}
+	cfg, output, dirs, openAPI, pending := o.cfg, o.output, o.dirs, o.openAPI, o.pending
 	if fs.NArg() > 0 {
 		hint := ` (the commands are "check", "explore", "steps" and "rules")`
 		if openAPI == conformance.OpenAPIServed {
