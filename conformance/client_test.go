@@ -11,16 +11,10 @@ import (
 	"testing"
 )
 
-// theClient is the one file that builds the kit's requests to the
-// deployment (transport.Target.Send).
+// theClient is the one file that builds and sends the kit's requests:
+// transport.Target.Send, and FetchDocument for an --openapi document, which
+// never carries the key.
 const theClient = "internal/transport/client.go"
-
-// unauthenticatedFetches build a request of their own on purpose, and never
-// with the key: the OpenAPI document of --openapi may live at an address
-// the operator does not control.
-var unauthenticatedFetches = map[string]string{
-	"internal/runner/schema.go": "fetchDocument",
-}
 
 // TestOneClientSendsEveryRequest reads the kit's non-test Go files and
 // fails on any that builds an HTTP request, sends one through a client of
@@ -48,12 +42,6 @@ func TestOneClientSendsEveryRequest(t *testing.T) {
 			return err
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
-			if fn, ok := n.(*ast.FuncDecl); ok && unauthenticatedFetches[file] == fn.Name.Name {
-				if authorizes(fn) {
-					t.Errorf("%s: %s sets an Authorization header; it must never send the key", fset.Position(fn.Pos()), fn.Name.Name)
-				}
-				return false
-			}
 			if what := buildsRequest(n); what != "" {
 				t.Errorf("%s: %s outside %s; send it with transport.Target.Send", fset.Position(n.Pos()), what, theClient)
 			}
@@ -89,15 +77,6 @@ func buildsRequest(n ast.Node) string {
 		}
 	}
 	return ""
-}
-
-func authorizes(fn *ast.FuncDecl) bool {
-	found := false
-	ast.Inspect(fn, func(n ast.Node) bool {
-		found = found || strings.HasPrefix(buildsRequest(n), "an Authorization")
-		return !found
-	})
-	return found
 }
 
 func isAuthorization(e ast.Expr) bool {

@@ -17,12 +17,12 @@
 // conformance/internal, whose imports point one way (imports_test.go holds
 // them to it):
 //
-//	wire       exchanges, JSON paths, timestamps, key redaction
+//	wire       exchanges, JSON paths, key redaction; profiles, levels, errors
 //	coverage   the rules of docs/contract.md each check judges, tallied
 //	report     results and their summary, junit, cucumber and HTML writers
 //	rules      what every response must meet; rate-limit headers
 //	model      the contract's model: exchanges in, disagreements out
-//	transport  the checking transport that feeds the rules and the model
+//	transport  the one client: budget, 429s, one read, one judgement
 //	receiver   the webhook receiver deliveries come to
 //	steps      the step library and its per-scenario state
 //	plan       feature loading, tags, skips and lint

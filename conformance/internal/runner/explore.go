@@ -34,7 +34,7 @@ func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 	}
 	start := time.Now()
 	tgt := &transport.Target{BaseURL: strings.TrimRight(cfg.BaseURL, "/"), Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey), Coverage: coverage.NewRecorder(true, catalogue())}
-	tgt.Client = newClient(cfg, tgt)
+	tgt.Client = transport.NewClient(2*cfg.Concurrency, cfg.Timeout)
 	if err := preflight(ctx, tgt); err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w before the first request", wire.ErrInterrupted)

@@ -162,14 +162,14 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 		Redact:   wire.Redactor(cfg.APIKey),
 		Coverage: coverage.NewRecorder(cfg.Profile == wire.ProfileSandbox, catalogue()),
 	}
-	tgt.Client = newClient(cfg, tgt)
+	tgt.Client = transport.NewClient(2*cfg.Concurrency, cfg.Timeout)
 	if err := preflight(ctx, tgt); err != nil {
 		return nil, err
 	}
 	if cfg.OpenAPI != "" {
 		// Loaded after the preflight, whose exchanges are the kit's own
 		// business, and before any scenario.
-		schema, err := loadSchema(ctx, cfg, tgt.Client)
+		schema, err := loadSchema(ctx, cfg, tgt)
 		if err != nil {
 			return nil, err
 		}
@@ -250,19 +250,6 @@ func isLoopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-func newClient(cfg Config, t *transport.Target) *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = cfg.Concurrency * 2
-	// The timeout is the transport's, for each try: a wait for a
-	// throttled request's Retry-After is not the deployment's slowness.
-	t.Timeout = cfg.Timeout
-	return &http.Client{
-		Transport: &transport.CheckingTransport{Next: tr, Target: t},
-		// A redirect would hide the status the deployment really answered.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
 }
 
 // preflight sends one unauthenticated request so that a wrong URL or a

@@ -2,14 +2,12 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
@@ -21,7 +19,7 @@ const OpenAPIServed = "served"
 // an http(s) URL, or OpenAPIServed. A document that cannot be read, or that
 // is not valid OpenAPI 3, is a usage error: the run would judge the
 // deployment by a broken yardstick.
-func loadSchema(ctx context.Context, cfg Config, client *http.Client) (rules.Schema, error) {
+func loadSchema(ctx context.Context, cfg Config, t *transport.Target) (rules.Schema, error) {
 	source := cfg.OpenAPI
 	if source == OpenAPIServed {
 		source = strings.TrimRight(cfg.BaseURL, "/") + "/openapi.json"
@@ -31,7 +29,7 @@ func loadSchema(ctx context.Context, cfg Config, client *http.Client) (rules.Sch
 		err error
 	)
 	if strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") {
-		doc, err = fetchDocument(ctx, client, source)
+		doc, err = t.FetchDocument(ctx, source)
 	} else {
 		doc, err = os.ReadFile(source)
 	}
@@ -43,22 +41,4 @@ func loadSchema(ctx context.Context, cfg Config, client *http.Client) (rules.Sch
 		return nil, fmt.Errorf("%w: --openapi %s: %w", wire.ErrUsage, source, err)
 	}
 	return v, nil
-}
-
-// fetchDocument GETs a document without the key: it is public, and a key
-// must not travel to an address the operator may not control.
-func fetchDocument(ctx context.Context, client *http.Client, url string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	if res.StatusCode != http.StatusOK {
-		return nil, errors.New(res.Status)
-	}
-	return io.ReadAll(io.LimitReader(res.Body, wire.MaxBody))
 }

@@ -3,11 +3,15 @@ package transport
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
@@ -38,24 +42,20 @@ type Request struct {
 	SelfPaced bool
 }
 
-// Send is the one way the kit sends a request: through the checking
-// transport, which spends the budget, waits out a 429 the run did not
-// plan and judges the answer, and its body read once, at most MaxBody of
-// it. The exchange keeps the request's headers and body. When the
-// deployment did not answer, err says why and the exchange holds what was
-// sent, for a step that expects the connection to drop; when it answered
-// but its body broke off, the exchange also holds the status and headers.
-// The exchange is nil only for a request that could not be built.
+// Send is the one way the kit sends a request to the deployment. It
+// spends the run's budget, waits out a 429 the run did not plan, reads the
+// answer's body once, at most MaxBody of it, and, for a scenario's request
+// (r.Sink set), judges the exchange once by the rules of every response,
+// the model and the OpenAPI document, whose breaks go to the sink. The
+// exchange keeps the request's headers and body. When the deployment did
+// not answer, err says why and the exchange holds what was sent, for a
+// step that expects the connection to drop; when it answered but its body
+// broke off, the exchange also holds the status and headers. The exchange
+// is nil only for a request that could not be built.
 func (t *Target) Send(ctx context.Context, r Request) (*wire.Exchange, error) {
 	var body io.Reader
 	if r.Body != nil {
 		body = bytes.NewReader(r.Body)
-	}
-	if r.Sink != nil {
-		ctx = context.WithValue(ctx, ruleSinkKey{}, r.Sink)
-	}
-	if r.SelfPaced {
-		ctx = selfPaced(ctx)
 	}
 	url := strings.TrimRight(t.BaseURL, "/") + r.Path
 	req, err := http.NewRequestWithContext(ctx, r.Method, url, body)
@@ -75,14 +75,88 @@ func (t *Target) Send(ctx context.Context, r Request) (*wire.Exchange, error) {
 		req.Header[k] = vs
 	}
 	ex := &wire.Exchange{Method: r.Method, URL: url, ReqHeader: req.Header, ReqBody: r.Body}
+	token := bearerToken(req.Header.Get("Authorization"))
+	sink := r.Sink
+	if sink != nil {
+		sink.SentKey(token)
+	}
+	if b := t.Budget; sink != nil && !sink.Unbudgeted && b != nil && token == t.Key && strings.HasPrefix(req.URL.Path, "/v1") && !b.take() {
+		return ex, fmt.Errorf("%w: %d of a limit of %d", ErrBudgetSpent, b.Share, b.Of)
+	}
+	var fl *model.Flight
+	if t.Model != nil && sink != nil && token != "" {
+		fl = t.Model.Begin(token)
+	}
 	sent := time.Now()
-	resp, err := t.Client.Do(req)
+	resp, err := t.send(req, token, r)
 	if err == nil {
 		ex.Body, ex.BodyCut, err = wire.ReadBody(resp.Body)
-		ex.BodyCut = ex.BodyCut || wire.WasCut(resp.Body)
 		resp.Body.Close()
 		ex.Status, ex.Header = resp.StatusCode, resp.Header
 	}
 	ex.Elapsed = time.Since(sent)
-	return ex, err
+	if err != nil {
+		if fl != nil {
+			t.Model.Abandon(fl, req.Method, req.URL.Path)
+		}
+		return ex, err
+	}
+	if sink != nil {
+		t.judge(sink, fl, token, req, resp, ex)
+	}
+	return ex, nil
+}
+
+// FetchDocument GETs a document at url, which may be outside the
+// deployment, without the key: it is public, and a key must not travel to
+// an address the operator may not control. It waits out throttling as
+// every request of the run does, and judges nothing.
+func (t *Target) FetchDocument(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := t.send(req, "", Request{})
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, errors.New(res.Status)
+	}
+	return io.ReadAll(io.LimitReader(res.Body, wire.MaxBody))
+}
+
+// send sends req, and again while the answer is a 429 the run did not plan,
+// each time after the wait its Retry-After asks for, up to maxThrottleWait
+// in all.
+func (t *Target) send(req *http.Request, token string, r Request) (*http.Response, error) {
+	var waited time.Duration
+	for try := req; ; {
+		resp, err := t.Client.Do(try)
+		if err != nil || !t.unplanned(resp, token, r) {
+			return resp, err
+		}
+		wait := retryAfter(resp.Header)
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, wire.MaxBody))
+		resp.Body.Close()
+		if waited+wait > maxThrottleWait || (req.Body != nil && req.GetBody == nil) {
+			limit, _ := strconv.Atoi(resp.Header.Get("X-RateLimit-Limit"))
+			e := &ThrottledError{Scope: ScopeOf(resp.Header), Limit: limit, Request: req.Method + " " + req.URL.Path, RetryAfter: wait, Waited: waited}
+			if t.OnThrottled != nil {
+				t.OnThrottled(e)
+			}
+			return nil, e
+		}
+		if err := t.sleep(req.Context(), wait); err != nil {
+			return nil, err
+		}
+		waited += wait
+		try = req.Clone(req.Context())
+		if req.GetBody != nil {
+			if try.Body, err = req.GetBody(); err != nil {
+				return nil, err
+			}
+		}
+	}
 }

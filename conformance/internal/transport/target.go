@@ -26,8 +26,6 @@ type Target struct {
 	// Coverage counts, per rule of docs/contract.md, the exchanges of the
 	// run judged against it.
 	Coverage *coverage.Recorder
-	// Timeout bounds each try of a request, its answer's body included.
-	Timeout time.Duration
 	// Sleep waits out a 429 the run did not plan; nil waits on the real
 	// clock. Tests give a clock of their own.
 	Sleep func(ctx context.Context, d time.Duration) error

@@ -80,12 +80,10 @@ func ScopeOf(h http.Header) string {
 // client address's budget always is, since no scenario spends it on
 // purpose; the key's budgets are when the key is the operator's, shared
 // with its other clients, outside a scenario that spends the window on
-// purpose. A fresh account's own window is its scenario's business.
-func (t *Target) unplanned(req *http.Request, resp *http.Response, token string, sink *rules.RuleSink) bool {
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("X-Sandbox-Fault") != "" {
-		return false
-	}
-	if paced, _ := req.Context().Value(selfPacedKey{}).(bool); paced {
+// purpose. A fresh account's own window is its scenario's business, and a
+// self-paced sender (the explorer) gets every 429 back as it came.
+func (t *Target) unplanned(resp *http.Response, token string, r Request) bool {
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("X-Sandbox-Fault") != "" || r.SelfPaced {
 		return false
 	}
 	switch ScopeOf(resp.Header) {
@@ -94,7 +92,7 @@ func (t *Target) unplanned(req *http.Request, resp *http.Response, token string,
 	case ScopeControls:
 		return token == t.Key
 	}
-	return token == t.Key && (sink == nil || !sink.Unbudgeted)
+	return token == t.Key && (r.Sink == nil || !r.Sink.Unbudgeted)
 }
 
 // retryAfter is how long a 429 asks the client to wait: Retry-After in
@@ -125,13 +123,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-timer.C:
 		return nil
 	}
-}
-
-type selfPacedKey struct{}
-
-// selfPaced marks requests whose sender waits out throttling itself, on a
-// schedule of its own (the explorer, under its deadline): the transport
-// hands their 429s back as they came.
-func selfPaced(ctx context.Context) context.Context {
-	return context.WithValue(ctx, selfPacedKey{}, true)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
 const operatorKey = "svc_test_operator_0123456789"
@@ -44,23 +45,17 @@ func throttling(t *testing.T, n int, header http.Header) (*httptest.Server, *[]s
 	return srv, &bodies
 }
 
-// client is a run's client whose waits are recorded instead of slept.
-func client(srv *httptest.Server) (*http.Client, *Target, *[]time.Duration) {
+// client is a run's target whose waits are recorded instead of slept.
+func client(srv *httptest.Server) (*Target, *[]time.Duration) {
 	var waits []time.Duration
-	tgt := &Target{BaseURL: srv.URL, Key: operatorKey, Profile: "spec", Timeout: 5 * time.Second,
+	tgt := &Target{BaseURL: srv.URL, Key: operatorKey, Profile: "spec", Client: NewClient(4, 5*time.Second),
 		Sleep: func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }}
-	return &http.Client{Transport: &CheckingTransport{Next: http.DefaultTransport, Target: tgt}}, tgt, &waits
+	return tgt, &waits
 }
 
-func post(t *testing.T, c *http.Client, srv *httptest.Server, key string, sink *rules.RuleSink) (*http.Response, error) {
+func post(t *testing.T, tgt *Target, key string, sink *rules.RuleSink) (*wire.Exchange, error) {
 	t.Helper()
-	ctx := context.WithValue(context.Background(), ruleSinkKey{}, sink)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/v1/campaigns", strings.NewReader(`{"name":"x"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+key)
-	return c.Do(req)
+	return tgt.Send(context.Background(), Request{Method: http.MethodPost, Path: "/v1/campaigns", Key: key, Body: []byte(`{"name":"x"}`), Sink: sink})
 }
 
 func TestUnplannedThrottlingIsWaitedOut(t *testing.T) {
@@ -77,15 +72,13 @@ func TestUnplannedThrottlingIsWaitedOut(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, bodies := throttling(t, 2, tt.header)
-			c, _, waits := client(srv)
-			resp, err := post(t, c, srv, tt.key, rules.NewRuleSink(nil))
+			tgt, waits := client(srv)
+			ex, err := post(t, tgt, tt.key, rules.NewRuleSink(nil))
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte(`"name":"x"`)) {
-				t.Errorf("got %d %s, want the 200 of the third try", resp.StatusCode, b)
+			if ex.Status != http.StatusOK || !bytes.Contains(ex.Body, []byte(`"name":"x"`)) {
+				t.Errorf("got %d %s, want the 200 of the third try", ex.Status, ex.Body)
 			}
 			want := tt.header.Get("Retry-After") + "s"
 			if len(*waits) != 2 || (*waits)[0].String() != want || (*waits)[1].String() != want {
@@ -117,14 +110,13 @@ func TestPlannedThrottlingIsTheScenarios(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := throttling(t, 1, tt.header)
-			c, _, waits := client(srv)
-			resp, err := post(t, c, srv, tt.key, tt.sink)
+			tgt, waits := client(srv)
+			ex, err := post(t, tgt, tt.key, tt.sink)
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusTooManyRequests || len(*waits) != 0 {
-				t.Errorf("got %d after waiting %v; want the 429 at once, for the steps to judge", resp.StatusCode, *waits)
+			if ex.Status != http.StatusTooManyRequests || len(*waits) != 0 {
+				t.Errorf("got %d after waiting %v; want the 429 at once, for the steps to judge", ex.Status, *waits)
 			}
 		})
 	}
@@ -143,10 +135,10 @@ func TestPersistentThrottlingStopsNamingTheBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := throttling(t, 1000, tt.header)
-			c, tgt, waits := client(srv)
+			tgt, waits := client(srv)
 			var heard *ThrottledError
 			tgt.OnThrottled = func(e *ThrottledError) { heard = e }
-			_, err := post(t, c, srv, operatorKey, rules.NewRuleSink(nil))
+			_, err := post(t, tgt, operatorKey, rules.NewRuleSink(nil))
 			var te *ThrottledError
 			if !errors.As(err, &te) || !errors.Is(err, ErrThrottled) {
 				t.Fatalf("error %v, want a ThrottledError", err)
@@ -185,19 +177,12 @@ func TestRetryAfterForms(t *testing.T) {
 
 func TestSelfPacedRequestsGetTheirThrottlingBack(t *testing.T) {
 	srv, _ := throttling(t, 1, http.Header{"X-Ratelimit-Scope": {"client"}, "Retry-After": {"30"}})
-	c, _, waits := client(srv)
-	ctx := selfPaced(context.WithValue(context.Background(), ruleSinkKey{}, rules.NewRuleSink(nil)))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/v1/testers", nil)
+	tgt, waits := client(srv)
+	ex, err := tgt.Send(context.Background(), Request{Method: http.MethodGet, Path: "/v1/testers", Key: operatorKey, Sink: rules.NewRuleSink(nil), SelfPaced: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+operatorKey)
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusTooManyRequests || len(*waits) != 0 {
-		t.Errorf("got %d after waiting %v; want the 429 handed back at once", resp.StatusCode, *waits)
+	if ex.Status != http.StatusTooManyRequests || len(*waits) != 0 {
+		t.Errorf("got %d after waiting %v; want the 429 handed back at once", ex.Status, *waits)
 	}
 }

@@ -120,20 +120,5 @@ func ReadBody(r io.Reader) (b []byte, cut bool, err error) {
 	return b, false, err
 }
 
-// CutBody is a body already read, at most MaxBody of it, that remembers
-// whether the deployment sent more.
-type CutBody struct {
-	*bytes.Reader
-	Cut bool
-}
-
-func (CutBody) Close() error { return nil }
-
-// WasCut tells whether body is a CutBody whose original was longer.
-func WasCut(body io.Reader) bool {
-	c, ok := body.(CutBody)
-	return ok && c.Cut
-}
-
 // CutNote is how a report says that a body was cut.
 const CutNote = "(cut: the kit reads at most 1 MiB of a body)"
