@@ -162,3 +162,148 @@ func ExampleControls_Verdict() {
 	// held: false
 	// CLI-6 broken by requests 1 and 2
 }
+
+// A receiver under a frozen clock checks each delivery's Webhook-Timestamp
+// against the account's time, X-Sandbox-Now, not its own, which is far
+// past 2026-01-01. Once Await returns, the delivery records already list
+// the attempt it answered: no Settle is needed.
+func ExampleReceiver() {
+	srv, err := sandboxtest.Start(sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// In a test, sandboxtest.NewReceiver(t), which the test's end closes.
+	receiver := sandboxtest.StartReceiver()
+	defer receiver.Close()
+	api, err := client.NewClientWithResponses(srv.URL, client.WithRequestEditorFn(
+		func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer svc_test_example")
+			return nil
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	registered, err := api.CreateWebhookWithResponse(ctx, client.WebhookCreate{
+		Url: receiver.URL, Events: []client.EventFilter{client.EventFilterCampaignCreated},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	receiver.SetSecret(registered.JSON200.Data.Secret)
+	// A new campaign sends campaign.created to the receiver.
+	_, err = api.CreateCampaignWithResponse(ctx, client.CampaignCreate{
+		Name: "Checkout", Platform: client.PlatformIos, TestersRequired: 10, RewardPerBug: 19.99,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	got, err := receiver.Await(ctx, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	now, err := sandboxtest.SandboxNow(got[0].Header)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("verified:", got[0].Err == nil, "answered:", got[0].Status, "account's now:", now.UTC().Format(time.RFC3339))
+	records, err := sandboxtest.NewControls(srv.URL, "svc_test_example").Deliveries(ctx, sandboxtest.Page{Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("on record:", records.Items[0].EventType, records.Items[0].StatusCode)
+	if err := srv.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// verified: true answered: 204 account's now: 2026-01-01T00:00:00Z
+	// on record: campaign.created 204
+}
+
+// The write whose answer was lost: the sandbox creates the campaign, then
+// drops the connection. The client gets no answer, yet the journal says the
+// POST was carried out and the campaign is there, so an SDK that sent the
+// POST again would make a second one.
+func ExampleLostAnswer() {
+	srv, err := sandboxtest.Start(sandboxtest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, ctl := context.Background(), sandboxtest.NewControls(srv.URL, "svc_test_example")
+	_, err = ctl.PlanFault(ctx, sandboxtest.On(sandboxtest.LostAnswer(), client.FaultMethodPOST, "/v1/campaigns"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	api, err := client.NewClientWithResponses(srv.URL, client.WithRequestEditorFn(
+		func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer svc_test_example")
+			return nil
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Your SDK's POST goes here; the generated client stands in for it.
+	_, err = api.CreateCampaignWithResponse(ctx, client.CampaignCreate{
+		Name: "Lost answer", Platform: client.PlatformIos, TestersRequired: 1, RewardPerBug: 1,
+	})
+	fmt.Println("client got an answer:", err == nil)
+	journal, err := ctl.Requests(ctx, sandboxtest.RequestFilter{Method: "POST", Path: "/v1/campaigns"}, sandboxtest.Page{Limit: 1})
+	if err != nil {
+		log.Fatal(err)
+	}
+	entry := journal.Items[0]
+	fmt.Println("carried out:", entry.CarriedOut, "API's status:", *entry.Status, "client received:", entry.Received)
+	listed, err := api.ListCampaignsWithResponse(ctx, &client.ListCampaignsParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	made := 0
+	for _, c := range listed.JSON200.Data.Items {
+		if c.Name == "Lost answer" {
+			made++
+		}
+	}
+	fmt.Println("campaigns made:", made)
+	if err := srv.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// client got an answer: false
+	// carried out: true API's status: 200 client received: nothing
+	// campaigns made: 1
+}
+
+// A 503 with Retry-After: 2 on the next GET of /v1/campaigns, to test a
+// client's retry logic; the request after it is answered as usual.
+func ExampleStatusFault() {
+	srv, err := sandboxtest.Start(sandboxtest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, ctl := context.Background(), sandboxtest.NewControls(srv.URL, "svc_test_example")
+	fault := sandboxtest.On(sandboxtest.RetryAfter(sandboxtest.StatusFault(503), 2), client.FaultMethodGET, "/v1/campaigns")
+	if _, err := ctl.PlanFault(ctx, fault); err != nil {
+		log.Fatal(err)
+	}
+	// Your SDK's calls go here; plain requests stand in for them.
+	for range 2 {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+"/v1/campaigns", nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer svc_test_example")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		res.Body.Close()
+		fmt.Println(res.StatusCode, "Retry-After:", res.Header.Values("Retry-After"))
+	}
+	if err := srv.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// 503 Retry-After: [2]
+	// 200 Retry-After: []
+}

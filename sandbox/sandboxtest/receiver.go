@@ -78,7 +78,8 @@ type Delivery struct {
 // Its server is on loopback, where a test sandbox delivers.
 type Receiver struct {
 	// URL is what to register with POST /v1/webhooks.
-	URL string
+	URL    string
+	server *httptest.Server
 
 	mu        sync.Mutex
 	secret    string
@@ -92,12 +93,24 @@ type Receiver struct {
 // every delivery fails to verify.
 func NewReceiver(tb testing.TB) *Receiver {
 	tb.Helper()
-	r := &Receiver{tolerance: DefaultTolerance, arrived: make(chan struct{})}
-	srv := httptest.NewServer(r)
-	tb.Cleanup(srv.Close)
-	r.URL = srv.URL
+	r := StartReceiver()
+	tb.Cleanup(r.Close)
 	return r
 }
+
+// StartReceiver starts a receiver that runs until Close, for where there is
+// no testing.TB to close it, as in TestMain or an example. Until SetSecret,
+// every delivery fails to verify.
+func StartReceiver() *Receiver {
+	r := &Receiver{tolerance: DefaultTolerance, arrived: make(chan struct{})}
+	r.server = httptest.NewServer(r)
+	r.URL = r.server.URL
+	return r
+}
+
+// Close stops the receiver's server, once the deliveries it is answering
+// are answered.
+func (r *Receiver) Close() { r.server.Close() }
 
 // SetSecret sets the secret that POST /v1/webhooks answered.
 func (r *Receiver) SetSecret(secret string) {
@@ -184,6 +197,16 @@ func LostAnswer() client.FaultPlanCreate {
 	fault := NetworkFault(client.NetworkFaultReset)
 	phase := client.FaultPhaseAfter
 	fault.Phase = &phase
+	return fault
+}
+
+// RetryAfter makes a status fault's answer carry Retry-After: seconds (0
+// to 3600), in place of the 1 second a 429 or 503 says without it.
+func RetryAfter(fault client.FaultPlanCreate, seconds int) client.FaultPlanCreate {
+	var retryAfter client.FaultPlanCreate_RetryAfter
+	// An int always marshals: the generated setter cannot fail here.
+	_ = retryAfter.FromFaultPlanCreateRetryAfter0(seconds)
+	fault.RetryAfter = &retryAfter
 	return fault
 }
 
