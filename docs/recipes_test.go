@@ -518,6 +518,51 @@ func TestTypeScriptVerifierIsTheTestedOne(t *testing.T) {
 	}
 }
 
+// TestTypeScriptSandboxSnippetIsTheTestedOne holds the TypeScript block of
+// sdks.md that shows sdk-ts/src/sandbox.ts in use to the tests of
+// sdk-ts/test/sandbox.test.ts, which npm test runs: the receiver, the
+// controls and the lost answer a page shows are the ones tested.
+func TestTypeScriptSandboxSnippetIsTheTestedOne(t *testing.T) {
+	blocks, err := readBlocks("sdks.md", "ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested, err := os.ReadFile("../sdk-ts/test/sandbox.test.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := 0
+	for _, b := range blocks {
+		if !strings.Contains(b.text, "sandboxControls(") {
+			continue
+		}
+		shown++
+		if !isTestedIn(string(tested), b.text) {
+			t.Errorf("the TypeScript block at %s is not a run of tests in sdk-ts/test/sandbox.test.ts:\n%s", b, b.text)
+		}
+	}
+	if shown == 0 {
+		t.Error("sdks.md shows no TypeScript use of sandboxControls")
+	}
+	t.Run("a changed snippet fails", func(t *testing.T) {
+		tests := strings.TrimRight(string(tested[strings.Index(string(tested), "\ntest(")+1:]), "\n")
+		if !isTestedIn(string(tested), tests) {
+			t.Fatal("the file's own tests are not a run of its tests")
+		}
+		changed := strings.Replace(tests, `received, "nothing"`, `received, "all"`, 1)
+		if changed == tests || isTestedIn(string(tested), changed) {
+			t.Error("a snippet that differs from the tests passed")
+		}
+	})
+}
+
+// isTestedIn says whether snippet is, line for line, a run of whole
+// test(...) calls of the file tested.
+func isTestedIn(tested, snippet string) bool {
+	return strings.HasPrefix(snippet, "test(") && strings.HasSuffix(snippet, "\n});") &&
+		strings.Contains(tested, "\n"+snippet+"\n")
+}
+
 // TestFeatureSnippetsPass runs every ```gherkin block of the pages, each a
 // scenario, with conform against a sandbox: it must pass, and fail once its
 // expected status is changed.
