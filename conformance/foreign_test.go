@@ -179,8 +179,6 @@ var breaksCaughtOutsideDefault = map[specdeploy.Break]struct {
 		"only a run that spends a whole window sees the request past it; that is opt-in"},
 	specdeploy.BreakCreatedNotListed: {foreignMode{name: "strict", strict: true},
 		"the list's shape and paging are not shown, so finding the campaign there is @should"},
-	specdeploy.BreakTextContentType: {foreignMode{name: "strict", strict: true},
-		"the spec states the content type of requests, not of answers: ENV-8 is @should"},
 }
 
 // TestSpecProfileNeedsNoSandboxControls holds --profile spec to its promise:

@@ -59,10 +59,10 @@ Feature: Response envelope
     And the JSON at "success" should equal false
     And the JSON at "data" should not exist
 
-  @should @ENV-8
+  @must @ENV-8
   Scenario Outline: <method> <path> answers with a JSON content type
-    The spec says request bodies are JSON; a client decoding the envelope
-    relies on the response saying so too (Content-Type: application/json).
+    The spec describes a JSON API; a client decoding the envelope relies on
+    the response saying so (Content-Type: application/json).
 
     When I send a <method> request to "<path>" with the body '<body>'
     Then the response should be JSON
@@ -83,7 +83,7 @@ Feature: Response envelope
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @should @stable @ENV-8
+  @must @stable @ENV-8
   Scenario: Errors answer with a JSON content type
     Given I am not authenticated
     When I send a GET request to "/v1/campaigns"

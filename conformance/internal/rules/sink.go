@@ -170,9 +170,9 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 		}
 	}
 	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && !unread && req.Method != http.MethodHead {
-		contentType := "ENV-8"
+		contentType, contentLevel := "ENV-8", wire.LevelMust
 		if !inAPI {
-			contentType = "ENV-9"
+			contentType, contentLevel = "ENV-9", wire.LevelSandbox
 		}
 		sink.Judged(envelopeRules...)
 		sink.Judged(contentType)
@@ -180,7 +180,7 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 			sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
 		}
 		if err := CheckJSONContentType(e); err != nil {
-			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: wire.LevelShould, Message: err.Error(), Request: where, Exchange: e})
+			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: contentLevel, Message: err.Error(), Request: where, Exchange: e})
 		}
 	}
 	if profile == wire.ProfileSandbox && !planned && !unread {
