@@ -87,14 +87,14 @@ func (t *Target) Send(ctx context.Context, r Request) (*wire.Exchange, error) {
 	if t.Model != nil && sink != nil && token != "" {
 		fl = t.Model.Begin(token)
 	}
-	sent := time.Now()
+	ex.Sent = time.Now()
 	resp, err := t.send(req, token, r)
 	if err == nil {
 		ex.Body, ex.BodyCut, err = wire.ReadBody(resp.Body)
 		resp.Body.Close()
 		ex.Status, ex.Header = resp.StatusCode, resp.Header
 	}
-	ex.Elapsed = time.Since(sent)
+	ex.Elapsed = time.Since(ex.Sent)
 	if err != nil {
 		if fl != nil {
 			t.Model.Abandon(fl, req.Method, req.URL.Path)

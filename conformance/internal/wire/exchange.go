@@ -39,7 +39,9 @@ type Exchange struct {
 	// GaveUp is set when the client stopped waiting and closed the
 	// connection itself; NoAnswer says so, and no fault dropped anything.
 	GaveUp bool
-	// Elapsed is the time from sending the request to the end of the answer.
+	// Sent is when the request went out, and Elapsed the time from then to
+	// the end of the answer: between them the server handled it.
+	Sent       time.Time
 	Elapsed    time.Duration
 	parsed     any
 	parseErr   error
