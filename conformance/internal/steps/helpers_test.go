@@ -62,24 +62,30 @@ func TestResetJudgedByTheServersClock(t *testing.T) {
 
 func TestRemainingDecreased(t *testing.T) {
 	now := time.Now()
-	hdr := func(remaining int, reset time.Time) *wire.Exchange {
-		return &wire.Exchange{Header: map[string][]string{
+	hdr := func(remaining int, reset time.Time, sent time.Duration) *wire.Exchange {
+		return &wire.Exchange{Sent: now.Add(sent), Elapsed: time.Millisecond, Header: map[string][]string{
 			"Date":              {now.UTC().Format(http.TimeFormat)},
 			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {strconv.Itoa(remaining)}, "X-Ratelimit-Reset": {strconv.FormatInt(reset.Unix(), 10)},
 		}}
 	}
+	in30s, in40s := now.Add(30*time.Second), now.Add(40*time.Second)
 	tests := []struct {
 		name       string
+		profile    string
 		prev, last *wire.Exchange
 		want       bool
 	}{
-		{"counts down", hdr(10, now.Add(30*time.Second)), hdr(9, now.Add(30*time.Second)), true},
-		{"unchanged", hdr(10, now.Add(30*time.Second)), hdr(10, now.Add(30*time.Second)), false},
-		{"reset moved later but the window has not ended", hdr(10, now.Add(30*time.Second)), hdr(10, now.Add(40*time.Second)), false},
-		{"a new window", hdr(10, now.Add(-time.Second)), hdr(999, now.Add(60*time.Second)), true},
+		{"counts down", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(9, in30s, 0), true},
+		{"unchanged", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in30s, 0), false},
+		{"reset moved later but the window has not ended", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in40s, 0), false},
+		{"a new window", wire.ProfileSandbox, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
+		{"counts down at spec level", wire.ProfileSpec, hdr(10, in30s, 0), hdr(9, in30s, 2*time.Second), true},
+		// 1000 a minute give back at most one request in 60 ms.
+		{"counts up faster than any refill", wire.ProfileSpec, hdr(10, in30s, 0), hdr(11, in30s, 10*time.Millisecond), false},
+		{"a new window at spec level", wire.ProfileSpec, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
 	}
 	for _, tt := range tests {
-		s := &ScenarioState{history: []*wire.Exchange{tt.prev, tt.last}}
+		s := &ScenarioState{t: &transport.Target{Profile: tt.profile}, history: []*wire.Exchange{tt.prev, tt.last}}
 		if err := s.remainingDecreased(t.Context()); (err == nil) != tt.want {
 			t.Errorf("%s: err %v, want pass=%v", tt.name, err, tt.want)
 		}
