@@ -124,10 +124,13 @@ func (entry *journalEntry) complete(r *http.Request) {
 			logged.Status = &status
 		}
 	})
+	// The trace judges what the client saw: an abandoned request had no
+	// answer, whatever the journal says the sandbox produced.
+	seen := status
 	if abandoned {
-		status = 0
+		seen = 0
 	}
-	entry.observe(r, status, abandoned)
+	entry.observe(r, seen, abandoned)
 }
 
 // observe tells the account's trace of the exchange, at the moment the
