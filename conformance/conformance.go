@@ -127,6 +127,15 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return runner.Run(ctx, cfg.internal())
 }
 
+// Refuse writes the reports of a run that could not start because of why,
+// a usage error its caller found before calling Run (Run does the same for
+// the ones it finds): every report file cfg asks for gets one error case
+// naming the cause, so that CI finds a report on every exit 2. It returns
+// that report and why, with any error writing the files.
+func Refuse(cfg Config, why error) (*Report, error) {
+	return runner.Refuse(cfg.internal(), why)
+}
+
 // Explore runs only the explorer, for cfg.Explore (the bounded exploration
 // of a run when zero): the long soak of `conform explore`. It needs the
 // sandbox's fresh accounts, so it never writes with a live key. Its report

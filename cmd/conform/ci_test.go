@@ -82,6 +82,59 @@ func TestJUnitOnExit2(t *testing.T) {
 	}
 }
 
+// TestEveryExit2WritesItsReports: a usage error found before any request
+// (no key, a URL without a scheme, a stray argument…) still writes every
+// report file the job asked for, --output included, each with one error
+// case naming the cause, as a failed connection does.
+func TestEveryExit2WritesItsReports(t *testing.T) {
+	t.Parallel()
+	url, requests := countingServer(t)
+	withKey := map[string]string{keyEnv: testKey}
+	tests := []struct {
+		name  string
+		env   map[string]string
+		args  []string
+		cause string
+	}{
+		{"no key in the environment", nil, []string{"--base-url", url}, keyEnv},
+		{"no base URL", withKey, nil, "--base-url is required"},
+		{"a URL without a scheme", withKey, []string{"--base-url", "127.0.0.1:8080"}, "not an absolute http(s) URL"},
+		{"a base URL ending in /v1", withKey, []string{"--base-url", url + "/v1"}, "ends in /v1"},
+		{"an unknown profile", withKey, []string{"--base-url", url, "--profile", "prod"}, "unknown profile"},
+		{"a stray argument", withKey, []string{"--base-url", url, "run"}, "unexpected argument"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			junit, output, cucumber := filepath.Join(dir, "r.xml"), filepath.Join(dir, "out.xml"), filepath.Join(dir, "r.json")
+			args := append([]string{"--format", "junit", "--output", output, "--junit", junit, "--cucumber", cucumber}, tt.args...)
+			got := runCLI(t, tt.env, args...)
+			if got.code != conformance.ExitError {
+				t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
+			}
+			for _, path := range []string{junit, output} {
+				doc := readJUnit(t, path)
+				if len(doc.Suites) != 1 || len(doc.Suites[0].Cases) != 1 || doc.Suites[0].Cases[0].Error == nil ||
+					!strings.Contains(doc.Suites[0].Cases[0].Error.Message, tt.cause) {
+					t.Errorf("%s: want one error case naming %q, got %+v", filepath.Base(path), tt.cause, doc)
+				}
+			}
+			if failed, _ := readCucumber(t, cucumber).failedSteps(); len(failed) != 1 || !strings.Contains(failed[0], tt.cause) {
+				t.Errorf("cucumber report: failed steps %q, want one naming %q", failed, tt.cause)
+			}
+			if !strings.Contains(got.stderr, "wrote "+junit) {
+				t.Errorf("stderr does not name the reports written:\n%s", got.stderr)
+			}
+		})
+	}
+	t.Cleanup(func() {
+		if n := requests.Load(); n != 0 {
+			t.Errorf("%d request(s) sent by runs refused as usage errors", n)
+		}
+	})
+}
+
 // TestReportPathsCheckedBeforeTheRun: a report in a missing directory is
 // refused before the first request, not after the whole run.
 func TestReportPathsCheckedBeforeTheRun(t *testing.T) {

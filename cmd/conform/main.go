@@ -177,37 +177,34 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 		return conformance.ExitError
 	}
 	cfg, output, dirs, openAPI, pending := o.cfg, o.output, o.dirs, o.openAPI, o.pending
-	if fs.NArg() > 0 {
-		hint := ` (the commands are "check", "explore", "steps" and "rules")`
-		if openAPI == conformance.OpenAPIServed {
-			hint = " (a document is given as --openapi=FILE)"
-		}
-		fmt.Fprintf(stderr, "conform: unexpected argument %q%s\n", fs.Arg(0), hint)
-		return conformance.ExitError
-	}
 	cfg.Contract = conformance.ContractSwitches{DuplicateFields: *pending, LongNumbers: *pending}
 	cfg.OpenAPI, cfg.LoadSchema = string(openAPI), schemaLoader
 	cfg.FeatureDirs = dirs
 	cfg.Version = version.Read().Short()
 	cfg.APIKey = strings.TrimSpace(getenv(keyEnv))
-	if cfg.APIKey == "" {
-		fmt.Fprintf(stderr, "conform: set the API key in the environment variable %s\n", keyEnv)
-		return conformance.ExitError
-	}
-	if cfg.BaseURL == "" {
-		fmt.Fprintln(stderr, "conform: --base-url is required")
-		return conformance.ExitError
-	}
-
 	cfg.Output, cfg.Summary = stdout, stderr
+	// The report files are written on every exit 2, usage errors
+	// included, so --output is opened before anything is refused.
 	if output != "" {
 		f, err := os.Create(output)
 		if err != nil {
-			fmt.Fprintf(stderr, "conform: %v\n", err)
-			return conformance.ExitError
+			return refuse(cfg, stderr, fmt.Errorf("%w: --output: %w", conformance.ErrUsage, err))
 		}
 		defer f.Close()
 		cfg.Output, cfg.OutputName = f, output
+	}
+	if fs.NArg() > 0 {
+		hint := ` (the commands are "check", "explore", "steps" and "rules")`
+		if openAPI == conformance.OpenAPIServed {
+			hint = " (a document is given as --openapi=FILE)"
+		}
+		return refuse(cfg, stderr, fmt.Errorf("%w: unexpected argument %q%s", conformance.ErrUsage, fs.Arg(0), hint))
+	}
+	if cfg.APIKey == "" {
+		return refuse(cfg, stderr, fmt.Errorf("%w: set the API key in the environment variable %s", conformance.ErrUsage, keyEnv))
+	}
+	if cfg.BaseURL == "" {
+		return refuse(cfg, stderr, fmt.Errorf("%w: --base-url is required", conformance.ErrUsage))
 	}
 
 	runner := conformance.Run
@@ -219,13 +216,25 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	rep, err := runner(ctx, cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "conform: %s\n", redact(err.Error(), cfg.APIKey))
-		if rep != nil && len(rep.Files) > 0 {
-			fmt.Fprintf(stderr, "conform: wrote %s\n", strings.Join(rep.Files, ", "))
-		}
-		return conformance.ExitError
+		return stopped(rep, err, cfg.APIKey, stderr)
 	}
 	return rep.ExitCode()
+}
+
+// refuse ends a run that cannot start because of why, after writing why to
+// the report files it asked for.
+func refuse(cfg conformance.Config, stderr io.Writer, why error) int {
+	rep, err := conformance.Refuse(cfg, why)
+	return stopped(rep, err, cfg.APIKey, stderr)
+}
+
+// stopped prints why a run ended with exit 2 and which reports say so.
+func stopped(rep *conformance.Report, err error, key string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "conform: %s\n", redact(err.Error(), key))
+	if rep != nil && len(rep.Files) > 0 {
+		fmt.Fprintf(stderr, "conform: wrote %s\n", strings.Join(rep.Files, ", "))
+	}
+	return conformance.ExitError
 }
 
 // check validates feature files without sending a request.

@@ -38,33 +38,45 @@ type reportFiles struct {
 	names                 []string
 }
 
+// openReportFiles opens every report file it can. On an error, the files
+// that did open are still returned, so that the refusal can be written to
+// them: CI finds a report on every exit 2.
 func openReportFiles(cfg Config) (*reportFiles, error) {
 	f := &reportFiles{}
-	open := func(path, what string) (*os.File, error) {
+	var errs []error
+	open := func(path, what string) *os.File {
 		if path == "" {
-			return nil, nil
+			return nil
 		}
 		file, err := os.Create(path)
 		if err != nil {
-			return nil, errors.Join(fmt.Errorf("%w: the %s report: %w", wire.ErrUsage, what, err), f.close())
+			errs = append(errs, fmt.Errorf("%w: the %s report: %w", wire.ErrUsage, what, err))
+			return nil
 		}
 		f.names = append(f.names, path)
-		return file, nil
+		return file
 	}
-	var err error
-	if f.junit, err = open(cfg.JUnitFile, "junit"); err != nil {
-		return nil, err
-	}
-	if f.html, err = open(cfg.HTMLFile, "HTML"); err != nil {
-		return nil, err
-	}
-	if f.cucumber, err = open(cfg.CucumberFile, "cucumber"); err != nil {
-		return nil, err
-	}
+	f.junit = open(cfg.JUnitFile, "junit")
+	f.html = open(cfg.HTMLFile, "HTML")
+	f.cucumber = open(cfg.CucumberFile, "cucumber")
 	if cfg.OutputName != "" && (cfg.Format == FormatJUnit || cfg.Format == FormatCucumber) {
 		f.names = append(f.names, cfg.OutputName)
 	}
-	return f, nil
+	return f, errors.Join(errs...)
+}
+
+// Refuse writes the reports of a run that could not start because of why
+// (a usage error found before any request) to every report file cfg asks
+// for, each with one error case naming the cause, and returns that report
+// with why.
+func Refuse(cfg Config, why error) (*report.Report, error) {
+	files, err := openReportFiles(cfg)
+	return refused(cfg, files, errors.Join(why, err))
+}
+
+func refused(cfg Config, files *reportFiles, why error) (*report.Report, error) {
+	rep := stoppedReport(cfg, time.Now(), why)
+	return rep, errors.Join(why, files.finish(cfg, rep))
 }
 
 // finish writes every report of rep and closes the files: junit and

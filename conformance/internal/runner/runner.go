@@ -38,11 +38,11 @@ import (
 func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
-		return nil, err
+		return Refuse(cfg, err)
 	}
 	files, err := openReportFiles(cfg)
 	if err != nil {
-		return nil, err
+		return refused(cfg, files, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
