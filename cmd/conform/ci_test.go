@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -133,6 +134,48 @@ func TestEveryExit2WritesItsReports(t *testing.T) {
 			t.Errorf("%d request(s) sent by runs refused as usage errors", n)
 		}
 	})
+}
+
+// TestOneScenarioCountInEveryOutput: under --profile spec the @sandbox
+// scenarios are disabled; they are summed up apart, not junit test cases,
+// and the pretty output, the summary and the junit report give one count
+// of the scenarios the run selected.
+func TestOneScenarioCountInEveryOutput(t *testing.T) {
+	t.Parallel()
+	url := serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{}))
+	junit := filepath.Join(t.TempDir(), "r.xml")
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--tags", "@auth", "--format", "pretty", "--junit", junit)
+	if got.code != conformance.ExitConformant {
+		t.Fatalf("exit %d, want 0\n%s", got.code, got.stderr)
+	}
+	countRe := regexp.MustCompile(`(\d+) scenarios: \d+ passed, .*; (\d+) disabled`)
+	pretty, summary := countRe.FindStringSubmatch(got.stdout), countRe.FindStringSubmatch(got.stderr)
+	if pretty == nil || summary == nil {
+		t.Fatalf("no scenario count in the pretty output or the summary:\n%s\n%s", got.stdout, got.stderr)
+	}
+	if pretty[0] != summary[0] {
+		t.Errorf("the pretty output counts %q, the summary %q", pretty[0], summary[0])
+	}
+	if summary[2] == "0" {
+		t.Errorf("no @sandbox scenario disabled under --profile spec: %q", summary[0])
+	}
+	doc := readJUnit(t, junit)
+	cases := 0
+	for _, s := range doc.Suites {
+		for _, c := range s.Cases {
+			cases++
+			if c.Skipped != nil && c.Skipped.Type == "disabled" {
+				t.Errorf("disabled scenario %q is a junit test case", c.Name)
+			}
+		}
+	}
+	props := map[string]string{}
+	for _, p := range doc.Properties {
+		props[p.Name] = p.Value
+	}
+	if n := fmt.Sprint(cases); n != summary[1] || props["scenarios"] != summary[1] || props["disabled"] != summary[2] {
+		t.Errorf("junit holds %d cases, properties scenarios=%q disabled=%q; the summary says %q", cases, props["scenarios"], props["disabled"], summary[0])
+	}
 }
 
 // TestReportPathsCheckedBeforeTheRun: a report in a missing directory is

@@ -134,7 +134,7 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Sections                               []htmlSection
 		Reasons                                []htmlReasons
 	}{
-		R: r, Verdict: r.verdict(), Class: class, Counts: r.counts(), Duration: r.Duration.Round(time.Millisecond).String(),
+		R: r, Verdict: r.verdict(), Class: class, Counts: r.Counts(), Duration: r.Duration.Round(time.Millisecond).String(),
 		Name: r.suiteName(), Settings: r.Settings.pairs(), Coverage: r.coverageCounts(),
 	}
 	if !r.Started.IsZero() {

@@ -266,13 +266,20 @@ func (r *Report) verdict() string {
 	}[r.Result()]
 }
 
-func (r *Report) counts() string {
-	s := fmt.Sprintf("%d passed, %d failed, %d warnings, %d errors, %d skipped, %d disabled",
-		r.Count(Passed), r.Count(Failed), r.Count(Warned), r.Count(Errored), r.Count(Skipped), r.Count(Disabled))
+// Selected is how many scenarios the run selected: every one but those its
+// configuration disabled. It is the one scenario count of every report.
+func (r *Report) Selected() int { return len(r.Scenarios) - r.Count(Disabled) }
+
+// Counts is the run's tally as every report states it: the selected
+// scenarios by outcome, then the disabled ones apart, since they were never
+// meant to run.
+func (r *Report) Counts() string {
+	s := fmt.Sprintf("%d scenarios: %d passed, %d failed, %d warnings, %d errors, %d skipped",
+		r.Selected(), r.Count(Passed), r.Count(Failed), r.Count(Warned), r.Count(Errored), r.Count(Skipped))
 	if r.Unfinished > 0 {
 		s += fmt.Sprintf(", %d unfinished", r.Unfinished)
 	}
-	return s
+	return s + fmt.Sprintf("; %d disabled", r.Count(Disabled))
 }
 
 // maxGroups keeps the summary short enough to read at a glance; the full
@@ -284,7 +291,7 @@ const maxGroups = 15
 // exchange at fault and what came back, then what was skipped and why.
 func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "\n%s %s  key=%s\n%s\n", r.suiteName(), r.BaseURL, r.Key, r.Settings)
-	fmt.Fprintf(w, "RESULT: %s: %s in %s\n", r.verdict(), r.counts(), r.Duration.Round(time.Millisecond))
+	fmt.Fprintf(w, "RESULT: %s: %s in %s\n", r.verdict(), r.Counts(), r.Duration.Round(time.Millisecond))
 	if len(r.Coverage) > 0 {
 		fmt.Fprintf(w, "RULES: %s (docs/contract.md; the HTML and junit reports list each rule)\n", r.coverageCounts())
 	}
@@ -340,21 +347,37 @@ func (r *Report) writeUnexercised(w io.Writer) {
 	fmt.Fprintln(w, strings.Join(lines, "\n"))
 }
 
-func writeReasons(w io.Writer, title string, list []ScenarioResult) {
-	reasons := map[string]int{}
-	var order []string
+// reasonCount is how many scenarios one reason kept from running.
+type reasonCount struct {
+	reason string
+	n      int
+}
+
+// reasonCounts groups scenarios by why they did not run, in the order the
+// reasons first appear.
+func reasonCounts(list []ScenarioResult) []reasonCount {
+	index := map[string]int{}
+	var out []reasonCount
 	for _, s := range list {
-		if reasons[s.SkipReason] == 0 {
-			order = append(order, s.SkipReason)
+		i, ok := index[s.SkipReason]
+		if !ok {
+			i = len(out)
+			index[s.SkipReason] = i
+			out = append(out, reasonCount{reason: s.SkipReason})
 		}
-		reasons[s.SkipReason]++
+		out[i].n++
 	}
-	if len(order) == 0 {
+	return out
+}
+
+func writeReasons(w io.Writer, title string, list []ScenarioResult) {
+	reasons := reasonCounts(list)
+	if len(reasons) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "\n%s\n", title)
-	for _, reason := range order {
-		fmt.Fprintf(w, "  %3d  %s\n", reasons[reason], reason)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  %3d  %s\n", r.n, r.reason)
 	}
 }
 
@@ -576,6 +599,12 @@ func (r *Report) properties(rules bool) *junitPropsList {
 			props = append(props, junitProp{"rule." + o.Rule.ID, o.Summary()})
 		}
 	}
+	if rules {
+		props = append(props, junitProp{"scenarios", fmt.Sprint(r.Selected())}, junitProp{"disabled", fmt.Sprint(r.Count(Disabled))})
+		for _, d := range reasonCounts(r.With(Disabled)) {
+			props = append(props, junitProp{"disabled.reason", fmt.Sprintf("%d: %s", d.n, d.reason)})
+		}
+	}
 	for _, u := range r.Unchecked {
 		props = append(props, junitProp{"not-checked", u})
 	}
@@ -591,7 +620,9 @@ const maxSystemOut = 16 << 10
 // skipped, and @should warnings as passing cases with the warning in
 // system-out, so that CI shows the same verdict as the exit code. Case
 // names carry no line number, so that a test's history survives edits
-// above it. A run that stopped (exit 2) carries one error case saying why,
+// above it. Disabled scenarios are not tests of the run: the top-level
+// properties count them, by reason, so that the CI test tab holds the
+// selected scenarios only, as many as the summary counts. A run that stopped (exit 2) carries one error case saying why,
 // so that the pipeline's report step always finds a verdict.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	stamp := ""
@@ -622,6 +653,11 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 	}
 	seen := map[string]int{}
 	for _, s := range r.Scenarios {
+		if s.Status == Disabled {
+			// Left out by the configuration, not a test of this run: the
+			// top-level properties count them with their reasons.
+			continue
+		}
 		suite := suiteOf(s.Feature+" ("+s.URI+")", s.URI)
 		name := fmt.Sprintf("[%s] %s", s.Level, s.Name)
 		// Two scenarios of one file may share a name; their order keeps
@@ -638,7 +674,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		case Errored:
 			c.Error = &junitProblem{Message: firstLine(s.Message), Type: "error", Text: detail}
 			suite.Errors++
-		case Skipped, Disabled:
+		case Skipped:
 			c.Skipped = &junitProblem{Message: s.SkipReason, Type: s.Status.String()}
 			suite.Skipped++
 		case Warned:
@@ -657,7 +693,7 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		doc.Errors += doc.Suites[i].Errors
 		doc.Skipped += doc.Suites[i].Skipped
 		for _, s := range r.Scenarios {
-			if index[s.URI] == i {
+			if j, ok := index[s.URI]; ok && j == i && s.Status != Disabled {
 				d += s.Duration
 			}
 		}

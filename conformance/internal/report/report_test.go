@@ -2,8 +2,13 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
@@ -26,5 +31,75 @@ func TestReportsNameTheBuildThatWroteThem(t *testing.T) {
 		if first := strings.SplitN(strings.TrimLeft(summary.String(), "\n"), "\n", 2)[0]; !strings.HasPrefix(first, tt.want+" ") {
 			t.Errorf("summary for version %q starts %q, want %q", tt.version, first, tt.want)
 		}
+	}
+}
+
+// TestDisabledScenariosAreSummarisedNotTested: the scenarios a run's
+// configuration left out are counted once, with their reasons, never as
+// junit test cases, so that the CI test tab holds as many tests as the
+// summary counts scenarios.
+func TestDisabledScenariosAreSummarisedNotTested(t *testing.T) {
+	sandboxOnly := "not selected by --profile spec (@sandbox)"
+	rep := &Report{BaseURL: "http://127.0.0.1:8080", Settings: Settings{Profile: wire.ProfileSpec}}
+	add := func(n int, st Status, reason string) {
+		for i := range n {
+			rep.Scenarios = append(rep.Scenarios, ScenarioResult{URI: "features/auth.feature", Line: 3 + i, Name: fmt.Sprintf("%s %d", st, i),
+				Area: "auth", Level: wire.LevelMust, Status: st, SkipReason: reason})
+		}
+	}
+	add(3, Passed, "")
+	add(1, Skipped, "no clock")
+	add(5, Disabled, sandboxOnly)
+	rep.Scenarios = append(rep.Scenarios, ScenarioResult{URI: "features/clock.feature", Line: 1, Name: "only disabled", Area: "clock", Level: wire.LevelSandbox, Status: Disabled, SkipReason: sandboxOnly})
+
+	var junit, summary bytes.Buffer
+	if err := rep.WriteJUnit(&junit); err != nil {
+		t.Fatal(err)
+	}
+	rep.WriteSummary(&summary)
+	var doc struct {
+		Tests   int `xml:"tests,attr"`
+		Skipped int `xml:"skipped,attr"`
+		Props   []struct {
+			Name  string `xml:"name,attr"`
+			Value string `xml:"value,attr"`
+		} `xml:"properties>property"`
+		Suites []struct {
+			Name  string `xml:"name,attr"`
+			Cases []struct {
+				Skipped *struct {
+					Type string `xml:"type,attr"`
+				} `xml:"skipped"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(junit.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cases := 0
+	for _, s := range doc.Suites {
+		if strings.Contains(s.Name, "clock.feature") {
+			t.Errorf("a suite of disabled scenarios only is in the junit report: %q", s.Name)
+		}
+		for _, c := range s.Cases {
+			cases++
+			if c.Skipped != nil && c.Skipped.Type == "disabled" {
+				t.Errorf("a disabled scenario is a junit test case")
+			}
+		}
+	}
+	if doc.Tests != 4 || cases != 4 || doc.Skipped != 1 {
+		t.Errorf("junit counts tests=%d (%d cases) skipped=%d, want 4 tests and 1 skipped", doc.Tests, cases, doc.Skipped)
+	}
+	props := map[string]string{}
+	for _, p := range doc.Props {
+		props[p.Name] = p.Value
+	}
+	want := map[string]string{"scenarios": "4", "disabled": "6", "disabled.reason": "6: " + sandboxOnly}
+	if diff := cmp.Diff(want, props, cmpopts.IgnoreMapEntries(func(k, _ string) bool { _, ok := want[k]; return !ok })); diff != "" {
+		t.Errorf("junit properties (-want +got):\n%s", diff)
+	}
+	if line := "4 scenarios: 3 passed, 0 failed, 0 warnings, 0 errors, 1 skipped; 6 disabled"; !strings.Contains(summary.String(), "RESULT: CONFORMANT: "+line) || rep.Counts() != line {
+		t.Errorf("the summary's count is not %q:\n%s", line, summary.String())
 	}
 }

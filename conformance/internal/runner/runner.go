@@ -85,6 +85,15 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	rep := r.report(start, time.Since(start))
 	rep.Scenarios = append(rep.Scenarios, explored...)
 	rep.Unchecked = r.tgt.Model.Gaps()
+	if cfg.Format == FormatPretty || cfg.Format == FormatProgress {
+		// godog's footer counts only the scenarios it ran, and a @should
+		// warning as failed; this line is the count every other report
+		// gives.
+		fmt.Fprintf(out, "\nconform: %s\n", rep.Counts())
+		if ferr := out.Flush(); ferr != nil {
+			err = errors.Join(err, fmt.Errorf("writing the report: %w", ferr))
+		}
+	}
 	finished := len(rep.Scenarios) - rep.Count(report.Disabled) - rep.Count(report.Skipped)
 	switch e := throttled.Load(); {
 	case code > 1:
