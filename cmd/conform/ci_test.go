@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -175,6 +176,52 @@ func TestOneScenarioCountInEveryOutput(t *testing.T) {
 	}
 	if n := fmt.Sprint(cases); n != summary[1] || props["scenarios"] != summary[1] || props["disabled"] != summary[2] {
 		t.Errorf("junit holds %d cases, properties scenarios=%q disabled=%q; the summary says %q", cases, props["scenarios"], props["disabled"], summary[0])
+	}
+}
+
+// TestDeploymentThatStopsAnsweringIsNotBlamed: a deployment whose port
+// closes mid-run ends the run as could not judge, naming when and where it
+// stopped answering, with no deviation blamed on it (a webhook retry that
+// never came is not one) and no list of refused connections.
+func TestDeploymentThatStopsAnsweringIsNotBlamed(t *testing.T) {
+	t.Parallel()
+	h := sandboxtest.NewHandler(t, sandboxtest.Options{})
+	var (
+		served atomic.Int64
+		stop   sync.Once
+		srv    *httptest.Server
+	)
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if served.Add(1) == 80 {
+			stop.Do(func() { srv.Listener.Close() })
+		}
+		h.ServeHTTP(w, r)
+	}))
+	// One connection a request, so that once the port closes every next
+	// request is refused, as by a deployment that went away.
+	srv.Config.SetKeepAlivesEnabled(false)
+	srv.Start()
+	t.Cleanup(srv.Close)
+	junit := filepath.Join(t.TempDir(), "r.xml")
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", srv.URL, "--format", "none", "--junit", junit)
+	if got.code != conformance.ExitError {
+		t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
+	}
+	if !regexp.MustCompile(`could not judge: the deployment stopped answering at \d\d:\d\d:\d\d\.\d{3} \([A-Z]+ /`).MatchString(got.stderr) {
+		t.Errorf("the summary does not say when the deployment stopped answering:\n%s", got.stderr)
+	}
+	if strings.Contains(got.stderr, "FAILURES") {
+		t.Errorf("deviations blamed on a deployment that stopped answering:\n%s", got.stderr)
+	}
+	if n := strings.Count(got.stderr, "connection refused"); n > 3 {
+		t.Errorf("the refused connection is told %d times, want it once with its group:\n%s", n, got.stderr)
+	}
+	for _, s := range readJUnit(t, junit).Suites {
+		for _, c := range s.Cases {
+			if c.Failure != nil {
+				t.Errorf("junit fails %q against a deployment that stopped answering", c.Name)
+			}
+		}
 	}
 }
 

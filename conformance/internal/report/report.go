@@ -396,6 +396,10 @@ func causeOf(s ScenarioResult) string {
 	if s.Rule != "" {
 		return s.Rule
 	}
+	if s.Status == Errored && strings.Contains(s.Message, wire.ErrConnection.Error()+": ") {
+		// One deployment out of reach, whichever step found it.
+		return "no answer from the deployment (" + wire.ErrConnection.Error() + ")"
+	}
 	if m := causeRe.FindString(s.Message); m != "" {
 		return m
 	}

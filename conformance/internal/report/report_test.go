@@ -103,3 +103,19 @@ func TestDisabledScenariosAreSummarisedNotTested(t *testing.T) {
 		t.Errorf("the summary's count is not %q:\n%s", line, summary.String())
 	}
 }
+
+// TestConnectionErrorsAreOneCause: scenarios that could not reach the
+// deployment, each at its own step, are one entry of the summary.
+func TestConnectionErrorsAreOneCause(t *testing.T) {
+	rep := &Report{BaseURL: "http://127.0.0.1:8080"}
+	for i, path := range []string{"/v1/bugs", "/v1/testers", "/v1/campaigns"} {
+		rep.Scenarios = append(rep.Scenarios, ScenarioResult{URI: "features/bugs.feature", Line: 3 + i, Name: path, Area: "bugs",
+			Level: wire.LevelMust, Status: Errored, FailedStep: "I send a GET request to \"" + path + "\"",
+			Message: "connection error: GET http://127.0.0.1:8080" + path + ": connect: connection refused"})
+	}
+	var summary bytes.Buffer
+	rep.WriteSummary(&summary)
+	if !strings.Contains(summary.String(), "(1 in 3 scenario(s))") || strings.Count(summary.String(), "connection refused") != 1 {
+		t.Errorf("connection errors are not one cause:\n%s", summary.String())
+	}
+}

@@ -69,6 +69,15 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		throttled.CompareAndSwap(nil, e)
 		cancel()
 	}
+	// A deployment that stopped answering stops the run too: every
+	// scenario after would only repeat the refused connection, and a
+	// scenario waiting for it (a webhook retry) is not its deviation.
+	var gone atomic.Pointer[string]
+	r.tgt.OnGone = func(request string, err error) {
+		at := fmt.Sprintf("%s (%s: %s)", time.Now().UTC().Format("15:04:05.000"), request, r.tgt.Redact(err.Error()))
+		gone.CompareAndSwap(nil, &at)
+		cancel()
+	}
 	out := wire.NewRedactingWriter(cfg.Output, cfg.APIKey)
 	r.writesReports = true
 	suite := r.godogSuite(ctx, out)
@@ -102,6 +111,10 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	case e != nil:
 		rep.Stopped = fmt.Errorf("%w: %w", wire.ErrCouldNotJudge, e).Error()
 		err = errors.Join(fmt.Errorf("%w: %w; %d scenario(s) finished, %d did not", wire.ErrCouldNotJudge, e, finished, rep.Unfinished), err)
+	case gone.Load() != nil:
+		stop := fmt.Errorf("%w: the deployment stopped answering at %s", wire.ErrCouldNotJudge, *gone.Load())
+		rep.Stopped = stop.Error()
+		err = errors.Join(fmt.Errorf("%w; %d scenario(s) finished, %d did not", stop, finished, rep.Unfinished), err)
 	case overdue():
 		stop := fmt.Errorf("%w: %s", wire.ErrCouldNotJudge, cfg.overdue())
 		rep.Stopped = stop.Error()

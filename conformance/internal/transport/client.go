@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -134,6 +135,13 @@ func (t *Target) send(req *http.Request, token string, r Request) (*http.Respons
 	var waited time.Duration
 	for try := req; ; {
 		resp, err := t.Client.Do(try)
+		var dial *net.OpError
+		if err != nil && t.OnGone != nil && errors.As(err, &dial) && dial.Op == "dial" && req.Context().Err() == nil {
+			// No connection at all, not one dropped: nothing listens
+			// any more. A fault a scenario plans drops a connection it
+			// accepted; it never closes the port.
+			t.OnGone(req.Method+" "+req.URL.Path, dial.Err)
+		}
 		if err != nil || !t.unplanned(resp, token, r) {
 			return resp, err
 		}

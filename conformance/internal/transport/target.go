@@ -32,6 +32,10 @@ type Target struct {
 	// OnThrottled hears of a request that stayed throttled, so that the
 	// run can stop: it cannot judge what it cannot send.
 	OnThrottled func(*ThrottledError)
+	// OnGone hears of a request the deployment refused to connect, with
+	// the request and the error: a deployment that stopped answering, so
+	// that the run can stop rather than blame it for every scenario after.
+	OnGone func(request string, err error)
 }
 
 func (t *Target) sleep(ctx context.Context, d time.Duration) error {
