@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -213,6 +214,66 @@ func TestKeyNeverPrintedInAnySpelling(t *testing.T) {
 			if strings.Contains(out, sp) {
 				t.Errorf("%s shows the key as %q", name, sp)
 			}
+		}
+	}
+}
+
+// webhookSecretRe and signatureRe are a webhook's signing secret, as the
+// sandbox makes them, and a Webhook-Signature value, whole.
+var (
+	webhookSecretRe = regexp.MustCompile(`whsec_[0-9a-f]{32,}`)
+	signatureRe     = regexp.MustCompile(`v1=[0-9a-f]{64}`)
+)
+
+// TestNoSecretInAnyOutput runs a webhook scenario that fails against a
+// deployment that also echoes the key: its failure shows the registration
+// answer (with the webhook's secret) and the delivery's signature, and no
+// output of the run, standard output, the summary or any report file,
+// shows the key, the secret or the signature whole.
+func TestNoSecretInAnyOutput(t *testing.T) {
+	t.Parallel()
+	sandbox := rewriting(sandboxtest.NewHandler(t, sandboxtest.Options{}),
+		func(r *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
+			return st, bytes.ReplaceAll(b, []byte(`"message":"`), []byte(`"message":"`+r.Header.Get("Authorization")+` `))
+		})
+	// The deployment forgets the bad-signature fault the scenario sets, so
+	// that its delivery is signed well and the scenario fails showing it.
+	forgetful := serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/_sandbox/faults" && r.Body != nil {
+			b, _ := io.ReadAll(r.Body)
+			if bytes.Contains(b, []byte("badSignature")) {
+				b = bytes.ReplaceAll(b, []byte("campaign.created"), []byte("bug.created"))
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+		}
+		sandbox.ServeHTTP(w, r)
+	}))
+	dir := t.TempDir()
+	files := map[string]string{"junit": filepath.Join(dir, "r.xml"), "cucumber": filepath.Join(dir, "r.json"), "html": filepath.Join(dir, "r.html")}
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", forgetful, "--profile", "sandbox", "--format", "pretty",
+		"--junit", files["junit"], "--cucumber", files["cucumber"], "--html", files["html"], "--tags", "@FAULT-37", "--explore=-1s")
+	if got.code != conformance.ExitDeviations || !strings.Contains(got.stderr, "verifies with the registered secret") {
+		t.Fatalf("exit code %d, want %d with a signature that verifies\n%s", got.code, conformance.ExitDeviations, got.stderr)
+	}
+	outputs := map[string]string{"stdout": got.stdout, "stderr": got.stderr}
+	for name, path := range files {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outputs[name] = string(b)
+	}
+	for name, out := range outputs {
+		for _, sp := range conformance.KeySpellings(testKey) {
+			if strings.Contains(out, sp) {
+				t.Errorf("%s shows the key as %q", name, sp)
+			}
+		}
+		if m := webhookSecretRe.FindString(out); m != "" {
+			t.Errorf("%s shows the webhook secret %s", name, m)
+		}
+		if m := signatureRe.FindString(out); m != "" {
+			t.Errorf("%s shows the Webhook-Signature %s", name, m)
 		}
 	}
 }

@@ -316,12 +316,28 @@ func (s *ScenarioState) deliveryMissigned(ctx context.Context) error {
 	}
 	got := d.Header.Get("Webhook-Signature")
 	if !signatureForm.MatchString(got) {
-		return fmt.Errorf("webhook rule: Webhook-Signature %q is not of the form v1=<64 hex digits>", got)
+		return fmt.Errorf("webhook rule: Webhook-Signature %q is not of the form v1=<64 hex digits>", shownSignature(got))
 	}
 	if s.signatureVerifies(d) == nil {
-		return fmt.Errorf("webhook rule: Webhook-Signature %q verifies with the registered secret; want one that does not", got)
+		return fmt.Errorf("webhook rule: Webhook-Signature %q verifies with the registered secret; want one that does not", shownSignature(got))
 	}
 	return nil
+}
+
+// shownSignature shows a Webhook-Signature as its scheme, its length and
+// its last four characters: enough to tell which one a report judged,
+// never a value a receiver would accept.
+func shownSignature(sig string) string {
+	scheme, mac, ok := strings.Cut(sig, "=")
+	if ok {
+		scheme += "="
+	} else {
+		scheme, mac = "", sig
+	}
+	if len(mac) < 16 {
+		return fmt.Sprintf("%s… (%d characters)", scheme, len(mac))
+	}
+	return fmt.Sprintf("%s…%s (%d characters)", scheme, mac[len(mac)-4:], len(mac))
 }
 
 var signatureForm = regexp.MustCompile(`^v1=[0-9a-f]{64}$`)
@@ -373,7 +389,7 @@ func (s *ScenarioState) signatureVerifies(d *wire.Exchange) error {
 	mac.Write(d.Body)
 	want := "v1=" + hex.EncodeToString(mac.Sum(nil))
 	if got := d.Header.Get("Webhook-Signature"); !hmac.Equal([]byte(got), []byte(want)) {
-		return fmt.Errorf("webhook rule: Webhook-Signature %q is not v1=<hex HMAC-SHA256 of \"<timestamp>.<body>\" keyed with the registered secret>", got)
+		return fmt.Errorf("webhook rule: Webhook-Signature %q is not v1=<hex HMAC-SHA256 of \"<timestamp>.<body>\" keyed with the registered secret>", shownSignature(got))
 	}
 	return nil
 }
