@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/model"
@@ -136,10 +137,13 @@ func (t *Target) send(req *http.Request, token string, r Request) (*http.Respons
 	for try := req; ; {
 		resp, err := t.Client.Do(try)
 		var dial *net.OpError
-		if err != nil && t.OnGone != nil && errors.As(err, &dial) && dial.Op == "dial" && req.Context().Err() == nil {
-			// No connection at all, not one dropped: nothing listens
-			// any more. A fault a scenario plans drops a connection it
-			// accepted; it never closes the port.
+		if err != nil && t.OnGone != nil && errors.As(err, &dial) && dial.Op == "dial" && req.Context().Err() == nil &&
+			(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)) {
+			// The port refused the connection, or reset it before it
+			// was accepted: nothing listens any more. A fault a scenario
+			// plans drops a connection it accepted; it never closes the
+			// port. A dial that timed out or ran out of local ports says
+			// nothing of the deployment.
 			t.OnGone(req.Method+" "+req.URL.Path, dial.Err)
 		}
 		if err != nil || !t.unplanned(resp, token, r) {
