@@ -116,8 +116,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return runSuite(ctx, args, getenv, stdout, stderr, false)
 }
 
-// runSuite runs the suite, or with exploreOnly only the explorer, against
-// the deployment its flags name.
 // suiteOptions are the flags of a run of the suite.
 type suiteOptions struct {
 	cfg     conformance.Config
@@ -168,6 +166,8 @@ func suiteFlags(stderr io.Writer) (*flag.FlagSet, *suiteOptions) {
 	return fs, o
 }
 
+// runSuite runs the suite, or with exploreOnly only the explorer, against
+// the deployment its flags name.
 func runSuite(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, exploreOnly bool) int {
 	fs, o := suiteFlags(stderr)
 	if err := fs.Parse(args); err != nil {
