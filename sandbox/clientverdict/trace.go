@@ -8,6 +8,7 @@ package clientverdict
 
 import (
 	"bytes"
+	"cmp"
 	"mime"
 	"net/http"
 	"slices"
@@ -182,18 +183,8 @@ func (t *Trace) snapshot() ([]exchange, uint64) {
 	forgotten := t.seen - uint64(len(t.ring))
 	t.mu.Unlock()
 	// They ended in another order than they arrived when they overlapped.
-	slices.SortFunc(kept, func(a, b exchange) int { return compareUint(a.request, b.request) })
+	slices.SortFunc(kept, func(a, b exchange) int { return cmp.Compare(a.request, b.request) })
 	return kept, forgotten
-}
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // summarise keeps of an observation what the rules need.
