@@ -120,10 +120,15 @@ func (s *Server) faultAfter(next http.Handler, w http.ResponseWriter, r *http.Re
 		}
 		return
 	}
-	a := accountOf(r)
 	switch {
 	case fault.Status != 0:
-		s.setRateHeaders(w, a.Limiter.Peek(a.Clock.Now()), scopeKey)
+		// Answered in the API's place at the end of the delay: dated then,
+		// with the budget as it stands then, as a delay before the write is.
+		state, a := stateOf(r), accountOf(r)
+		if delay > 0 {
+			s.serveAt(w, state, a.Clock.Now())
+		}
+		s.setRateHeaders(w, a.Limiter.Peek(state.now), scopeKey)
 		s.writeFault(w, r, fault)
 	case fault.Network == sandbox.NetworkReset, fault.Network == sandbox.NetworkClose:
 		if entry != nil {
