@@ -11,15 +11,15 @@ import (
 
 var cutValue = regexp.MustCompile(`(\w{16})\w*…\(cut\)`)
 
-// boundBreakages break one documented rule each of error codes, bounds and
+// boundProofs break one documented rule each of error codes, bounds and
 // budgets.
-func boundBreakages() []controlBreakage {
+func boundProofs() []proof {
 	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
 	}
-	return []controlBreakage{
+	return []proof{
 		{
-			name: "a documented code on another status", rule: "ERR-5", tags: "@errors",
+			name: "a documented code on another status", rule: "ERR-5",
 			caught: []string{"A wrong method is 405 METHOD_NOT_ALLOWED with Allow"},
 			wrap: after(func(_ *http.Request, r *response) {
 				if r.status == http.StatusMethodNotAllowed {
@@ -29,7 +29,7 @@ func boundBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "an undocumented code", rule: "ERR-4", tags: "@errors",
+			name: "an undocumented code", rule: "ERR-4",
 			caught: []string{"Invalid fields are 400 VALIDATION_ERROR with one detail per field"},
 			wrap: after(func(_ *http.Request, r *response) {
 				r.errorObject(func(e map[string]any) {
@@ -40,7 +40,7 @@ func boundBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the controls' headers without their scope", rule: "RATE-14", tags: "@controls",
+			name: "the controls' headers without their scope", rule: "RATE-14",
 			caught: []string{"The controls carry their own budget's headers"},
 			wrap: after(func(req *http.Request, r *response) {
 				if strings.HasPrefix(req.URL.Path, "/_sandbox/") {
@@ -49,7 +49,7 @@ func boundBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the reset of the hour's window beside the minute's counts", rule: "RATE-9", tags: "@RATE-9", opts: frozen,
+			name: "the reset of the hour's window beside the minute's counts", rule: "RATE-9", opts: frozen,
 			caught: []string{"The headers describe the window with the fewest requests left, the minute's"},
 			wrap: after(func(_ *http.Request, r *response) {
 				if date, err := http.ParseTime(r.header.Get("Date")); err == nil && r.header.Get("X-RateLimit-Reset") != "" {
@@ -58,7 +58,7 @@ func boundBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a request target of 8 KiB refused", rule: "ERR-20", tags: "@errors",
+			name: "a request target of 8 KiB refused", rule: "ERR-20",
 			caught: []string{"A request target over 8 KiB is 414 URI_TOO_LONG, and one of 8 KiB is read"},
 			wrap: after(func(req *http.Request, r *response) {
 				if len(req.RequestURI) >= 8192 {
@@ -68,7 +68,7 @@ func boundBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "an echoed value cut to 16 characters", rule: "SHR-10", tags: "@errors",
+			name: "an echoed value cut to 16 characters", rule: "SHR-10",
 			caught: []string{"A value echoed in an error message is cut to 64 characters and marked as cut"},
 			wrap: after(func(_ *http.Request, r *response) {
 				r.errorObject(func(e map[string]any) {
@@ -77,7 +77,7 @@ func boundBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a change naming nothing accepted", rule: "BUG-7", tags: "@bugs",
+			name: "a change naming nothing accepted", rule: "BUG-7",
 			caught: []string{"A change that names neither status nor resolution is refused, and the bug is unchanged"},
 			wrap: after(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPatch && r.status == http.StatusBadRequest && strings.Contains(string(r.body), "status or resolution is required") {
@@ -87,7 +87,7 @@ func boundBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a creation takes the status it is sent", rule: "CMP-16", tags: "@campaigns",
+			name: "a creation takes the status it is sent", rule: "CMP-16",
 			caught: []string{"No request moves a campaign out of draft"},
 			wrap: func(next http.Handler) http.Handler {
 				return breakingWithBody(next, func(req *http.Request, body []byte, r *response) {
@@ -99,7 +99,7 @@ func boundBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "the clock control reads the machine's time", rule: "CLK-8", tags: "@clock", opts: frozen,
+			name: "the clock control reads the machine's time", rule: "CLK-8", opts: frozen,
 			caught: []string{"The clock control reads the caller's time, frozen, and its move"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/clock") {

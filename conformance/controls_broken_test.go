@@ -2,23 +2,17 @@ package conformance_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
-	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
-var controlSeeds = flag.Int("control-breakage-seeds", 0, "run each control breakage through the whole default run with this many seeds (1..N) instead of only through its area's scenarios")
 
 // eachItem lets edit change every item of a list answer's data.items.
 func (r *response) eachItem(edit func(it map[string]any)) {
@@ -118,29 +112,20 @@ func (c *cachedItems) appendTo(key string, r *response) {
 	})
 }
 
-// controlBreakage breaks one documented rule of the sandbox's controls
-// (docs/contract.md: EVT, DLV, CLK, RESET, CTL, JRNL).
-type controlBreakage struct {
-	name   string
-	rule   string // the rule it breaks
-	opts   sandboxtest.Options
-	tags   string   // the area whose scenarios show it
-	caught []string // scenarios that must be among the failed
-	wrap   func(next http.Handler) http.Handler
-}
-
 var frozen = sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 
-func controlBreakages() []controlBreakage {
+// controlProofs break one documented rule each of the controls (EVT, DLV,
+// CLK, RESET, CTL, JRNL).
+func controlProofs() []proof {
 	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
 	}
 	before := func(f func(*http.Request)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler { return breaking(next, f, nil) }
 	}
-	return []controlBreakage{
+	return []proof{
 		{
-			name: "bug changes left out of the events list", rule: "EVT-1", tags: "@events",
+			name: "bug changes left out of the events list", rule: "EVT-1",
 			caught: []string{"Each write emits one event of its kind, newest first, carrying the record as answered"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/events") {
@@ -149,7 +134,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "an event carries the record as it was before the change", rule: "EVT-2", tags: "@events",
+			name: "an event carries the record as it was before the change", rule: "EVT-2",
 			caught: []string{"Each write emits one event of its kind, newest first, carrying the record as answered"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/events") {
@@ -162,7 +147,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "events listed oldest first", rule: "EVT-4", tags: "@events",
+			name: "events listed oldest first", rule: "EVT-4",
 			caught: []string{"Each write emits one event of its kind, newest first, carrying the record as answered"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/events") {
@@ -176,7 +161,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a failed attempt recorded as a success", rule: "DLV-14", tags: "@events",
+			name: "a failed attempt recorded as a success", rule: "DLV-14",
 			caught: []string{"A failed attempt is recorded with the receiver's status and when the next is due"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
@@ -189,7 +174,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "retries recorded one second apart, not doubling", rule: "DLV-11", tags: "@events",
+			name: "retries recorded one second apart, not doubling", rule: "DLV-11",
 			caught: []string{"Each retry waits twice as long as the one before"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
@@ -202,7 +187,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a failed attempt's error names the address", rule: "DLV-16", tags: "@events",
+			name: "a failed attempt's error names the address", rule: "DLV-16",
 			caught: []string{"A destination nobody answers on is recorded with a generic reason, never the address"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
@@ -215,7 +200,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a refused destination is said to be retried", rule: "DLV-20", tags: "@events",
+			name: "a refused destination is said to be retried", rule: "DLV-20",
 			caught: []string{"A link-local destination is refused once and never retried"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
@@ -228,7 +213,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a running clock accepts a move", rule: "CLK-4", tags: "@clock",
+			name: "a running clock accepts a move", rule: "CLK-4",
 			// conform then takes the clocks for frozen, and the moves it
 			// makes do nothing.
 			caught: []string{"A move shifts the account's time by exactly the advance"},
@@ -240,7 +225,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a move advances the clock twice as far", rule: "CLK-2", opts: frozen, tags: "@clock",
+			name: "a move advances the clock twice as far", rule: "CLK-2", opts: frozen,
 			caught: []string{"A move shifts the account's time by exactly the advance"},
 			wrap: before(func(req *http.Request) {
 				if req.URL.Path == "/_sandbox/clock" && req.Method == http.MethodPost {
@@ -253,7 +238,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a move changes every account's clock", rule: "CLK-3", opts: frozen, tags: "@clock",
+			name: "a move changes every account's clock", rule: "CLK-3", opts: frozen,
 			caught: []string{"A move changes only the caller's clock"},
 			wrap: func(next http.Handler) http.Handler {
 				var mu sync.Mutex
@@ -280,14 +265,14 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "the Date header on the real clock", rule: "CLK-6", opts: frozen, tags: "@clock",
+			name: "the Date header on the real clock", rule: "CLK-6", opts: frozen,
 			caught: []string{"Every account starts at the same frozen instant", "A move changes only the caller's clock"},
 			wrap: after(func(_ *http.Request, r *response) {
 				r.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
 			}),
 		},
 		{
-			name: "settling answers at once, whatever is in flight", rule: "CLK-10", tags: "@CLK-10",
+			name: "settling answers at once, whatever is in flight", rule: "CLK-10",
 			caught: []string{"Settling waits until the account's deliveries are done"},
 			wrap: before(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/deliveries/settle" {
@@ -296,7 +281,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "settling says settled while a delivery is in flight", rule: "CLK-10", tags: "@CLK-10",
+			name: "settling says settled while a delivery is in flight", rule: "CLK-10",
 			caught: []string{"Settling waits until the account's deliveries are done"},
 			wrap: after(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/deliveries/settle" {
@@ -305,7 +290,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a reset keeps the events", rule: "RESET-4", tags: "@reset",
+			name: "a reset keeps the events", rule: "RESET-4",
 			caught: []string{"A reset starts the events and the delivery records over"},
 			wrap: func(next http.Handler) http.Handler {
 				var stale cachedItems
@@ -321,7 +306,7 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a reset keeps the /v1 counts", rule: "RESET-5", tags: "@reset",
+			name: "a reset keeps the /v1 counts", rule: "RESET-5",
 			caught: []string{"A reset starts the /v1 counts over, and the controls' budget carries on"},
 			wrap: func(next http.Handler) http.Handler {
 				var spent, carried perKey
@@ -340,7 +325,7 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a reset keeps the planned faults", rule: "RESET-7", tags: "@reset",
+			name: "a reset keeps the planned faults", rule: "RESET-7",
 			caught: []string{"A reset clears every planned fault and the journal"},
 			wrap: func(next http.Handler) http.Handler {
 				var planned cachedItems
@@ -371,7 +356,7 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a reset keeps the journal", rule: "RESET-8", tags: "@reset",
+			name: "a reset keeps the journal", rule: "RESET-8",
 			caught: []string{"A reset clears every planned fault and the journal"},
 			wrap: func(next http.Handler) http.Handler {
 				var stale cachedItems
@@ -387,7 +372,7 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "webhook secrets change after a reset", rule: "RESET-9", tags: "@reset",
+			name: "webhook secrets change after a reset", rule: "RESET-9",
 			caught: []string{"A reset keeps webhook secrets derivable"},
 			wrap: func(next http.Handler) http.Handler {
 				var resets perKey
@@ -403,7 +388,7 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a planned fault hits every key", rule: "CTL-1", tags: "@controls",
+			name: "a planned fault hits every key", rule: "CTL-1",
 			caught: []string{"A control acts on the caller's account only"},
 			wrap: func(next http.Handler) http.Handler {
 				var mu sync.Mutex
@@ -428,7 +413,7 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "control requests spend the /v1 budget", rule: "CTL-3", tags: "@controls",
+			name: "control requests spend the /v1 budget", rule: "CTL-3",
 			caught: []string{"The controls carry their own budget's headers"},
 			wrap: func(next http.Handler) http.Handler {
 				var controls perKey
@@ -444,7 +429,7 @@ func controlBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a title of 201 characters accepted, cut to 200", rule: "CTL-7", tags: "@controls",
+			name: "a title of 201 characters accepted, cut to 200", rule: "CTL-7",
 			caught: []string{"Filing a bug with a title of 201 chars is refused, naming title"},
 			wrap: before(func(req *http.Request) {
 				if req.URL.Path == "/_sandbox/bugs" {
@@ -457,7 +442,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the journal keeps 50 requests", rule: "JRNL-2", tags: "@journal",
+			name: "the journal keeps 50 requests", rule: "JRNL-2",
 			caught: []string{"The journal keeps the last 100 requests"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/requests") {
@@ -470,7 +455,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the journal counts only the body it kept", rule: "JRNL-5", tags: "@journal",
+			name: "the journal counts only the body it kept", rule: "JRNL-5",
 			caught: []string{"A long body is kept in part, and its size in whole"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/requests") {
@@ -479,7 +464,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the journal does not say which fault answered", rule: "JRNL-10", tags: "@journal",
+			name: "the journal does not say which fault answered", rule: "JRNL-10",
 			caught: []string{"An entry names the fault that answered, and the time a delay took"},
 			wrap: after(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/requests") {
@@ -488,7 +473,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the journal shows the key in a query", rule: "JRNL-12", tags: "@journal",
+			name: "the journal shows the key in a query", rule: "JRNL-12",
 			caught: []string{"Every key in an entry appears only as its hint"},
 			wrap: after(func(req *http.Request, r *response) {
 				if key := bearer(req); isGet(req, "/_sandbox/requests") && len(key) > 8 {
@@ -500,7 +485,7 @@ func controlBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the journal ignores its method filter", rule: "JRNL-13", tags: "@journal",
+			name: "the journal ignores its method filter", rule: "JRNL-13",
 			caught: []string{"The journal filters by method and by path pattern"},
 			wrap: before(func(req *http.Request) {
 				if isGet(req, "/_sandbox/requests") {
@@ -521,63 +506,4 @@ func breakingWithBody(next http.Handler, after func(req *http.Request, body []by
 		req.Body = io.NopCloser(bytes.NewReader(body))
 		breaking(next, nil, func(req *http.Request, r *response) { after(req, body, r) }).ServeHTTP(w, req)
 	})
-}
-
-// TestControlBreakagesAreCaught breaks one documented rule of the controls,
-// the faults, the journal, error codes, bounds or budgets at a time and
-// wants the scenarios of its area to fail on it. With
-// -control-breakage-seeds N each breakage goes through the whole default
-// run with the seeds 1..N instead, which must fail the same scenarios.
-func TestControlBreakagesAreCaught(t *testing.T) {
-	t.Parallel()
-	for _, tt := range slices.Concat(controlBreakages(), faultBreakages(), webhookFaultBreakages(), boundBreakages()) {
-		t.Run(tt.rule+" "+tt.name, func(t *testing.T) {
-			t.Parallel()
-			if *controlSeeds == 0 {
-				rep, summary := runSuite(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), tt.tags, false)
-				wantCaught(t, rep, summary, tt.caught)
-				return
-			}
-			for seed := uint64(1); seed <= uint64(*controlSeeds); seed++ {
-				rep, summary := runSeeded(t, tt.wrap(sandboxtest.NewHandler(t, tt.opts)), seed)
-				t.Logf("seed %d: exit %d", seed, rep.ExitCode())
-				wantCaught(t, rep, summary, tt.caught)
-			}
-		})
-	}
-}
-
-// runSeeded runs the whole default suite against h, as a CI job runs
-// conform, with the given seed.
-func runSeeded(t *testing.T, h http.Handler, seed uint64) (*conformance.Report, string) {
-	t.Helper()
-	srv := serve(t, h)
-	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
-		Seed: seed, Summary: &summary, Timeout: time.Minute,
-	})
-	if err != nil {
-		t.Fatalf("seed %d: Run: %v", seed, err)
-	}
-	return rep, summary.String()
-}
-
-// wantCaught wants the run to end with deviations, the named scenarios
-// among the failed.
-func wantCaught(t *testing.T, rep *conformance.Report, summary string, caught []string) {
-	t.Helper()
-	if got := rep.ExitCode(); got != conformance.ExitDeviations {
-		t.Errorf("exit code %d, want %d (deviations)\n%s", got, conformance.ExitDeviations, summary)
-		return
-	}
-	failed := map[string]bool{}
-	for _, s := range rep.With(conformance.Failed) {
-		failed[s.Name] = true
-	}
-	for _, name := range caught {
-		if !failed[name] {
-			t.Errorf("scenario %q did not fail\n%s", name, summary)
-		}
-	}
 }

@@ -13,11 +13,11 @@ import (
 	"sync"
 )
 
-// faultBreakages break one documented rule each of planned faults and of
+// faultProofs break one documented rule each of planned faults and of
 // the journal's record of them (docs/contract.md: FAULT, JRNL). Answers of
 // /v1 requests pass through untouched but for their headers, so that the
 // network faults still reach the client as the sandbox makes them.
-func faultBreakages() []controlBreakage {
+func faultProofs() []proof {
 	plans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return onControls(next, func(req *http.Request) {
@@ -63,9 +63,9 @@ func faultBreakages() []controlBreakage {
 			}
 		}
 	}
-	return []controlBreakage{
+	return []proof{
 		{
-			name: "a new fault is planned before those already planned", rule: "FAULT-1", tags: "@faults",
+			name: "a new fault is planned before those already planned", rule: "FAULT-1",
 			caught: []string{"A planned fault is answered with its id, its count and nothing fired, after those already planned"},
 			wrap: func(next http.Handler) http.Handler {
 				return onControls(next, nil, func(req *http.Request, r *response) {
@@ -79,7 +79,7 @@ func faultBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "an account holds at most 16 faults", rule: "FAULT-2", tags: "@faults",
+			name: "an account holds at most 16 faults", rule: "FAULT-2",
 			caught: []string{"An account holds at most 32 planned faults"},
 			wrap: func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -100,7 +100,7 @@ func faultBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a misspelt field is dropped, not refused", rule: "FAULT-3", tags: "@faults",
+			name: "a misspelt field is dropped, not refused", rule: "FAULT-3",
 			caught: []string{"A fault plan with a misspelt count is refused, and the plan stays as it was"},
 			wrap: plans(func(plan map[string]any) {
 				for k := range plan {
@@ -111,7 +111,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a fault without a method hits only GETs", rule: "FAULT-5", tags: "@faults",
+			name: "a fault without a method hits only GETs", rule: "FAULT-5",
 			caught: []string{"A fault without a method or a path hits every /v1 request"},
 			wrap: plans(func(plan map[string]any) {
 				if plan["method"] == nil && plan["path"] == nil {
@@ -120,12 +120,12 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a fault ignores its method", rule: "FAULT-6", tags: "@faults",
+			name: "a fault ignores its method", rule: "FAULT-6",
 			caught: []string{"A fault with a method hits only requests with that method"},
 			wrap:   plans(func(plan map[string]any) { delete(plan, "method") }),
 		},
 		{
-			name: "a path also hits the paths under it", rule: "FAULT-7", tags: "@faults",
+			name: "a path also hits the paths under it", rule: "FAULT-7",
 			caught: []string{"A fault with a path hits that path only, whatever the query"},
 			wrap: plans(func(plan map[string]any) {
 				if p := toString(plan["path"]); p != "" && !strings.HasSuffix(p, "*") {
@@ -134,7 +134,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a final * is taken as part of the path", rule: "FAULT-7", tags: "@faults",
+			name: "a final * is taken as part of the path", rule: "FAULT-7",
 			caught: []string{"A path ending in * hits every path that starts with what comes before it"},
 			wrap: plans(func(plan map[string]any) {
 				if p := toString(plan["path"]); strings.HasSuffix(p, "*") {
@@ -143,7 +143,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a path outside /v1 is taken as under /v1", rule: "FAULT-8", tags: "@faults",
+			name: "a path outside /v1 is taken as under /v1", rule: "FAULT-8",
 			caught: []string{"A fault plan with a path outside /v1 is refused, and the plan stays as it was"},
 			wrap: plans(func(plan map[string]any) {
 				if p := toString(plan["path"]); p != "" && !strings.HasPrefix(p, "/v1") {
@@ -152,7 +152,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a fault hits one request more than its count", rule: "FAULT-10", tags: "@faults",
+			name: "a fault hits one request more than its count", rule: "FAULT-10",
 			caught: []string{"A fault hits as many matching requests as its count, counting down, then is gone"},
 			wrap: func(next http.Handler) http.Handler {
 				// The listing hides the extra hit: only the requests show it.
@@ -182,7 +182,7 @@ func faultBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "each account's draws start from a seed of its own", rule: "FAULT-11", tags: "@faults",
+			name: "each account's draws start from a seed of its own", rule: "FAULT-11",
 			caught: []string{"The same seed hits the same requests of the same sequence, and a rate alone stays planned"},
 			wrap: func(next http.Handler) http.Handler {
 				var mu sync.Mutex
@@ -209,7 +209,7 @@ func faultBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a rate alone hits once and is gone", rule: "FAULT-12", tags: "@faults",
+			name: "a rate alone hits once and is gone", rule: "FAULT-12",
 			caught: []string{"The same seed hits the same requests of the same sequence, and a rate alone stays planned"},
 			wrap: plans(func(plan map[string]any) {
 				if plan["rate"] != nil && plan["count"] == nil {
@@ -218,7 +218,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "Retry-After 0 is sent as 1", rule: "FAULT-15", tags: "@faults",
+			name: "Retry-After 0 is sent as 1", rule: "FAULT-15",
 			caught: []string{"retryAfter 0 is the Retry-After of a 503"},
 			wrap: faulted(func(_ int, h http.Header) {
 				if h.Get("Retry-After") == "0" {
@@ -227,17 +227,17 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a reset fault closes the connection instead", rule: "FAULT-19", tags: "@faults",
+			name: "a reset fault closes the connection instead", rule: "FAULT-19",
 			caught: []string{"A POST whose connection is reset creates nothing, and the journal keeps it with no status"},
 			wrap:   plans(network("reset", "close")),
 		},
 		{
-			name: "a close fault resets the connection instead", rule: "FAULT-20", tags: "@faults",
+			name: "a close fault resets the connection instead", rule: "FAULT-20",
 			caught: []string{"A POST whose connection is closed creates nothing, and the journal keeps it with no status"},
 			wrap:   plans(network("close", "reset")),
 		},
 		{
-			name: "a truncate fault sends the answer whole", rule: "FAULT-21", tags: "@faults",
+			name: "a truncate fault sends the answer whole", rule: "FAULT-21",
 			caught: []string{"A truncated POST has created its record and spent its request"},
 			wrap: plans(func(plan map[string]any) {
 				if plan["network"] == "truncate" {
@@ -247,7 +247,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a trickle sends half the answer", rule: "FAULT-23", tags: "@faults",
+			name: "a trickle sends half the answer", rule: "FAULT-23",
 			// A trickle sent at once shows only in how long it took, which
 			// a loaded machine stretches too; a part of the answer shows
 			// whatever the load.
@@ -260,7 +260,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a network failure with a status is planned without the status", rule: "FAULT-24", tags: "@faults",
+			name: "a network failure with a status is planned without the status", rule: "FAULT-24",
 			caught: []string{"A fault plan with a network failure and a status is refused, and the plan stays as it was"},
 			wrap: plans(func(plan map[string]any) {
 				if plan["network"] != nil {
@@ -269,12 +269,12 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "X-Sandbox-Fault stripped", rule: "FAULT-25", tags: "@faults",
+			name: "X-Sandbox-Fault stripped", rule: "FAULT-25",
 			caught: []string{"A fault with a method hits only requests with that method", "A path ending in * hits every path that starts with what comes before it"},
 			wrap:   faulted(func(_ int, h http.Header) { h.Del("X-Sandbox-Fault") }),
 		},
 		{
-			name: "a delayed or trickled request spends no budget", rule: "FAULT-27", tags: "@faults",
+			name: "a delayed or trickled request spends no budget", rule: "FAULT-27",
 			caught: []string{"A trickled or delayed answer comes whole, late, and counts like any other"},
 			wrap: faulted(func(status int, h http.Header) {
 				if status < 300 && h.Get("X-RateLimit-Remaining") != "" {
@@ -283,7 +283,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a POST answered by a status fault is carried out too", rule: "FAULT-28", tags: "@faults",
+			name: "a POST answered by a status fault is carried out too", rule: "FAULT-28",
 			caught: []string{"A POST answered by a planned status 500 creates nothing and emits no event"},
 			wrap: func(next http.Handler) http.Handler {
 				return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -304,24 +304,24 @@ func faultBreakages() []controlBreakage {
 			},
 		},
 		{
-			name: "a truncated POST creates nothing", rule: "FAULT-29", tags: "@faults",
+			name: "a truncated POST creates nothing", rule: "FAULT-29",
 			caught: []string{"A truncated POST has created its record and spent its request"},
 			wrap:   hidingCut,
 		},
 		{
-			name: "a spent fault stays listed", rule: "FAULT-31", tags: "@faults",
+			name: "a spent fault stays listed", rule: "FAULT-31",
 			caught: []string{"A fault hits as many matching requests as its count, counting down, then is gone"},
 			wrap:   keepingSpent,
 		},
 		{
-			name: "the journal drops PATCH requests", rule: "JRNL-1", tags: "@journal",
+			name: "the journal drops PATCH requests", rule: "JRNL-1",
 			caught: []string{"An entry keeps the body of a request a status fault answered"},
 			wrap: journal(func(_ *http.Request, r *response) {
 				r.keepItems(func(it map[string]any) bool { return it["method"] != "PATCH" })
 			}),
 		},
 		{
-			name: "a dropped request is journalled with a 502", rule: "JRNL-9", tags: "@journal",
+			name: "a dropped request is journalled with a 502", rule: "JRNL-9",
 			caught: []string{"A dropped request is complete in the journal when its client sees the drop, listed before the retry"},
 			wrap: journal(func(_ *http.Request, r *response) {
 				r.eachItem(func(it map[string]any) {
@@ -332,14 +332,14 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a request its client gave up on is not marked abandoned", rule: "JRNL-8", tags: "@journal",
+			name: "a request its client gave up on is not marked abandoned", rule: "JRNL-8",
 			caught: []string{"A request its client gave up on is complete in the journal, abandoned and with no status"},
 			wrap: journal(func(_ *http.Request, r *response) {
 				r.eachItem(func(it map[string]any) { it["abandoned"] = false })
 			}),
 		},
 		{
-			name: "a dropped request is listed after the retry that followed it", rule: "JRNL-15", tags: "@journal",
+			name: "a dropped request is listed after the retry that followed it", rule: "JRNL-15",
 			caught: []string{"A dropped request is complete in the journal when its client sees the drop, listed before the retry"},
 			wrap: journal(func(_ *http.Request, r *response) {
 				r.data(func(d map[string]any) {
@@ -353,7 +353,7 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the journal keeps no body of a faulted request", rule: "JRNL-16", tags: "@journal",
+			name: "the journal keeps no body of a faulted request", rule: "JRNL-16",
 			caught: []string{"An entry keeps the body of a request a status fault answered"},
 			wrap: journal(func(_ *http.Request, r *response) {
 				r.eachItem(func(it map[string]any) {
@@ -364,17 +364,17 @@ func faultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "the journal ignores limit", rule: "JRNL-17", tags: "@journal",
+			name: "the journal ignores limit", rule: "JRNL-17",
 			caught: []string{"The journal is paged like a list"},
 			wrap:   journalQuery(func(q map[string][]string) { delete(q, "limit") }),
 		},
 		{
-			name: "the journal's cursor starts over", rule: "JRNL-17", tags: "@journal",
+			name: "the journal's cursor starts over", rule: "JRNL-17",
 			caught: []string{"The journal is paged like a list"},
 			wrap:   journalQuery(func(q map[string][]string) { delete(q, "cursor") }),
 		},
 		{
-			name: "the journal's count ignores the filters", rule: "JRNL-18", tags: "@journal",
+			name: "the journal's count ignores the filters", rule: "JRNL-18",
 			caught: []string{"The journal counts the requests matching its filters"},
 			wrap: journalQuery(func(q map[string][]string) {
 				if slices.Contains(q["count"], "true") {

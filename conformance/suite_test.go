@@ -196,14 +196,18 @@ func (r *response) data(edit func(d map[string]any)) {
 }
 
 // breaking wraps the sandbox like a faulty proxy: before may change the
-// request, after the response.
+// request, after the response. A network fault passes through it as the
+// sandbox makes it.
 func breaking(next http.Handler, before func(*http.Request), after func(*http.Request, *response)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if before != nil {
 			before(r)
 		}
-		rec := httptest.NewRecorder()
+		rec := &passingRecorder{ResponseRecorder: httptest.NewRecorder(), client: w}
 		next.ServeHTTP(rec, r)
+		if rec.hijacked {
+			return
+		}
 		res := &response{status: rec.Code, header: rec.Header().Clone(), body: rec.Body.Bytes()}
 		if after != nil {
 			after(r, res)

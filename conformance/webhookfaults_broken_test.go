@@ -4,10 +4,10 @@ import (
 	"net/http"
 )
 
-// webhookFaultBreakages break the webhook faults (FAULT-33..40). The
+// webhookFaultProofs break the webhook faults (FAULT-33..40). The
 // deliveries are the sandbox's own, out of a proxy's reach, so each one
 // changes the plan on its way in or the records on their way out.
-func webhookFaultBreakages() []controlBreakage {
+func webhookFaultProofs() []proof {
 	plans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return onControls(next, func(req *http.Request) {
@@ -28,9 +28,9 @@ func webhookFaultBreakages() []controlBreakage {
 			}
 		}
 	}
-	return []controlBreakage{
+	return []proof{
 		{
-			name: "a webhook fault matched to another event type", rule: "FAULT-33", tags: "@delivery && @faults",
+			name: "a webhook fault matched to another event type", rule: "FAULT-33",
 			caught: []string{
 				"A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so",
 				"A reorder webhook fault delivers the event after the next one to the same webhook",
@@ -39,17 +39,17 @@ func webhookFaultBreakages() []controlBreakage {
 			wrap: plans(func(plan map[string]any) { plan["event"] = "bug.updated" }),
 		},
 		{
-			name: "a duplicate sent as a bad signature", rule: "FAULT-34", tags: "@delivery && @faults",
+			name: "a duplicate sent as a bad signature", rule: "FAULT-34",
 			caught: []string{"A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so"},
 			wrap:   plans(kind("duplicate", "badSignature")),
 		},
 		{
-			name: "a reorder sent as a duplicate", rule: "FAULT-35", tags: "@delivery && @faults",
+			name: "a reorder sent as a duplicate", rule: "FAULT-35",
 			caught: []string{"A reorder webhook fault delivers the event after the next one to the same webhook"},
 			wrap:   plans(kind("reorder", "duplicate")),
 		},
 		{
-			name: "a delay of a tenth", rule: "FAULT-36", opts: frozen, tags: "@delivery && @faults",
+			name: "a delay of a tenth", rule: "FAULT-36", opts: frozen,
 			caught: []string{"A delayed webhook fault holds the delivery until the account's clock passes it"},
 			wrap: plans(func(plan map[string]any) {
 				if plan["delayMs"] != nil {
@@ -58,17 +58,17 @@ func webhookFaultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "a bad signature sent as a stale timestamp", rule: "FAULT-37", tags: "@delivery && @faults",
+			name: "a bad signature sent as a stale timestamp", rule: "FAULT-37",
 			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
 			wrap:   plans(kind("badSignature", "staleTimestamp")),
 		},
 		{
-			name: "a stale timestamp sent as a bad signature", rule: "FAULT-38", tags: "@delivery && @faults",
+			name: "a stale timestamp sent as a bad signature", rule: "FAULT-38",
 			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
 			wrap:   plans(kind("staleTimestamp", "badSignature")),
 		},
 		{
-			name: "a webhook fault takes a request's method and path, and ignores them", rule: "FAULT-40", tags: "@FAULT-40",
+			name: "a webhook fault takes a request's method and path, and ignores them", rule: "FAULT-40",
 			caught: []string{
 				"A fault plan with a method on a webhook fault is refused, and the plan stays as it was",
 				"A fault plan with a path on a webhook fault is refused, and the plan stays as it was",
@@ -79,7 +79,7 @@ func webhookFaultBreakages() []controlBreakage {
 			}),
 		},
 		{
-			name: "delivery records that do not name their fault", rule: "FAULT-39", tags: "@delivery && @faults",
+			name: "delivery records that do not name their fault", rule: "FAULT-39",
 			caught: []string{"A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so"},
 			wrap: func(next http.Handler) http.Handler {
 				return onControls(next, nil, func(req *http.Request, r *response) {

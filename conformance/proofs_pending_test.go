@@ -1,0 +1,26 @@
+package conformance_test
+
+// unprovenYet are the rules the kit reports as checked that no proof
+// breaks yet. The list only shrinks: a rule leaves it with its proof.
+var unprovenYet = map[string]bool{
+	"ENV-1": true, "ENV-2": true, "ENV-3": true, "ENV-4": true, "ENV-5": true, "ENV-6": true, "ENV-7": true, "ENV-8": true, "ENV-9": true, "ENV-10": true, "ENV-11": true,
+	"AUTH-1": true, "AUTH-2": true, "AUTH-3": true, "AUTH-4": true, "AUTH-5": true, "AUTH-6": true, "AUTH-7": true, "AUTH-8": true, "AUTH-9": true, "AUTH-10": true, "AUTH-11": true, "AUTH-12": true, "AUTH-13": true, "AUTH-14": true, "AUTH-15": true,
+	"ERR-1": true, "ERR-2": true, "ERR-3": true, "ERR-6": true, "ERR-7": true, "ERR-8": true, "ERR-9": true, "ERR-10": true, "ERR-11": true, "ERR-12": true, "ERR-14": true, "ERR-15": true, "ERR-16": true, "ERR-17": true, "ERR-18": true, "ERR-19": true, "ERR-22": true, "ERR-24": true,
+	"ROUTE-1": true, "ROUTE-2": true, "ROUTE-3": true, "ROUTE-4": true, "ROUTE-5": true, "ROUTE-6": true, "ROUTE-7": true,
+	"ACCT-1": true, "ACCT-2": true, "ACCT-3": true, "ACCT-4": true, "ACCT-5": true, "ACCT-6": true, "ACCT-7": true, "ACCT-8": true,
+	"CMP-1": true, "CMP-2": true, "CMP-3": true, "CMP-4": true, "CMP-5": true, "CMP-6": true, "CMP-7": true, "CMP-8": true, "CMP-9": true, "CMP-10": true, "CMP-11": true, "CMP-12": true, "CMP-13": true, "CMP-14": true, "CMP-15": true, "CMP-17": true,
+	"LIST-1": true, "LIST-2": true, "LIST-3": true, "LIST-4": true, "LIST-5": true, "LIST-6": true, "LIST-7": true, "LIST-8": true, "LIST-9": true, "LIST-10": true, "LIST-11": true, "LIST-12": true, "LIST-13": true,
+	"BUG-1": true, "BUG-2": true, "BUG-3": true, "BUG-4": true, "BUG-5": true, "BUG-6": true, "BUG-8": true, "BUG-9": true, "BUG-10": true, "BUG-11": true, "BUG-12": true, "BUG-13": true, "BUG-14": true, "BUG-15": true, "BUG-16": true, "BUG-17": true, "BUG-18": true, "BUG-19": true, "BUG-20": true, "BUG-21": true,
+	"TST-1": true, "TST-2": true, "TST-3": true,
+	"ANL-1": true, "ANL-2": true, "ANL-3": true, "ANL-4": true,
+	"RATE-1": true, "RATE-2": true, "RATE-3": true, "RATE-4": true, "RATE-5": true, "RATE-6": true, "RATE-7": true, "RATE-8": true, "RATE-10": true, "RATE-11": true, "RATE-12": true, "RATE-16": true,
+	"WH-1": true, "WH-2": true, "WH-3": true, "WH-4": true, "WH-5": true, "WH-6": true, "WH-7": true, "WH-8": true,
+	"EVT-3": true,
+	"DLV-1": true, "DLV-2": true, "DLV-3": true, "DLV-4": true, "DLV-5": true, "DLV-6": true, "DLV-7": true, "DLV-8": true, "DLV-9": true, "DLV-10": true, "DLV-12": true, "DLV-13": true, "DLV-15": true, "DLV-17": true, "DLV-24": true, "DLV-25": true, "DLV-26": true,
+	"CTL-2": true, "CTL-4": true, "CTL-5": true, "CTL-6": true,
+	"RESET-1": true, "RESET-2": true, "RESET-3": true, "RESET-6": true,
+	"CLK-1": true, "CLK-5": true, "CLK-7": true,
+	"FAULT-4": true, "FAULT-9": true, "FAULT-13": true, "FAULT-14": true, "FAULT-16": true, "FAULT-17": true, "FAULT-18": true, "FAULT-22": true, "FAULT-26": true, "FAULT-30": true, "FAULT-32": true, "FAULT-41": true, "FAULT-42": true, "FAULT-43": true,
+	"JRNL-3": true, "JRNL-4": true, "JRNL-6": true, "JRNL-7": true, "JRNL-11": true, "JRNL-14": true, "JRNL-19": true, "JRNL-20": true,
+	"SHR-12": true,
+}

@@ -1,0 +1,207 @@
+package conformance_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// A proof is a sandbox that breaks one rule of docs/contract.md and keeps
+// every other: the kit's claim that it checks the rule holds only if the
+// whole default run against this sandbox fails and names the rule.
+type proof struct {
+	name string
+	// rule is the ID of the rule the sandbox breaks; empty for a
+	// pass-through control, which breaks nothing and must pass.
+	rule string
+	opts sandboxtest.Options
+	// caught are scenarios that must be among the failed, besides the
+	// run naming the rule.
+	caught []string
+	wrap   func(next http.Handler) http.Handler
+}
+
+var proofSeeds = flag.Int("proof-seeds", 0, "run every proof of proofs() through the whole default run with the seeds 1..N; 0 leaves the proofs out, as the README's test command does (they take minutes: see docs/conform.md)")
+
+// proofs is every broken sandbox the kit must catch, and the pass-through
+// controls that show its breakers change nothing else.
+func proofs() []proof {
+	return slices.Concat(passThroughProofs(), controlProofs(), faultProofs(), webhookFaultProofs(), boundProofs())
+}
+
+// passThroughProofs wrap the sandbox in every breaker the proofs use, each
+// breaking nothing: a breaker that changed what it passes on (a network
+// fault turned into a 502, say) would make every proof behind it look
+// caught.
+func passThroughProofs() []proof {
+	var controls []proof
+	for _, opts := range []struct {
+		name string
+		opts sandboxtest.Options
+	}{{"running clock", sandboxtest.Options{}}, {"frozen clock", frozen}} {
+		controls = append(controls,
+			proof{name: "breaking, " + opts.name, opts: opts.opts, wrap: func(next http.Handler) http.Handler {
+				return breaking(next, func(*http.Request) {}, func(*http.Request, *response) {})
+			}},
+			proof{name: "breakingWithBody, " + opts.name, opts: opts.opts, wrap: func(next http.Handler) http.Handler {
+				return breakingWithBody(next, func(*http.Request, []byte, *response) {})
+			}},
+			proof{name: "onControls, " + opts.name, opts: opts.opts, wrap: func(next http.Handler) http.Handler {
+				return onControls(next, func(*http.Request) {}, func(*http.Request, *response) {})
+			}},
+			proof{name: "editHeaders, " + opts.name, opts: opts.opts, wrap: func(next http.Handler) http.Handler {
+				return editHeaders(next, func(*http.Request, int, http.Header) {})
+			}},
+		)
+	}
+	return controls
+}
+
+// TestEveryProofIsCaught runs each proof through the whole default
+// --profile sandbox run, as a CI job runs conform, once per seed: a proof
+// caught under one seed and not another is caught by luck. It runs only
+// with -proof-seeds, as its own command (docs/conform.md).
+func TestEveryProofIsCaught(t *testing.T) {
+	if *proofSeeds <= 0 {
+		t.Skip("the proofs run with -proof-seeds N (docs/conform.md)")
+	}
+	t.Parallel()
+	for _, p := range proofs() {
+		t.Run(strings.TrimSpace(p.rule+" "+p.name), func(t *testing.T) {
+			t.Parallel()
+			for seed := uint64(1); seed <= uint64(*proofSeeds); seed++ {
+				rep, summary := runSeeded(t, p.wrap(sandboxtest.NewHandler(t, p.opts)), seed)
+				if p.rule == "" {
+					if got := rep.ExitCode(); got != conformance.ExitConformant {
+						t.Errorf("seed %d: a breaker that breaks nothing: exit %d, want %d (conformant)\n%s", seed, got, conformance.ExitConformant, summary)
+					}
+					continue
+				}
+				wantCaught(t, rep, summary, p.caught)
+				if !namesRule(rep, p.rule) {
+					t.Errorf("seed %d: the run failed without naming %s\n%s", seed, p.rule, summary)
+				}
+			}
+		})
+	}
+}
+
+// namesRule says whether the run blamed the rule: a failed scenario cites
+// it by its tag or its message, or the coverage counts an exchange that
+// broke it.
+func namesRule(rep *conformance.Report, id string) bool {
+	for _, s := range rep.With(conformance.Failed) {
+		if slices.Contains(coverage.Citations(s.Tags), id) || strings.Contains(s.Message, id) || s.Rule == id {
+			return true
+		}
+	}
+	for _, o := range rep.Coverage {
+		if o.Rule.ID == id && o.Broken > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// TestEveryCheckedRuleHasAProof holds the coverage report to its word: a
+// rule the kit says it checks has a broken sandbox that the check catches.
+func TestEveryCheckedRuleHasAProof(t *testing.T) {
+	rules, err := conformance.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proven := map[string]bool{}
+	names := map[string]bool{}
+	for _, p := range proofs() {
+		if names[p.rule+" "+p.name] {
+			t.Errorf("two proofs named %q", p.rule+" "+p.name)
+		}
+		names[p.rule+" "+p.name] = true
+		proven[p.rule] = true
+	}
+	known := map[string]bool{}
+	for _, r := range rules {
+		known[r.Rule.ID] = true
+		checked := len(r.Checks) > 0
+		switch {
+		case checked && !proven[r.Rule.ID] && !unprovenYet[r.Rule.ID]:
+			t.Errorf("%s is reported as checked (%s) but no proof breaks it: add a broken sandbox to proofs()", r.Rule.ID, r.Checks[0].How)
+		case proven[r.Rule.ID] && unprovenYet[r.Rule.ID]:
+			t.Errorf("%s has a proof: take it off unprovenYet", r.Rule.ID)
+		case !checked && proven[r.Rule.ID]:
+			t.Errorf("%s has a proof but no check: declare the check that catches it", r.Rule.ID)
+		}
+	}
+	for id := range proven {
+		if id != "" && !known[id] {
+			t.Errorf("a proof breaks %s, which docs/contract.md does not have", id)
+		}
+	}
+}
+
+// runSeeded runs the whole default suite against h, as a CI job runs
+// conform, with the given seed.
+func runSeeded(t *testing.T, h http.Handler, seed uint64) (*conformance.Report, string) {
+	t.Helper()
+	srv := serve(t, h)
+	var summary bytes.Buffer
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+		Seed: seed, Summary: &summary, Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("seed %d: Run: %v", seed, err)
+	}
+	return rep, summary.String()
+}
+
+// wantCaught wants the run to end with deviations, the named scenarios
+// among the failed.
+func wantCaught(t *testing.T, rep *conformance.Report, summary string, caught []string) {
+	t.Helper()
+	if got := rep.ExitCode(); got != conformance.ExitDeviations {
+		t.Errorf("exit code %d, want %d (deviations)\n%s", got, conformance.ExitDeviations, summary)
+		return
+	}
+	failed := map[string]bool{}
+	for _, s := range rep.With(conformance.Failed) {
+		failed[s.Name] = true
+	}
+	for _, name := range caught {
+		if !failed[name] {
+			t.Errorf("scenario %q did not fail\n%s", name, summary)
+		}
+	}
+}
+
+// passingRecorder records the sandbox's answer for a breaker to rewrite,
+// but hands the connection through to a network fault that takes it, so
+// that a reset, close or truncate reaches the client as the sandbox makes
+// it rather than as the breaker's 200.
+type passingRecorder struct {
+	*httptest.ResponseRecorder
+	client   http.ResponseWriter
+	hijacked bool
+}
+
+func (p *passingRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, rw, err := http.NewResponseController(p.client).Hijack()
+	p.hijacked = err == nil
+	if err != nil {
+		return nil, nil, fmt.Errorf("passing the connection on: %w", err)
+	}
+	return conn, rw, nil
+}
