@@ -303,7 +303,7 @@ func KeySpellings(key string) []string { return wire.Spellings(key) }
 
 // StepDoc documents one step of the library: the regular expression godog
 // matches, and an example as it would appear in a .feature file.
-type StepDoc = steps.StepDoc
+type StepDoc = steps.Doc
 
 // Steps documents every step pattern of the library, in catalogue order.
 func Steps() []StepDoc { return steps.Steps() }

@@ -13,7 +13,6 @@ import (
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
-
 // eachItem lets edit change every item of a list answer's data.items.
 func (r *response) eachItem(edit func(it map[string]any)) {
 	r.data(func(d map[string]any) {

@@ -77,12 +77,12 @@ type session struct {
 	keys  []string
 	left  []int // what each key's window has left, -1 unknown
 	saved map[string]string
-	sink  *rules.RuleSink
+	sink  *rules.Sink
 	spent int
 }
 
 func (x *explorer) newSession() *session {
-	sink := rules.NewRuleSink(x.t.Coverage)
+	sink := rules.NewSink(x.t.Coverage)
 	// The explorer's fresh accounts are its own: their windows are not the
 	// operator's key's share to budget.
 	sink.Unbudgeted = x.sandbox

@@ -20,7 +20,7 @@ import (
 )
 
 func testExplorer(seed uint64) *explorer {
-	m := model.NewModel(wire.ProfileSandbox, model.ContractSwitches{DuplicateFields: true, LongNumbers: true}, nil)
+	m := model.New(wire.ProfileSandbox, model.ContractSwitches{DuplicateFields: true, LongNumbers: true}, nil)
 	return &explorer{t: &transport.Target{Model: m, Redact: wire.Redactor("svc_test_9f3kq2zx7wpl")}, seed: seed, sandbox: true}
 }
 

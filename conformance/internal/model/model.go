@@ -124,9 +124,9 @@ type ContractSwitches struct {
 	LongNumbers bool
 }
 
-// NewModel is the model of a run in profile. seed is what a fresh sandbox
+// New is the model of a run in profile. seed is what a fresh sandbox
 // account holds; without it the model holds no account's records exactly.
-func NewModel(profile string, sw ContractSwitches, seed *Seed) *Model {
+func New(profile string, sw ContractSwitches, seed *Seed) *Model {
 	return &Model{profile: profile, Switches: sw, seed: seed, accounts: map[string]*account{}, owned: map[string]bool{}, firstIDs: map[string]string{}}
 }
 

@@ -272,7 +272,7 @@ const maxSuggestions = 3
 // suggestions offers the library steps closest in wording to an undefined
 // one, each with the author's keyword and values in place of the example's,
 // ready to paste; or says that none is close.
-func suggestions(keyword, text string, docs []steps.StepDoc) string {
+func suggestions(keyword, text string, docs []steps.Doc) string {
 	type cand struct {
 		text string
 		dist int

@@ -41,7 +41,7 @@ type Endpoint struct {
 	// schema and sink, with --openapi, check each delivery against the
 	// document's webhooks.
 	schema rules.Schema
-	sink   *rules.RuleSink
+	sink   *rules.Sink
 }
 
 // Delivery is one request the deployment made to the receiver, and the
@@ -81,7 +81,7 @@ func (r *Receiver) Base() string { return r.base }
 // Open gives a scenario an endpoint of its own, whose deliveries are checked
 // against schema (when set) with breaks going to sink; the URL is where the
 // deployment delivers to it.
-func (r *Receiver) Open(schema rules.Schema, sink *rules.RuleSink) (*Endpoint, string) {
+func (r *Receiver) Open(schema rules.Schema, sink *rules.Sink) (*Endpoint, string) {
 	token := wire.RandomToken()
 	e := &Endpoint{token: token, arrived: make(chan struct{}), schema: schema, sink: sink}
 	r.mu.Lock()

@@ -1,7 +1,7 @@
 // Package rules holds what every response must meet, whatever the scenario
 // that asked: the envelope, a JSON content type, the contract's timestamps,
 // no credential echoed, the OpenAPI document when one is given. It collects
-// the breaks of one scenario in a RuleSink, and reads the rate-limit headers of
+// the breaks of one scenario in a Sink, and reads the rate-limit headers of
 // spec section 8.
 package rules
 

@@ -26,9 +26,9 @@ type RuleViolation struct {
 	Where string
 }
 
-// RuleSink collects the every-response violations of one scenario. Only the
+// Sink collects the every-response violations of one scenario. Only the
 // first break of each rule is kept: the rest say nothing new.
-type RuleSink struct {
+type Sink struct {
 	mu         sync.Mutex
 	violations []RuleViolation
 	// at is the step now running, stamped on what it breaks.
@@ -42,32 +42,32 @@ type RuleSink struct {
 	Coverage *coverage.Recorder
 }
 
-// NewRuleSink starts the sink of one scenario; cov is the run's coverage,
+// NewSink starts the sink of one scenario; cov is the run's coverage,
 // or nil.
-func NewRuleSink(cov *coverage.Recorder) *RuleSink {
-	return &RuleSink{keys: map[string]bool{}, Coverage: cov}
+func NewSink(cov *coverage.Recorder) *Sink {
+	return &Sink{keys: map[string]bool{}, Coverage: cov}
 }
 
 // Judged records that the rules were judged on one exchange of the
 // scenario, whether they held or not.
-func (s *RuleSink) Judged(ids ...string) { s.Coverage.Judged(ids...) }
+func (s *Sink) Judged(ids ...string) { s.Coverage.Judged(ids...) }
 
 // Broke records a break of a rule, and keeps it when it is the rule's
 // first break in the scenario.
-func (s *RuleSink) Broke(v RuleViolation) {
+func (s *Sink) Broke(v RuleViolation) {
 	s.Coverage.Broke(v.ID)
 	s.Add(v)
 }
 
 // At says which step (file:line) the next exchanges belong to.
-func (s *RuleSink) At(where string) {
+func (s *Sink) At(where string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.at = where
 }
 
 // Add keeps v unless the rule it breaks broke before.
-func (s *RuleSink) Add(v RuleViolation) {
+func (s *Sink) Add(v RuleViolation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if v.Where == "" {
@@ -83,7 +83,7 @@ func (s *RuleSink) Add(v RuleViolation) {
 
 // First returns the first violation, ranking @must and @sandbox ones before
 // @should ones so that a run never reports only a warning for a failure.
-func (s *RuleSink) First() (RuleViolation, bool) {
+func (s *Sink) First() (RuleViolation, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range s.violations {
@@ -98,7 +98,7 @@ func (s *RuleSink) First() (RuleViolation, bool) {
 }
 
 // SentKey records a credential the scenario sent; no answer may echo it.
-func (s *RuleSink) SentKey(k string) {
+func (s *Sink) SentKey(k string) {
 	if len(k) < 8 || k == wire.LivePrefix || k == wire.TestPrefix {
 		return // a bare prefix or a short token is ordinary text, not a secret
 	}
@@ -108,7 +108,7 @@ func (s *RuleSink) SentKey(k string) {
 }
 
 // SentKeys are the credentials the scenario sent.
-func (s *RuleSink) SentKeys() []string {
+func (s *Sink) SentKeys() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.keys))
@@ -145,7 +145,7 @@ func FaultWroteBody(profile string, e *wire.Exchange) bool {
 // credential sent in the scenario echoed whole (AUTH-6).
 // Outside /v1 the spec says nothing, so there only the sandbox profile
 // holds answers to the envelope.
-func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Exchange) {
+func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchange) {
 	body := e.Body
 	where := req.Method + " " + req.URL.Path
 	if req.URL.RawQuery != "" {
@@ -229,7 +229,7 @@ func CheckResponse(profile string, sink *RuleSink, req *http.Request, e *wire.Ex
 
 // Forget lets go of the violations' exchanges once the scenario's result
 // is recorded.
-func (s *RuleSink) Forget() {
+func (s *Sink) Forget() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.violations = nil

@@ -30,7 +30,7 @@ func startModel(ctx context.Context, cfg Config, t *transport.Target) *model.Mod
 			gap = "the records, IDs and counts of fresh accounts: what a fresh account holds could not be read (" + t.Redact(err.Error()) + "), so the model learns them instead of holding them exactly"
 		}
 	}
-	m := model.NewModel(cfg.Profile, cfg.Contract, seed)
+	m := model.New(cfg.Profile, cfg.Contract, seed)
 	if gap != "" {
 		m.Gap(gap)
 	}

@@ -43,7 +43,7 @@ type ScenarioState struct {
 	saved   map[string]any
 	history []*wire.Exchange
 	// Sink receives the every-response rule violations of the scenario.
-	Sink *rules.RuleSink
+	Sink *rules.Sink
 	// Skip says why the scenario stopped without a verdict, if it did.
 	Skip string
 	// hook is the scenario's endpoint on the webhook receiver, at
@@ -66,7 +66,7 @@ type ScenarioState struct {
 // NewScenarioState is the state of a scenario about to start against t,
 // with hooks the webhook receiver (nil when none runs).
 func NewScenarioState(t *transport.Target, hooks *receiver.Receiver) *ScenarioState {
-	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewRuleSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
+	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
 // Last is the last exchange of the scenario, for the steps that judge an

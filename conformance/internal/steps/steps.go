@@ -17,14 +17,14 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
-// StepDoc documents one step of the library for people writing features.
-type StepDoc struct {
+// Doc documents one step of the library for people writing features.
+type Doc struct {
 	Pattern string // the regular expression godog matches
 	Example string // a step as it would appear in a .feature file
 }
 
 type stepDef struct {
-	StepDoc
+	Doc
 	fn any
 }
 
@@ -33,7 +33,7 @@ type stepDef struct {
 // scenario; with s nil it serves for the documentation only.
 func stepDefs(s *ScenarioState) []stepDef {
 	d := func(pattern, example string, fn any) stepDef {
-		return stepDef{StepDoc{pattern, example}, fn}
+		return stepDef{Doc{pattern, example}, fn}
 	}
 	return []stepDef{
 		// Who is asking.
@@ -154,11 +154,11 @@ func stepDefs(s *ScenarioState) []stepDef {
 }
 
 // Steps documents every step pattern of the library, in catalogue order.
-func Steps() []StepDoc {
+func Steps() []Doc {
 	defs := stepDefs(nil)
-	docs := make([]StepDoc, len(defs))
+	docs := make([]Doc, len(defs))
 	for i, d := range defs {
-		docs[i] = d.StepDoc
+		docs[i] = d.Doc
 	}
 	return docs
 }

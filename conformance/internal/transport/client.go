@@ -38,7 +38,7 @@ type Request struct {
 	// Sink is the scenario that judges the exchange by the rules of every
 	// response and the model; nil leaves the exchange unjudged, as the
 	// run's own requests are.
-	Sink *rules.RuleSink
+	Sink *rules.Sink
 	// SelfPaced hands a 429 back as it came, for a sender that waits out
 	// its throttling itself (the explorer, under its deadline).
 	SelfPaced bool

@@ -13,7 +13,7 @@ import (
 // feedModel hands one exchange of a scenario to the model; a disagreement
 // fails the scenario that received it, with the requests of the key that
 // led there.
-func (t *Target) feedModel(fl *model.Flight, sink *rules.RuleSink, token string, req *http.Request, reqBody []byte, resp *http.Response, body []byte) {
+func (t *Target) feedModel(fl *model.Flight, sink *rules.Sink, token string, req *http.Request, reqBody []byte, resp *http.Response, body []byte) {
 	o := &model.Observed{
 		Key: token, Method: req.Method, Path: req.URL.Path, Query: req.URL.Query(), RawQuery: req.URL.RawQuery,
 		ReqHeader: req.Header, ReqBody: reqBody, Status: resp.StatusCode, Header: resp.Header, Body: body,

@@ -53,7 +53,7 @@ func client(srv *httptest.Server) (*Target, *[]time.Duration) {
 	return tgt, &waits
 }
 
-func post(t *testing.T, tgt *Target, key string, sink *rules.RuleSink) (*wire.Exchange, error) {
+func post(t *testing.T, tgt *Target, key string, sink *rules.Sink) (*wire.Exchange, error) {
 	t.Helper()
 	return tgt.Send(context.Background(), Request{Method: http.MethodPost, Path: "/v1/campaigns", Key: key, Body: []byte(`{"name":"x"}`), Sink: sink})
 }
@@ -73,7 +73,7 @@ func TestUnplannedThrottlingIsWaitedOut(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, bodies := throttling(t, 2, tt.header)
 			tgt, waits := client(srv)
-			ex, err := post(t, tgt, tt.key, rules.NewRuleSink(nil))
+			ex, err := post(t, tgt, tt.key, rules.NewSink(nil))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,17 +94,17 @@ func TestUnplannedThrottlingIsWaitedOut(t *testing.T) {
 }
 
 func TestPlannedThrottlingIsTheScenarios(t *testing.T) {
-	exhaustive := rules.NewRuleSink(nil)
+	exhaustive := rules.NewSink(nil)
 	exhaustive.Unbudgeted = true
 	tests := []struct {
 		name   string
 		header http.Header
 		key    string
-		sink   *rules.RuleSink
+		sink   *rules.Sink
 	}{
-		{"a planned fault's 429", http.Header{"X-Ratelimit-Scope": {"key"}, "X-Sandbox-Fault": {"flt_000001"}, "Retry-After": {"7"}}, operatorKey, rules.NewRuleSink(nil)},
-		{"a fresh account's own window", http.Header{"X-Ratelimit-Scope": {"key"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewRuleSink(nil)},
-		{"a fresh account's controls budget", http.Header{"X-Ratelimit-Scope": {"controls"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewRuleSink(nil)},
+		{"a planned fault's 429", http.Header{"X-Ratelimit-Scope": {"key"}, "X-Sandbox-Fault": {"flt_000001"}, "Retry-After": {"7"}}, operatorKey, rules.NewSink(nil)},
+		{"a fresh account's own window", http.Header{"X-Ratelimit-Scope": {"key"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewSink(nil)},
+		{"a fresh account's controls budget", http.Header{"X-Ratelimit-Scope": {"controls"}, "Retry-After": {"7"}}, "svc_test_fresh_0123456789", rules.NewSink(nil)},
 		{"the operator key's window spent on purpose", http.Header{"X-Ratelimit-Scope": {"key"}, "Retry-After": {"7"}}, operatorKey, exhaustive},
 	}
 	for _, tt := range tests {
@@ -138,7 +138,7 @@ func TestPersistentThrottlingStopsNamingTheBudget(t *testing.T) {
 			tgt, waits := client(srv)
 			var heard *ThrottledError
 			tgt.OnThrottled = func(e *ThrottledError) { heard = e }
-			_, err := post(t, tgt, operatorKey, rules.NewRuleSink(nil))
+			_, err := post(t, tgt, operatorKey, rules.NewSink(nil))
 			var te *ThrottledError
 			if !errors.As(err, &te) || !errors.Is(err, ErrThrottled) {
 				t.Fatalf("error %v, want a ThrottledError", err)
@@ -178,7 +178,7 @@ func TestRetryAfterForms(t *testing.T) {
 func TestSelfPacedRequestsGetTheirThrottlingBack(t *testing.T) {
 	srv, _ := throttling(t, 1, http.Header{"X-Ratelimit-Scope": {"client"}, "Retry-After": {"30"}})
 	tgt, waits := client(srv)
-	ex, err := tgt.Send(context.Background(), Request{Method: http.MethodGet, Path: "/v1/testers", Key: operatorKey, Sink: rules.NewRuleSink(nil), SelfPaced: true})
+	ex, err := tgt.Send(context.Background(), Request{Method: http.MethodGet, Path: "/v1/testers", Key: operatorKey, Sink: rules.NewSink(nil), SelfPaced: true})
 	if err != nil {
 		t.Fatal(err)
 	}

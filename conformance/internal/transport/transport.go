@@ -97,7 +97,7 @@ func (c *cancelOnClose) Close() error {
 // judge holds one exchange of a scenario to the rules of every response,
 // the model and, with --openapi, the document; what breaks goes to the
 // scenario's sink, on the step that sent it.
-func (t *Target) judge(sink *rules.RuleSink, fl *model.Flight, token string, req *http.Request, resp *http.Response, e *wire.Exchange) {
+func (t *Target) judge(sink *rules.Sink, fl *model.Flight, token string, req *http.Request, resp *http.Response, e *wire.Exchange) {
 	rules.CheckResponse(t.Profile, sink, req, e)
 	if fl != nil {
 		t.feedModel(fl, sink, token, req, e.ReqBody, resp, e.Body)

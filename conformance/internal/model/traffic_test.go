@@ -42,7 +42,7 @@ func replay(t *testing.T, exchanges []ex) []string {
 	for i := range seed.Records {
 		seed.Records[i] = map[string]map[string]any{}
 	}
-	m := NewModel(wire.ProfileSandbox, ContractSwitches{}, seed)
+	m := New(wire.ProfileSandbox, ContractSwitches{}, seed)
 	m.Own(trafficKey, true)
 	var found []string
 	for i, e := range exchanges {
