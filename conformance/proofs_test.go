@@ -39,7 +39,8 @@ var proofSeeds = flag.Int("proof-seeds", 0, "run every proof of proofs() through
 // proofs is every broken sandbox the kit must catch, and the pass-through
 // controls that show its breakers change nothing else.
 func proofs() []proof {
-	return slices.Concat(passThroughProofs(), controlProofs(), faultProofs(), webhookFaultProofs(), boundProofs())
+	return slices.Concat(passThroughProofs(), controlProofs(), faultProofs(), webhookFaultProofs(), boundProofs(),
+		apiProofs(), recordProofs(), limitProofs(), webhookProofs(), plannedFaultProofs())
 }
 
 // passThroughProofs wrap the sandbox in every breaker the proofs use, each
