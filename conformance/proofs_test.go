@@ -9,11 +9,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
@@ -205,4 +207,36 @@ func (p *passingRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		return nil, nil, fmt.Errorf("passing the connection on: %w", err)
 	}
 	return conn, rw, nil
+}
+
+var updateProofs = flag.Bool("update-proofs", false, "write conformance/internal/coverage/proofs.txt from proofs()")
+
+// TestProofIndexIsTheTable keeps what `conform rules` and the HTML report
+// say proves each rule equal to the proofs this package runs.
+func TestProofIndexIsTheTable(t *testing.T) {
+	rules, err := conformance.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRule := map[string][]string{}
+	for _, p := range proofs() {
+		if p.rule != "" {
+			byRule[p.rule] = append(byRule[p.rule], p.name)
+		}
+	}
+	var want strings.Builder
+	for _, r := range rules {
+		for _, name := range byRule[r.Rule.ID] {
+			fmt.Fprintf(&want, "%s\t%s\n", r.Rule.ID, name)
+		}
+	}
+	if *updateProofs {
+		if err := os.WriteFile("internal/coverage/proofs.txt", []byte(want.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if diff := cmp.Diff(want.String(), coverage.ProofIndex()); diff != "" {
+		t.Errorf("conformance/internal/coverage/proofs.txt is not the table of proofs(); run go test ./conformance -run TestProofIndexIsTheTable -update-proofs (-want +got):\n%s", diff)
+	}
 }

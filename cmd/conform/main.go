@@ -297,6 +297,9 @@ func printRules(w io.Writer) error {
 		for _, c := range r.Checks {
 			fmt.Fprintf(w, "    checked by %s: %s\n", c.By, c.How)
 		}
+		for _, p := range r.Proofs {
+			fmt.Fprintf(w, "    proven by the broken sandbox: %s\n", p)
+		}
 		switch {
 		case r.Reason != "":
 			fmt.Fprintf(w, "    %s\n", r.Reason)

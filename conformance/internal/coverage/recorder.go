@@ -43,6 +43,9 @@ type Outcome struct {
 	Broken int
 	// Reason says why the rule was not applicable or not exercised.
 	Reason string
+	// Proofs name the broken sandboxes that prove the rule's check: each
+	// breaks the rule alone and fails a default run (Proofs).
+	Proofs []string
 }
 
 // Recorder counts, per rule, the exchanges a run judged against it. One
@@ -154,7 +157,7 @@ func (r *Recorder) Outcomes() []Outcome {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, rule := range rules {
-		o := Outcome{Rule: rule, Exchanges: max(r.judged[rule.ID], r.broken[rule.ID]), Broken: r.broken[rule.ID]}
+		o := Outcome{Rule: rule, Exchanges: max(r.judged[rule.ID], r.broken[rule.ID]), Broken: r.broken[rule.ID], Proofs: Proofs(rule.ID)}
 		switch {
 		case o.Exchanges > 0:
 			o.State = Checked

@@ -80,7 +80,7 @@ ul.skips li { margin: .2em 0; }
 <h2 id="rules">Rules of docs/contract.md: {{.Coverage}}</h2>
 <table id="coverage" class="rules">
 <tr><th>Rule</th><th>Level</th><th>How the run ended</th><th>Exchanges</th><th>Rule text</th></tr>
-{{range .R.Coverage}}<tr class="{{.State}}"><td>{{.Rule.ID}}</td><td>{{.Rule.Level}}</td><td{{if .Broken}} class="bad"{{end}}>{{.State}}{{if .Reason}}: {{.Reason}}{{end}}{{if .Broken}} ({{.Broken}} broke it){{end}}</td><td>{{.Exchanges}}</td><td>{{.Rule.Text}}</td></tr>
+{{range .R.Coverage}}<tr class="{{.State}}"><td>{{.Rule.ID}}</td><td>{{.Rule.Level}}</td><td{{if .Broken}} class="bad"{{end}}>{{.State}}{{if .Reason}}: {{.Reason}}{{end}}{{if .Broken}} ({{.Broken}} broke it){{end}}{{with .Proofs}}<br><small>proven by: {{range $i, $p := .}}{{if $i}}; {{end}}{{$p}}{{end}}</small>{{end}}</td><td>{{.Exchanges}}</td><td>{{.Rule.Text}}</td></tr>
 {{end}}</table>
 {{end}}
 </body>

@@ -21,6 +21,9 @@ type RuleChecks struct {
 	// Reason says why no run, or no default run, judges the rule; empty
 	// when the kit has checks for it.
 	Reason string
+	// Proofs name the broken sandboxes each of which breaks the rule
+	// alone and fails the default run, whatever its seed.
+	Proofs []string
 }
 
 // Rules returns the catalogue with how the kit checks each rule: the
@@ -44,7 +47,7 @@ func Rules() ([]RuleChecks, error) {
 	checks := catalogue()
 	var out []RuleChecks
 	for _, r := range docs.Rules() {
-		rc := RuleChecks{Rule: r, Checks: checks.Of(r.ID)}
+		rc := RuleChecks{Rule: r, Checks: checks.Of(r.ID), Proofs: coverage.Proofs(r.ID)}
 		if uris := scenarios[r.ID]; len(uris) > 0 {
 			rc.Checks = append(rc.Checks, coverage.Check{Rule: r.ID, By: coverage.ByFeature, How: citedBy(uris)})
 		}
