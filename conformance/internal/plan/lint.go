@@ -32,6 +32,7 @@ var implicitSaves = []struct {
 }{
 	{regexp.MustCompile(`^a bug with status "`), []string{"bugId", "campaignId", "testerId"}},
 	{regexp.MustCompile(`^I register (a|\d+) webhooks? for `), []string{"webhookId", "webhookSecret"}},
+	{regexp.MustCompile(`^I plan the fault:$`), []string{"faultId"}},
 }
 
 var (
@@ -93,15 +94,37 @@ func lintFiles(files []FeatureFile) []string {
 		}
 		astSteps := StepNodes(doc.Feature)
 		columns := outlineColumns(doc.Feature)
+		for _, p := range tagLines(f.URI, doc.Feature) {
+			report(p)
+		}
 		for _, p := range gherkin.Pickles(*doc, f.URI, newID) {
 			known := map[string]bool{}
 			for _, b := range steps.BuiltinPlaceholders() {
 				known[b.Name] = true
 			}
+			var tags []string
+			for _, t := range p.Tags {
+				tags = append(tags, t.Name)
+			}
+			given := map[string]bool{}
 			for _, st := range p.Steps {
 				node := astSteps[st.AstNodeIds[0]]
 				where := fmt.Sprintf("%s:%d", f.URI, node.Location.Line)
-				switch n := library.Matches(st.Text); {
+				matched := library.Matching(st.Text)
+				for _, p := range stepNeeds(where, tags, st.Text, matched, given) {
+					report(p)
+				}
+				for _, d := range matched {
+					if d.Gives != "" {
+						given[d.Gives] = true
+					}
+				}
+				for _, m := range savedNameRe.FindAllStringSubmatch(st.Text, -1) {
+					if !known[m[1]] {
+						report(fmt.Sprintf("%s: no earlier step of the scenario saves %q", where, m[1]))
+					}
+				}
+				switch n := len(matched); {
 				case n == 0:
 					report(fmt.Sprintf("%s: undefined step: %s%s", where, strings.TrimSpace(node.Keyword)+" "+st.Text, suggestions(strings.TrimSpace(node.Keyword), st.Text, docs)))
 				case n > 1:
@@ -155,7 +178,7 @@ func lintFiles(files []FeatureFile) []string {
 }
 
 // jsonDocRe finds the steps whose doc string must be a JSON document.
-var jsonDocRe = regexp.MustCompile(`(with JSON|should match|should contain):$`)
+var jsonDocRe = regexp.MustCompile(`(with JSON|should match|should (?:not )?contain|I plan the fault):$`)
 
 // docStringJSONError says why a doc string is not JSON, naming the line of
 // the doc string at fault, or "" if it is JSON. Placeholders stand for

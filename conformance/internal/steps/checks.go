@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -558,6 +559,57 @@ func (s *ScenarioState) jsonContainsDoc(ctx context.Context, path string, doc *g
 		}
 	}
 	return fmt.Errorf("none of the %d item(s) at %q matches:\n%s", len(items), path, strings.Join(wire.JSONLines(want), "\n"))
+}
+
+// jsonLacks is jsonContains turned round: the string at path does not
+// hold the text, or no item of the array at path is it.
+func (s *ScenarioState) jsonLacks(ctx context.Context, path, unwanted string) error {
+	w, err := s.expand(unwanted)
+	if err != nil {
+		return err
+	}
+	got, err := valueAt(s, path)
+	if err != nil {
+		return err
+	}
+	switch g := got.(type) {
+	case string:
+		if !strings.Contains(g, w) {
+			return nil
+		}
+	case []any:
+		i := slices.IndexFunc(g, func(it any) bool { return valueIs(it, w) })
+		if i < 0 {
+			return nil
+		}
+		return fmt.Errorf("the JSON at \"%s.%d\" is %q, which the JSON at %q should not contain", path, i, w, path)
+	default:
+		return fmt.Errorf("the JSON at %q: want a string or an array to look in, got %s", path, wire.Describe(got))
+	}
+	return fmt.Errorf("the JSON at %q contains %q: got %s", path, w, wire.Truncate(wire.Describe(got), 300))
+}
+
+// jsonLacksDoc holds when no item of the array at path matches the
+// document as "should match:" matches.
+func (s *ScenarioState) jsonLacksDoc(ctx context.Context, path string, doc *godog.DocString) error {
+	text, err := s.expand(doc.Content)
+	if err != nil {
+		return err
+	}
+	unwanted, err := wire.DecodeJSON([]byte(text))
+	if err != nil {
+		return fmt.Errorf("%w: the unwanted item is not JSON: %w", wire.ErrUsage, err)
+	}
+	items, err := s.arrayAt(ctx, path)
+	if err != nil {
+		return err
+	}
+	for i, it := range items {
+		if wire.MatchDiff(unwanted, it) == "" {
+			return fmt.Errorf("the item at \"%s.%d\" matches what should not be there: %s", path, i, wire.Truncate(wire.Describe(it), 300))
+		}
+	}
+	return nil
 }
 
 // jsonEmpty holds for an empty array, object or string.

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,25 @@ import (
 type Doc struct {
 	Pattern string // the regular expression godog matches
 	Example string // a step as it would appear in a .feature file
+	// Tags are the tags a scenario using the step must carry: @sandbox for
+	// a step that needs the sandbox's controls or fresh accounts, which a
+	// run with --profile spec leaves out only by that tag.
+	Tags []string
+	// Needs is what an earlier step of the scenario must have done for
+	// this one to have something to check: the Gives of some other step.
+	Needs string
+	// Gives is what the step leaves for later steps to check.
+	Gives string
 }
+
+// What steps give and need (Doc.Gives, Doc.Needs).
+const (
+	GivesDelivery = "a delivery waited for"
+	GivesHeld     = "the receiver holding its answers"
+)
+
+// Sandbox says whether the step needs the sandbox profile.
+func (d Doc) Sandbox() bool { return slices.Contains(d.Tags, TagSandbox) }
 
 type stepDef struct {
 	Doc
@@ -33,14 +52,26 @@ type stepDef struct {
 // scenario; with s nil it serves for the documentation only.
 func stepDefs(s *ScenarioState) []stepDef {
 	d := func(pattern, example string, fn any) stepDef {
-		return stepDef{Doc{pattern, example}, fn}
+		return stepDef{Doc{Pattern: pattern, Example: example}, fn}
 	}
-	return []stepDef{
+	sandbox := func(def stepDef) stepDef {
+		def.Tags = []string{TagSandbox}
+		return def
+	}
+	needs := func(what string, def stepDef) stepDef {
+		def.Needs = what
+		return def
+	}
+	gives := func(what string, def stepDef) stepDef {
+		def.Gives = what
+		return def
+	}
+	return append([]stepDef{
 		// Who is asking.
 		d(`^I am not authenticated$`, `Given I am not authenticated`, s.notAuthenticated),
 		d(`^I use the Authorization header "([^"]*)"$`, `Given I use the Authorization header "bearer {key}"`, s.useAuthorization),
 		d(`^I use the API key "([^"]*)"$`, `Given I use the API key "svc_test_expired{random}"`, s.useAPIKey),
-		d(`^a fresh sandbox account$`, `Given a fresh sandbox account`, s.freshAccount),
+		sandbox(d(`^a fresh sandbox account$`, `Given a fresh sandbox account`, s.freshAccount)),
 		d(`^I set the request header "([^"]*)" to "([^"]*)"$`, `Given I set the request header "Accept-Language" to "en"`, s.setHeader),
 
 		// What is sent.
@@ -61,8 +92,8 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^I register conform's receiver as a webhook$`, `When I register conform's receiver as a webhook`, s.registerReceiver),
 		d(`^I save the header "([^"]*)" as "([^"]*)"$`, `When I save the header "X-RateLimit-Limit" as "limit"`, s.saveHeader),
 		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)" with the body '(.*)'$`, `When I send 21 POST requests to "/v1/campaigns" with the body '{"name": "Page", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'`, s.sendManyWithBody),
-		d(`^within (\d+) seconds the ([A-Z]+) request to "([^"]*)" should answer with the JSON at "([^"]*)" equal to (.+)$`, `Then within 5 seconds the GET request to "/v1/bugs/{bugId}" should answer with the JSON at "data.status" equal to "closed"`, s.eventually),
-		d(`^a bug with status "([^"]*)"$`, `Given a bug with status "resolved"`, s.bugWithStatus),
+		d(`^within (\d+) seconds the ([A-Z]+) request to "([^"]*)" should answer with the JSON at "([^"]*)" equal to (.+)$`, `Then within 5 seconds the GET request to "/v1/campaigns/{campaignId}" should answer with the JSON at "data.status" equal to "draft"`, s.eventually),
+		sandbox(d(`^a bug with status "([^"]*)"$`, `Given a bug with status "resolved"`, s.bugWithStatus)),
 
 		// What must come back: status and envelope.
 		d(`^the response status should be (\d+)$`, `Then the response status should be 200`, s.statusIs),
@@ -98,6 +129,8 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^the JSON at "([^"]*)" should match:$`, "Then the JSON at \"data\" should match:\n  \"\"\"\n  {\"id\": \"<id>\", \"status\": \"draft\", \"createdAt\": \"<timestamp>\"}\n  \"\"\"", s.jsonMatches),
 		d(`^the JSON at "([^"]*)" should contain "([^"]*)"$`, `Then the JSON at "data.events" should contain "bug.created"`, s.jsonContains),
 		d(`^the JSON at "([^"]*)" should contain:$`, "Then the JSON at \"data.items\" should contain:\n  \"\"\"\n  {\"id\": \"{campaignId}\", \"status\": \"draft\"}\n  \"\"\"", s.jsonContainsDoc),
+		d(`^the JSON at "([^"]*)" should not contain "([^"]*)"$`, `Then the JSON at "data.events" should not contain "bug.updated"`, s.jsonLacks),
+		d(`^the JSON at "([^"]*)" should not contain:$`, "Then the JSON at \"data.items\" should not contain:\n  \"\"\"\n  {\"name\": \"Lost\"}\n  \"\"\"", s.jsonLacksDoc),
 		d(`^the JSON at "([^"]*)" should be empty$`, `Then the JSON at "data.items" should be empty`, s.jsonEmpty),
 		d(`^the JSON at "([^"]*)" should not be empty$`, `Then the JSON at "data.items" should not be empty`, s.jsonNotEmpty),
 		d(`^each of the last (\d+) responses should have status (\d+)$`, `Then each of the last 3 responses should have status 200`, s.lastStatuses),
@@ -115,20 +148,20 @@ func stepDefs(s *ScenarioState) []stepDef {
 		// Webhooks, delivered to conform's own receiver.
 		d(`^I register (?:a|(\d+)) webhooks? for "([^"]*)"$`, `Given I register a webhook for "campaign.created, bug.created"`, s.registerWebhook),
 		d(`^the receiver answers (\d+) to the next (\d+) deliver(?:y|ies)$`, `Given the receiver answers 500 to the next 1 delivery`, s.receiverFails),
-		d(`^the receiver holds its answers until released$`, `Given the receiver holds its answers until released`, s.receiverHolds),
-		d(`^the receiver releases its held answers$`, `When the receiver releases its held answers`, s.receiverReleases),
-		d(`^within (\d+) seconds the receiver should get a "([^"]*)" event$`, `Then within 5 seconds the receiver should get a "campaign.created" event`, s.awaitEvent),
-		d(`^within (\d+) seconds the receiver should get the same event again$`, `Then within 10 seconds the receiver should get the same event again`, s.awaitRetry),
+		gives(GivesHeld, d(`^the receiver holds its answers until released$`, `Given the receiver holds its answers until released`, s.receiverHolds)),
+		needs(GivesHeld, d(`^the receiver releases its held answers$`, `When the receiver releases its held answers`, s.receiverReleases)),
+		gives(GivesDelivery, d(`^within (\d+) seconds the receiver should get a "([^"]*)" event$`, `Then within 5 seconds the receiver should get a "campaign.created" event`, s.awaitEvent)),
+		needs(GivesDelivery, d(`^within (\d+) seconds the receiver should get the same event again$`, `Then within 10 seconds the receiver should get the same event again`, s.awaitRetry)),
 		d(`^the receiver should have got no "([^"]*)" event$`, `Then the receiver should have got no "campaign.created" event`, s.noEvent),
 		d(`^the receiver should have got exactly (\d+) "([^"]*)" deliver(?:y|ies)$`, `Then the receiver should have got exactly 1 "campaign.created" delivery`, s.exactDeliveries),
 		d(`^no further "([^"]*)" delivery should reach the receiver within (\d+) seconds?$`, `Then no further "campaign.created" delivery should reach the receiver within 2 seconds`, s.noFurtherDelivery),
-		d(`^the delivery should be signed with the webhook's secret$`, `Then the delivery should be signed with the webhook's secret`, s.deliverySigned),
-		d(`^the delivery should be signed with the webhook's secret over a Webhook-Timestamp (\d+) seconds before the event$`, `Then the delivery should be signed with the webhook's secret over a Webhook-Timestamp 600 seconds before the event`, s.deliverySignedStale),
-		d(`^the delivery's signature should not verify with the webhook's secret$`, `Then the delivery's signature should not verify with the webhook's secret`, s.deliveryMissigned),
+		needs(GivesDelivery, d(`^the delivery should be signed with the webhook's secret$`, `Then the delivery should be signed with the webhook's secret`, s.deliverySigned)),
+		needs(GivesDelivery, d(`^the delivery should be signed with the webhook's secret over a Webhook-Timestamp (\d+) seconds before the event$`, `Then the delivery should be signed with the webhook's secret over a Webhook-Timestamp 600 seconds before the event`, s.deliverySignedStale)),
+		needs(GivesDelivery, d(`^the delivery's signature should not verify with the webhook's secret$`, `Then the delivery's signature should not verify with the webhook's secret`, s.deliveryMissigned)),
 
 		// The sandbox's verdict on the client that used the scenario's key.
-		d(`^the client should have held every client rule$`, `Then the client should have held every client rule`, s.clientHeldEveryRule),
-		d(`^the client rule "(CLI-[1-9][0-9]*)" should be (held|broken|not exercised)$`, `Then the client rule "CLI-4" should be broken`, s.clientRuleIs),
+		sandbox(d(`^the client should have held every client rule$`, `Then the client should have held every client rule`, s.clientHeldEveryRule)),
+		sandbox(d(`^the client rule "(CLI-[1-9][0-9]*)" should be (held|broken|not exercised)$`, `Then the client rule "CLI-4" should be broken`, s.clientRuleIs)),
 
 		// What must come back: headers.
 		d(`^the header "([^"]*)" should be "([^"]*)"$`, `Then the header "X-RateLimit-Limit" should be "1000"`, s.headerIs),
@@ -150,7 +183,7 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^X-RateLimit-Remaining should have decreased since the previous response$`, `Then X-RateLimit-Remaining should have decreased since the previous response`, s.remainingDecreased),
 		d(`^X-RateLimit-Remaining should be unchanged since the previous response$`, `Then X-RateLimit-Remaining should be unchanged since the previous response`, s.remainingUnchanged),
 		d(`^X-RateLimit-Limit should be unchanged since the previous response$`, `Then X-RateLimit-Limit should be unchanged since the previous response`, s.limitUnchanged),
-	}
+	}, controlDefs(s)...)
 }
 
 // Steps documents every step pattern of the library, in catalogue order.
@@ -167,14 +200,16 @@ func Steps() []Doc {
 // godog would otherwise compile every pattern again for every scenario.
 type Library struct {
 	patterns []*regexp.Regexp
+	docs     []Doc
 }
 
 // NewLibrary compiles the catalogue.
 func NewLibrary() *Library {
 	defs := stepDefs(nil)
-	l := &Library{patterns: make([]*regexp.Regexp, len(defs))}
+	l := &Library{patterns: make([]*regexp.Regexp, len(defs)), docs: make([]Doc, len(defs))}
 	for i, d := range defs {
 		l.patterns[i] = regexp.MustCompile(d.Pattern)
+		l.docs[i] = d.Doc
 	}
 	return l
 }
@@ -189,14 +224,17 @@ func (l *Library) Bind(sc *godog.ScenarioContext, s *ScenarioState) {
 
 // Matches counts the steps of the library that match text: one for a step
 // a feature may use, none for an undefined one, more for an ambiguous one.
-func (l *Library) Matches(text string) int {
-	n := 0
-	for _, re := range l.patterns {
+func (l *Library) Matches(text string) int { return len(l.Matching(text)) }
+
+// Matching returns the steps of the library that match text.
+func (l *Library) Matching(text string) []Doc {
+	var out []Doc
+	for i, re := range l.patterns {
 		if re.MatchString(text) {
-			n++
+			out = append(out, l.docs[i])
 		}
 	}
-	return n
+	return out
 }
 
 // --- who is asking ---

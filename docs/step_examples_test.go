@@ -1,0 +1,125 @@
+package docs_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// stepExamples is the feature that runs every example of the catalogue.
+const stepExamples = "testdata/step-examples.feature"
+
+// writtenStep is a step as a feature holds it: its text without the
+// keyword (Given, When, Then and And are interchangeable) and its doc
+// string, if any.
+type writtenStep struct{ text, docString string }
+
+// exampleStep reads a catalogue example as the step it shows.
+func exampleStep(example string) writtenStep {
+	first, rest, _ := strings.Cut(example, "\n")
+	_, text, _ := strings.Cut(first, " ")
+	var doc []string
+	for _, line := range strings.Split(rest, "\n") {
+		if line = strings.TrimSpace(line); line != `"""` && line != "" {
+			doc = append(doc, line)
+		}
+	}
+	return writtenStep{text, strings.Join(doc, "\n")}
+}
+
+// featureSteps reads every step of a feature file.
+func featureSteps(t *testing.T, path string) []writtenStep {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newID := (&messages.Incrementing{}).NewId
+	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(b), newID)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []writtenStep
+	for _, p := range gherkin.Pickles(*doc, path, newID) {
+		for _, s := range p.Steps {
+			w := writtenStep{text: s.Text}
+			if s.Argument != nil && s.Argument.DocString != nil {
+				w.docString = strings.TrimSpace(s.Argument.DocString.Content)
+			}
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// gherkinBlocks are the ```gherkin blocks of a page, each a scenario an
+// author could paste, as feature files of their own in dir.
+func gherkinBlocks(t *testing.T, page, dir string) int {
+	t.Helper()
+	blocks, err := readBlocks(page, "gherkin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		name := fmt.Sprintf("%s-%d.feature", strings.TrimSuffix(filepath.Base(page), ".md"), b.line)
+		text := fmt.Sprintf("Feature: the example at %s\n\n%s\n", b, b.text)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return len(blocks)
+}
+
+// TestEveryStepExampleIsRun fails when an example of the catalogue, as
+// `conform steps` and writing-features.md show it, is in no scenario of
+// the feature TestStepExamplesRunAgainstTheSandbox runs.
+func TestEveryStepExampleIsRun(t *testing.T) {
+	have := map[writtenStep]bool{}
+	for _, s := range featureSteps(t, stepExamples) {
+		have[s] = true
+	}
+	for _, s := range conformance.Steps() {
+		if w := exampleStep(s.Example); !have[w] {
+			t.Errorf("the example %q is in no scenario of %s, which runs them against the sandbox", s.Example, stepExamples)
+		}
+	}
+}
+
+// TestStepExamplesRunAgainstTheSandbox runs every example of the
+// catalogue, and every ```gherkin block of writing-features.md, against a
+// sandbox with a frozen clock: an example naming an endpoint that does not
+// exist, or a shape the sandbox does not answer, fails here.
+func TestStepExamplesRunAgainstTheSandbox(t *testing.T) {
+	dir := t.TempDir()
+	if n := gherkinBlocks(t, catalogueFile, dir); n == 0 {
+		t.Errorf("%s shows no ```gherkin block", catalogueFile)
+	}
+	srv := sandboxtest.NewServer(t, sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), WebhookRetry: 100 * time.Millisecond})
+	var summary bytes.Buffer
+	rep, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_docs_examples", Profile: conformance.ProfileSandbox, Strict: true,
+		NoBuiltin: true, FeatureDirs: []string{stepExamples, dir}, Summary: &summary, Timeout: time.Minute, Explore: -1,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, summary.String())
+	}
+	for _, s := range rep.Scenarios {
+		if s.Status != conformance.Passed {
+			t.Errorf("%s (%s) %s: %s %s", s.Name, s.Location(), s.Status, s.SkipReason, s.Message)
+		}
+	}
+	if len(rep.Scenarios) < 10 {
+		t.Errorf("%d scenarios ran, want every one of %s and %s\n%s", len(rep.Scenarios), stepExamples, catalogueFile, summary.String())
+	}
+}
