@@ -173,6 +173,17 @@ func Check(cfg Config) ([]string, error) {
 	return runner.Check(cfg.internal())
 }
 
+// CitedFile is what one feature file's scenarios cite of docs/contract.md
+// by tag (@AUTH-3): the rules a run's coverage counts them as exercising.
+type CitedFile = runner.CitedFile
+
+// CitedRules says, for each feature file of cfg (cfg.FeatureDirs, and the
+// built-in suite unless cfg.NoBuiltin), which rules its scenarios cite by
+// tag. Like Check, it sends no request.
+func CitedRules(cfg Config) ([]CitedFile, error) {
+	return runner.CitedRules(cfg.internal())
+}
+
 // RuleChecks is one rule of docs/contract.md and how the kit checks it:
 // the checks that judge it, or, in Reason, why no run judges it.
 type RuleChecks = runner.RuleChecks

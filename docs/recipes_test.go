@@ -591,15 +591,30 @@ func TestFeatureSnippetsPass(t *testing.T) {
 			if err := runFeature(t, bin, s.text); err != nil {
 				t.Errorf("the scenario at %s fails: %v", s, err)
 			}
-			broken := strings.Replace(s.text, `"draft"`, `"active"`, 1)
+			broken := breakOnPurpose(s.text)
 			if broken == s.text {
-				t.Fatalf("the scenario at %s expects no draft, so it cannot be broken on purpose here", s)
+				t.Fatalf("the scenario at %s expects no draft and no status, so it cannot be broken on purpose here", s)
 			}
 			if err := runFeature(t, bin, broken); err == nil || !strings.Contains(err.Error(), "exit status 1") {
 				t.Errorf("the scenario broken on purpose gave %v, want conform's exit status 1", err)
 			}
 		})
 	}
+}
+
+// expectedStatus finds the first status a scenario expects.
+var expectedStatus = regexp.MustCompile(`the response status should be [0-9]+`)
+
+// breakOnPurpose changes what a scenario expects so that it must fail: a
+// draft it expects becomes active, else its first expected status 599.
+func breakOnPurpose(scenario string) string {
+	if broken := strings.Replace(scenario, `"draft"`, `"active"`, 1); broken != scenario {
+		return broken
+	}
+	if loc := expectedStatus.FindStringIndex(scenario); loc != nil {
+		return scenario[:loc[0]] + "the response status should be 599" + scenario[loc[1]:]
+	}
+	return scenario
 }
 
 // runFeature runs one scenario as a feature of its own with conform

@@ -3,9 +3,7 @@ package docs_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,24 +61,6 @@ func featureSteps(t *testing.T, path string) []writtenStep {
 	return out
 }
 
-// gherkinBlocks are the ```gherkin blocks of a page, each a scenario an
-// author could paste, as feature files of their own in dir.
-func gherkinBlocks(t *testing.T, page, dir string) int {
-	t.Helper()
-	blocks, err := readBlocks(page, "gherkin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range blocks {
-		name := fmt.Sprintf("%s-%d.feature", strings.TrimSuffix(filepath.Base(page), ".md"), b.line)
-		text := fmt.Sprintf("Feature: the example at %s\n\n%s\n", b, b.text)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return len(blocks)
-}
-
 // TestEveryStepExampleIsRun fails when an example of the catalogue, as
 // `conform steps` and writing-features.md show it, is in no scenario of
 // the feature TestStepExamplesRunAgainstTheSandbox runs.
@@ -97,19 +77,16 @@ func TestEveryStepExampleIsRun(t *testing.T) {
 }
 
 // TestStepExamplesRunAgainstTheSandbox runs every example of the
-// catalogue, and every ```gherkin block of writing-features.md, against a
-// sandbox with a frozen clock: an example naming an endpoint that does not
-// exist, or a shape the sandbox does not answer, fails here.
+// catalogue against a sandbox with a frozen clock: an example naming an
+// endpoint that does not exist, or a shape the sandbox does not answer,
+// fails here. (TestFeatureSnippetsPass runs the ```gherkin blocks of the
+// pages.)
 func TestStepExamplesRunAgainstTheSandbox(t *testing.T) {
-	dir := t.TempDir()
-	if n := gherkinBlocks(t, catalogueFile, dir); n == 0 {
-		t.Errorf("%s shows no ```gherkin block", catalogueFile)
-	}
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), WebhookRetry: 100 * time.Millisecond})
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), conformance.Config{
 		BaseURL: srv.URL, APIKey: "svc_test_docs_examples", Profile: conformance.ProfileSandbox, Strict: true,
-		NoBuiltin: true, FeatureDirs: []string{stepExamples, dir}, Summary: &summary, Timeout: time.Minute, Explore: -1,
+		NoBuiltin: true, FeatureDirs: []string{stepExamples}, Summary: &summary, Timeout: time.Minute, Explore: -1,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, summary.String())
@@ -120,6 +97,6 @@ func TestStepExamplesRunAgainstTheSandbox(t *testing.T) {
 		}
 	}
 	if len(rep.Scenarios) < 10 {
-		t.Errorf("%d scenarios ran, want every one of %s and %s\n%s", len(rep.Scenarios), stepExamples, catalogueFile, summary.String())
+		t.Errorf("%d scenarios ran, want every one of %s\n%s", len(rep.Scenarios), stepExamples, summary.String())
 	}
 }

@@ -73,6 +73,23 @@ func TestAuthoringMistakesAreTheAuthors(t *testing.T) {
       | /v1/bugs      | 200    |
       | /v1/testers   | 200    |
 `, []string{"f.feature:3: unknown outline parameter <pth>: the Examples have the columns <path> <status>"}},
+		{"a misspelt level tag, which would run held to @must", `Feature: F
+  @sandox @writes
+  Scenario: S
+    When I send a GET request to "/v1/campaigns"
+`, []string{"f.feature:2: unknown tag @sandox: did you mean @sandbox?"}},
+		{"a sandbox-only step without @sandbox", `Feature: F
+  Scenario: S
+    Given a fresh sandbox account
+    When I send a GET request to "/_sandbox/requests"
+`, []string{"f.feature:3: the step `a fresh sandbox account` needs the tag @sandbox", `f.feature:4: "/_sandbox/requests" is a control of the sandbox`}},
+		{"a delivery checked before any was waited for", `@sandbox
+Feature: F
+  Scenario: S
+    Given I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "A"}'
+    Then the delivery should be signed with the webhook's secret
+`, []string{"f.feature:6: the step `the delivery should be signed with the webhook's secret` needs a delivery waited for first"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,5 +212,44 @@ func TestOneScenarioByItsLine(t *testing.T) {
 	got := runCLI(t, key, "--base-url", url, "--no-builtin", "--features", f+":3", "--format", "none")
 	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "no Scenario, Scenario Outline or Examples row starts on line 3 (scenarios start on lines 2 6 10)") {
 		t.Errorf("a line inside a scenario: exit %d\n%s", got.code, got.stderr)
+	}
+}
+
+// TestCheckSaysWhichRulesAFileCites: --rules names, per file, the rules its
+// scenarios cite by tag, which is what a run's coverage counts them for.
+func TestCheckSaysWhichRulesAFileCites(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"cited.feature": `Feature: C
+  @auth @AUTH-3 @AUTH-1
+  Scenario: No credentials
+    Given I am not authenticated
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 401
+
+  Scenario: Untagged
+    When I send a GET request to "/v1/campaigns"
+`,
+		"plain.feature": `Feature: P
+  Scenario: Untagged
+    When I send a GET request to "/v1/campaigns"
+`,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := runCLI(t, nil, "check", "--rules", "--features", dir)
+	if got.code != conformance.ExitConformant {
+		t.Fatalf("exit %d, want 0\n%s", got.code, got.stderr)
+	}
+	for _, want := range []string{
+		"cited.feature: 1 of 2 scenario(s) cite 2 rule(s): AUTH-1 AUTH-3\n",
+		"plain.feature: 1 scenario(s), none citing a rule by tag",
+	} {
+		if !strings.Contains(got.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, got.stdout)
+		}
 	}
 }

@@ -159,7 +159,7 @@ func suiteFlags(stderr io.Writer) (*flag.FlagSet, *suiteOptions) {
 	o.pending = fs.Bool("contract-pending", true, "hold the deployment to the newest rules of docs/contract.md (ERR-11, ERR-14): a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
 	fs.Var(&o.openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  %[1]s=<key> conform explore --base-url URL --profile sandbox [--explore 10m] [--seed N] [--repro-dir DIR]\n  conform check [--features DIR]... [--no-builtin]\n  conform steps\n  conform rules\n\nFlags:\n", keyEnv)
+		fmt.Fprintf(stderr, "Usage:\n  %s=<key> conform --base-url URL [flags]\n  %[1]s=<key> conform explore --base-url URL --profile sandbox [--explore 10m] [--seed N] [--repro-dir DIR]\n  conform check [--features DIR]... [--no-builtin] [--rules]\n  conform steps\n  conform rules\n\nFlags:\n", keyEnv)
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nThe API key is read from %s only. Exit status: 0 conformant, 1 deviations, 2 usage or connection error or interrupted.\n", keyEnv)
 	}
@@ -247,6 +247,7 @@ func check(args []string, stdout, stderr io.Writer) int {
 	)
 	fs.Var(&dirs, "features", "directory or .feature file to check (repeatable)")
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "check only the --features directories")
+	rules := fs.Bool("rules", false, "also say, for each feature file, which rules of docs/contract.md its scenarios cite by tag")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return conformance.ExitConformant
@@ -269,8 +270,29 @@ func check(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "conform check: %d problem(s)\n", len(problems))
 		return conformance.ExitError
 	}
+	if *rules {
+		files, err := conformance.CitedRules(cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "conform check: %v\n", err)
+			return conformance.ExitError
+		}
+		printCited(stdout, files)
+	}
 	fmt.Fprintln(stdout, "conform check: the features are valid")
 	return conformance.ExitConformant
+}
+
+// printCited writes, file by file, the rules its scenarios cite by tag, and
+// how many scenarios cite none: those count in a run's coverage only
+// through what the model judges of their exchanges.
+func printCited(w io.Writer, files []conformance.CitedFile) {
+	for _, f := range files {
+		if f.Citing == 0 {
+			fmt.Fprintf(w, "%s: %d scenario(s), none citing a rule by tag (@AUTH-3)\n", f.URI, f.Scenarios)
+			continue
+		}
+		fmt.Fprintf(w, "%s: %d of %d scenario(s) cite %d rule(s): %s\n", f.URI, f.Citing, f.Scenarios, len(f.Rules), strings.Join(f.Rules, " "))
+	}
 }
 
 // redact is for the few messages main prints itself; everything the runner

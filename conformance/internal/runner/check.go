@@ -3,8 +3,10 @@ package runner
 import (
 	"fmt"
 
+	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/plan"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/docs"
 )
 
 // Check validates feature files without sending a request: every step must
@@ -20,4 +22,58 @@ func Check(cfg Config) ([]string, error) {
 		return nil, err
 	}
 	return append(plan.Lint(files), plan.UnmatchedLines(files)...), nil
+}
+
+// CitedFile is what one feature file's scenarios cite of docs/contract.md.
+type CitedFile struct {
+	URI       string
+	Scenarios int      // scenarios of the file, each row of an outline one
+	Citing    int      // of them, how many cite a rule by tag
+	Rules     []string // the rule IDs cited, in the contract's order
+}
+
+// CitedRules says, for each feature file cfg selects, which rules of
+// docs/contract.md its scenarios cite by tag: what a run's coverage counts
+// as exercised by them beside what the model judges of every exchange.
+func CitedRules(cfg Config) ([]CitedFile, error) {
+	if cfg.NoBuiltin && len(cfg.FeatureDirs) == 0 {
+		return nil, fmt.Errorf("%w: nothing to check", wire.ErrUsage)
+	}
+	opts := cfg.planOptions()
+	files, err := plan.LoadFeatures(opts)
+	if err != nil {
+		return nil, err
+	}
+	planned, err := plan.Plan(opts, files, plan.RunEnv{})
+	if err != nil {
+		return nil, err
+	}
+	var out []CitedFile
+	byURI := map[string]*CitedFile{}
+	cited := map[string]map[string]bool{}
+	for _, p := range planned {
+		f := byURI[p.URI]
+		if f == nil {
+			out = append(out, CitedFile{URI: p.URI})
+			f = &out[len(out)-1]
+			byURI[p.URI] = f
+			cited[p.URI] = map[string]bool{}
+		}
+		f.Scenarios++
+		ids := coverage.Citations(p.Tags)
+		if len(ids) > 0 {
+			f.Citing++
+		}
+		for _, id := range ids {
+			cited[p.URI][id] = true
+		}
+	}
+	for i := range out {
+		for _, r := range docs.Rules() {
+			if cited[out[i].URI][r.ID] {
+				out[i].Rules = append(out[i].Rules, r.ID)
+			}
+		}
+	}
+	return out, nil
 }
