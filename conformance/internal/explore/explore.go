@@ -381,7 +381,8 @@ func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duratio
 	res := report.ScenarioResult{
 		Feature: "Exploration", URI: fmt.Sprintf("explorer(seed=%d)", x.seed), Name: fmt.Sprintf("Random requests judged by the model (seed %d, %d requests)", x.seed, spent),
 		Area: model.RuleModel, Level: wire.LevelSandbox, Maturity: "stable", Status: report.Passed, Duration: d,
-		Tags: []string{"@sandbox", "@writes", "@" + model.RuleModel},
+		Tags:     []string{"@sandbox", "@writes", "@" + model.RuleModel},
+		Explored: &report.Exploration{Seed: x.seed, Requests: spent},
 	}
 	if f == nil {
 		return res

@@ -96,6 +96,15 @@ type ScenarioResult struct {
 	Duration  time.Duration
 	// Steps are the scenario's steps as they ran, for the cucumber report.
 	Steps []StepResult
+	// Explored, for the explorer's scenario, is what it sent.
+	Explored *Exploration
+}
+
+// Exploration is what the explorer did in a run: the seed its requests
+// were drawn from and how many it sent, shrinking included.
+type Exploration struct {
+	Seed     uint64
+	Requests int
 }
 
 // StepResult is one step of a scenario as it ran.
@@ -137,6 +146,9 @@ type Settings struct {
 	// Seed drives the run's generated requests; the same seed sends the
 	// same ones.
 	Seed uint64
+	// ExplorerOnly is a run of the explorer alone (conform explore), which
+	// runs no features.
+	ExplorerOnly bool
 }
 
 // pairs lists the settings as name=value, in a fixed order.
@@ -148,7 +160,10 @@ func (s Settings) pairs() [][2]string {
 		return "off"
 	}
 	dirs := strings.Join(s.FeatureDirs, ",")
-	if !s.NoBuiltin {
+	switch {
+	case s.ExplorerOnly:
+		dirs = "(none: the explorer alone)"
+	case !s.NoBuiltin:
 		dirs = strings.Join(append([]string{"(built-in)"}, s.FeatureDirs...), ",")
 	}
 	openapi := s.OpenAPI
@@ -294,6 +309,11 @@ func (r *Report) WriteSummary(w io.Writer) {
 	fmt.Fprintf(w, "RESULT: %s: %s in %s\n", r.verdict(), r.Counts(), r.Duration.Round(time.Millisecond))
 	if len(r.Coverage) > 0 {
 		fmt.Fprintf(w, "RULES: %s (docs/contract.md; the HTML and junit reports list each rule)\n", r.coverageCounts())
+	}
+	for _, s := range r.Scenarios {
+		if e := s.Explored; e != nil {
+			fmt.Fprintf(w, "EXPLORER: %d requests from seed %d, judged by the model (--seed %d sends them again), %s\n", e.Requests, e.Seed, e.Seed, s.Status)
+		}
 	}
 	fmt.Fprintln(w)
 

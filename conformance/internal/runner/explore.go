@@ -46,6 +46,7 @@ func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 	tgt.Model.Coverage = tgt.Coverage
 	res := explore.StartExploring(ctx, cfg.exploreOptions(), tgt).Wait()
 	rep := newReport(cfg, start, time.Since(start))
+	rep.Settings.ExplorerOnly = true
 	rep.Scenarios = res
 	rep.Coverage = tgt.Coverage.Outcomes()
 	rep.Unchecked = tgt.Model.Gaps()

@@ -98,7 +98,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		// godog's footer counts only the scenarios it ran, and a @should
 		// warning as failed; this line is the count every other report
 		// gives.
-		fmt.Fprintf(out, "\nconform: %s\n", rep.Counts())
+		fmt.Fprintf(out, "\nconform: %s%s\n", rep.Counts(), explorerApart(explored))
 		if ferr := out.Flush(); ferr != nil {
 			err = errors.Join(err, fmt.Errorf("writing the report: %w", ferr))
 		}
@@ -363,3 +363,12 @@ const (
 	seedBugs      = 9
 	seedTesters   = 6
 )
+
+// explorerApart says why godog's count above the line conform writes is
+// smaller: the explorer's scenario runs beside godog's, not in it.
+func explorerApart(explored []report.ScenarioResult) string {
+	if len(explored) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (godog's count above leaves out the explorer's %d)", len(explored))
+}

@@ -44,6 +44,11 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 		// The kit writes these from its own results, after the run.
 		format, godogOut = FormatProgress, io.Discard
 	}
+	flush := out.Flush
+	if format == FormatPretty {
+		loc := newStepLocator(godogOut, files)
+		godogOut, flush = loc, func() error { return errors.Join(loc.Flush(), out.Flush()) }
+	}
 	contents := make([]godog.Feature, len(files))
 	for i, f := range files {
 		contents[i] = godog.Feature{Name: f.URI, Contents: plan.GodogContent(f)}
@@ -58,7 +63,7 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 		ScenarioInitializer: scenarioInitializer(r.tgt, r.hooks, r.rec, locate),
 		TestSuiteInitializer: func(sc *godog.TestSuiteContext) {
 			// A report's last line has no newline for the writer to wait for.
-			sc.AfterSuite(func() { _ = out.Flush() })
+			sc.AfterSuite(func() { _ = flush() })
 		},
 		Options: &godog.Options{
 			Format:          format,

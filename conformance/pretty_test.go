@@ -1,0 +1,85 @@
+package conformance_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/sandbox/sandboxtest"
+)
+
+// TestPrettyPlacesEveryStepInItsFeature: godog's pretty output ends each
+// step with where it is defined, which for the kit is one Go method for
+// every step; conform puts the step's own file and line there, through a
+// background, an outline and a step written twice.
+func TestPrettyPlacesEveryStepInItsFeature(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	feature := `@sandbox
+Feature: Placed
+  Background:
+    Given a fresh sandbox account
+
+  Scenario: The same step twice
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+
+  Scenario Outline: An outline
+    When I send a GET request to "<path>"
+    Then the response status should be 200
+
+    Examples:
+      | path        |
+      | /v1/testers |
+      | /v1/bugs    |
+`
+	path := filepath.Join(dir, "placed.feature")
+	if err := os.WriteFile(path, []byte(feature), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
+	var out bytes.Buffer
+	_, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_pretty_placed", Profile: conformance.ProfileSandbox,
+		NoBuiltin: true, FeatureDirs: []string{dir}, Format: conformance.FormatPretty, Output: &out,
+		Explore: -1, Timeout: time.Minute,
+	})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), ".go:") {
+		t.Errorf("pretty still names a Go file:\n%s", out.String())
+	}
+	placed := regexp.MustCompile(`^\s+(Given|When|Then|And) (.*?)\s+# (\S+):([0-9]+)$`)
+	lines := strings.Split(feature, "\n")
+	steps := 0
+	for _, line := range strings.Split(out.String(), "\n") {
+		m := placed.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		steps++
+		var n int
+		if _, err := fmt.Sscan(m[4], &n); err != nil || m[3] != path || n < 1 || n > len(lines) {
+			t.Errorf("the step %q is placed at %s:%s, not in %s", m[2], m[3], m[4], path)
+			continue
+		}
+		if written := strings.TrimSpace(lines[n-1]); written != m[1]+" "+m[2] {
+			t.Errorf("the step %q is placed at line %d, which holds %q", m[1]+" "+m[2], n, written)
+		}
+	}
+	// The background once, the first scenario's four steps, the outline's
+	// two.
+	if steps != 7 {
+		t.Errorf("%d steps placed, want 7:\n%s", steps, out.String())
+	}
+}
