@@ -4,13 +4,15 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
+	"strings"
 	"time"
 )
 
 // htmlPage is the HTML report: one page with its style inline, no script,
 // no font, no image and no link to anything, so that it opens the same from
 // a CI artifact, an e-mail or a laptop offline.
-var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var htmlPage = template.Must(template.New("report").Funcs(template.FuncMap{"ruleText": ruleText}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -18,21 +20,27 @@ var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
 <title>{{.Verdict}}: conformance of {{.R.BaseURL}}</title>
 <style>
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 70em; color: #1d1d1f; padding: 0 1em; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 70em; color: #1d1d1f; padding: 0 1em; overflow-wrap: anywhere; }
 h1 { font-size: 1.6em; padding: .5em .7em; border-radius: 6px; color: #fff; margin: 0 0 .3em; }
 h1.pass { background: #1a7f37; } h1.warn { background: #9a6700; } h1.fail { background: #cf222e; } h1.error, h1.none { background: #57606a; }
 h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #d0d7de; }
 .meta { color: #57606a; } .meta code { color: #1d1d1f; }
 table { border-collapse: collapse; margin-top: .5em; }
+table.rules { width: 100%; table-layout: fixed; }
+table.rules th:nth-child(1) { width: 6.5em; } table.rules th:nth-child(2) { width: 4.5em; } table.rules th:nth-child(3) { width: 30%; } table.rules th:nth-child(4) { width: 6em; }
+code { overflow-wrap: anywhere; }
 th, td { border: 1px solid #d0d7de; padding: .25em .7em; text-align: right; }
 th:first-child, td:first-child, th:nth-child(2), td:nth-child(2) { text-align: left; }
 td.bad { background: #ffebe9; font-weight: 600; } td.warn { background: #fff8c5; }
 .case { border: 1px solid #d0d7de; border-left: 4px solid #cf222e; border-radius: 4px; padding: .4em .8em; margin: .8em 0; }
 .case.warning { border-left-color: #9a6700; } .case.error { border-left-color: #57606a; }
 .case h3 { font-size: 1em; margin: .2em 0; }
-dl { display: grid; grid-template-columns: 7em 1fr; gap: .2em .8em; margin: .4em 0; }
-dt { color: #57606a; } dd { margin: 0; }
-pre { white-space: pre-wrap; word-break: break-word; background: #f6f8fa; padding: .4em .6em; margin: 0; border-radius: 4px; font-size: 12.5px; }
+dl { display: grid; grid-template-columns: 7em minmax(0, 1fr); gap: .2em .8em; margin: .4em 0; }
+dt { color: #57606a; } dd { margin: 0; min-width: 0; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f8fa; padding: .4em .6em; margin: 0; border-radius: 4px; font-size: 12.5px; }
+.count { font-weight: 400; color: #57606a; }
+details.also { margin: .3em 0 .2em; } details.also summary { cursor: pointer; color: #57606a; }
+details.also ul { margin: .3em 0; padding-left: 1.4em; } details.also li { margin: .15em 0; }
 .rule { font-weight: 600; }
 table.rules td { text-align: left; vertical-align: top; } table.rules td:nth-child(4) { text-align: right; }
 table.rules tr.exercised td:nth-child(3) { background: #fff8c5; }
@@ -52,18 +60,22 @@ ul.skips li { margin: .2em 0; }
 {{range .Rows}}<tr><td>{{.Area}}</td><td>{{.Level}}</td><td>{{.Pass}}</td><td{{if .Fail}} class="bad"{{end}}>{{.Fail}}</td><td{{if .Warn}} class="warn"{{end}}>{{.Warn}}</td><td{{if .Error}} class="bad"{{end}}>{{.Error}}</td><td>{{.Skip}}</td><td>{{.Disabled}}</td></tr>
 {{end}}</table>
 
-{{range .Sections}}{{if .Cases}}
-<h2 id="{{.ID}}">{{.Title}} ({{len .Cases}})</h2>
-{{range .Cases}}<div class="case {{.Status}}">
-<h3>[{{.Level}}] {{.Area}}: {{.Name}}</h3>
+{{range .Sections}}{{if .Groups}}
+<h2 id="{{.ID}}">{{.Title}} ({{.Scenarios}} in {{len .Groups}} cause(s))</h2>
+{{range .Groups}}{{$first := index .Cases 0}}<div class="case {{.Status}}">
+{{if .Also}}<h3>{{.Cause}} <span class="count">in {{len .Cases}} scenarios; the first:</span></h3>
+{{end}}<h3>[{{$first.Level}}] {{$first.Area}}: {{$first.Name}}</h3>
 <dl>
-<dt>Scenario</dt><dd><code>{{.Location}}</code></dd>
-{{if .FailedStep}}<dt>Step</dt><dd>{{.FailedAt}}</dd>{{end}}
-{{if .Rule}}<dt>Rule</dt><dd class="rule">{{.Rule}}</dd>{{end}}
-<dt>Why</dt><dd><pre>{{.Message}}</pre></dd>
-{{if .Request}}<dt>Request</dt><dd><pre>{{.Request}}</pre></dd>{{end}}
-{{if .Response}}<dt>Response</dt><dd><pre>{{.Response}}</pre></dd>{{end}}
+<dt>Scenario</dt><dd><code>{{$first.Location}}</code></dd>
+{{if $first.FailedStep}}<dt>Step</dt><dd>{{$first.FailedAt}}</dd>{{end}}
+{{if $first.Rule}}<dt>Rule</dt><dd class="rule">{{$first.Rule}}</dd>{{end}}
+<dt>Why</dt><dd><pre>{{$first.Message}}</pre></dd>
+{{if $first.Request}}<dt>Request</dt><dd><pre>{{$first.Request}}</pre></dd>{{end}}
+{{if $first.Response}}<dt>Response</dt><dd><pre>{{$first.Response}}</pre></dd>{{end}}
 </dl>
+{{if .Also}}<details class="also"><summary>the {{len .Also}} other scenario(s) with this cause</summary>
+<ul>{{range .Also}}<li><code>{{.Location}}</code> [{{.Level}}] {{.Area}}: {{.Name}}{{if .FailedStep}}, at <em>{{.FailedStep}}</em>{{end}}</li>
+{{end}}</ul></details>{{end}}
 </div>
 {{end}}{{end}}{{end}}
 
@@ -80,7 +92,7 @@ ul.skips li { margin: .2em 0; }
 <h2 id="rules">Rules of docs/contract.md: {{.Coverage}}</h2>
 <table id="coverage" class="rules">
 <tr><th>Rule</th><th>Level</th><th>How the run ended</th><th>Exchanges</th><th>Rule text</th></tr>
-{{range .R.Coverage}}<tr class="{{.State}}"><td>{{.Rule.ID}}</td><td>{{.Rule.Level}}</td><td{{if .Broken}} class="bad"{{end}}>{{.State}}{{if .Reason}}: {{.Reason}}{{end}}{{if .Broken}} ({{.Broken}} broke it){{end}}{{with .Proofs}}<br><small>proven by: {{range $i, $p := .}}{{if $i}}; {{end}}{{$p}}{{end}}</small>{{end}}</td><td>{{.Exchanges}}</td><td>{{.Rule.Text}}</td></tr>
+{{range .R.Coverage}}<tr class="{{.State}}"><td>{{.Rule.ID}}</td><td>{{.Rule.Level}}</td><td{{if .Broken}} class="bad"{{end}}>{{.State}}{{if .Reason}}: {{.Reason}}{{end}}{{if .Broken}} ({{.Broken}} broke it){{end}}{{with .Proofs}}<br><small>proven by: {{range $i, $p := .}}{{if $i}}; {{end}}{{$p}}{{end}}</small>{{end}}</td><td>{{.Exchanges}}</td><td>{{ruleText .Rule.Text}}</td></tr>
 {{end}}</table>
 {{end}}
 </body>
@@ -94,12 +106,19 @@ type htmlRow struct {
 
 type htmlSection struct {
 	ID, Title string
-	Cases     []htmlCase
+	Scenarios int
+	Groups    []htmlGroup
 }
 
-type htmlCase struct {
-	ScenarioResult
+// htmlGroup is the scenarios of a section that share a cause (causeOf),
+// as the summary groups them: one card shows the first of them whole, and
+// lists the others, so that a deployment that went away makes one card,
+// not one per scenario it left without an answer.
+type htmlGroup struct {
+	Cause  string
 	Status string
+	Cases  []ScenarioResult
+	Also   []ScenarioResult
 }
 
 type htmlReason struct {
@@ -147,9 +166,10 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		id, title string
 		st        Status
 	}{{"failures", "Failures", Failed}, {"errors", "Errors (the kit could not judge these)", Errored}, {"warnings", "Warnings (@should; --strict makes them failures)", Warned}} {
-		s := htmlSection{ID: sec.id, Title: sec.title}
-		for _, c := range r.With(sec.st) {
-			s.Cases = append(s.Cases, htmlCase{c, c.Status.String()})
+		list := r.With(sec.st)
+		s := htmlSection{ID: sec.id, Title: sec.title, Scenarios: len(list)}
+		for _, g := range groupFailures(list) {
+			s.Groups = append(s.Groups, htmlGroup{Cause: g.cause, Status: sec.st.String(), Cases: g.list, Also: g.list[1:]})
 		}
 		data.Sections = append(data.Sections, s)
 	}
@@ -174,4 +194,28 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		return fmt.Errorf("writing the HTML report: %w", err)
 	}
 	return nil
+}
+
+var (
+	// codeSpanRe is a Markdown code span of a rule's text.
+	codeSpanRe = regexp.MustCompile("`([^`]+)`")
+	// linkRe is a Markdown link: its text is what a reader reads.
+	linkRe = regexp.MustCompile(`\[([^\]]+)\]\([^)]+\)`)
+)
+
+// ruleText renders a rule of docs/contract.md, written in Markdown, as a
+// page shows text: a code span as code, without its backticks, a link as
+// its text, emphasis as the words; everything else escaped.
+func ruleText(markdown string) template.HTML {
+	text := linkRe.ReplaceAllString(markdown, "$1")
+	text = strings.ReplaceAll(text, "**", "")
+	var b strings.Builder
+	last := 0
+	for _, m := range codeSpanRe.FindAllStringSubmatchIndex(text, -1) {
+		b.WriteString(template.HTMLEscapeString(text[last:m[0]]))
+		b.WriteString("<code>" + template.HTMLEscapeString(text[m[2]:m[3]]) + "</code>")
+		last = m[1]
+	}
+	b.WriteString(template.HTMLEscapeString(text[last:]))
+	return template.HTML(b.String())
 }

@@ -119,3 +119,23 @@ func TestConnectionErrorsAreOneCause(t *testing.T) {
 		t.Errorf("connection errors are not one cause:\n%s", summary.String())
 	}
 }
+
+// TestSummaryNamesTheExplorersRequestsAndSeed: a run of the explorer says
+// how many requests it sent and from which seed, and a run of the explorer
+// alone does not claim to have run the built-in features.
+func TestSummaryNamesTheExplorersRequestsAndSeed(t *testing.T) {
+	rep := Report{
+		Settings:  Settings{Profile: "sandbox", Seed: 5, ExplorerOnly: true},
+		Scenarios: []ScenarioResult{{Feature: "Exploration", Status: Passed, Explored: &Exploration{Seed: 5, Requests: 440}}},
+	}
+	var out strings.Builder
+	rep.WriteSummary(&out)
+	for _, want := range []string{"EXPLORER: 440 requests from seed 5", "--seed 5 sends them again", "features=(none: the explorer alone)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the summary does not say %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "(built-in)") {
+		t.Errorf("the summary of the explorer alone names the built-in features:\n%s", out.String())
+	}
+}

@@ -280,7 +280,11 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			run.steps = append(run.steps, res)
 			if run.failed < 0 && res.Status != stepStatus[godog.StepPassed] && res.Status != stepStatus[godog.StepSkipped] {
 				run.failed = len(run.steps) - 1
-				run.fault, _ = s.Last()
+				// A request that got no connection made no exchange: the
+				// last one is an earlier step's, which is not at fault.
+				if !errors.Is(err, wire.ErrConnection) {
+					run.fault, _ = s.Last()
+				}
 				if v := run.violation; v != nil {
 					run.fault = v.Exchange
 					run.blame(v.Where)
