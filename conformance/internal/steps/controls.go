@@ -124,7 +124,8 @@ func (s *ScenarioState) settleDeliveries(ctx context.Context, secs int) error {
 	}
 	if settled, _ := wire.Lookup(v, "data.settled"); settled != true {
 		data, _ := wire.Lookup(v, "data")
-		return fmt.Errorf("the sandbox's deliveries did not settle within %d seconds: %s", secs, wire.Describe(data))
+		counts, _ := json.Marshal(data)
+		return fmt.Errorf("the sandbox's deliveries did not settle within %s: %s", time.Duration(secs)*time.Second, counts)
 	}
 	return nil
 }
@@ -162,7 +163,7 @@ func (s *ScenarioState) journalCount(ctx context.Context, want int, method, path
 		if method != "" {
 			what = method + " requests"
 		}
-		return fmt.Errorf("the journal holds %s %s to %q, want %d", wire.Describe(got), what, p, want)
+		return fmt.Errorf("the journal holds %v %s to %q, want %d", got, what, p, want)
 	}
 	return nil
 }
