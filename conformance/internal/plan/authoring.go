@@ -77,6 +77,9 @@ func tagProblem(tag string) string {
 	if knownTag(tag) {
 		return ""
 	}
+	if strings.EqualFold(tag, "@"+wire.ProfileSpec) {
+		return fmt.Sprintf("%s is no tag of the kit: a profile is chosen with --profile, and a scenario without @sandbox runs under both", tag)
+	}
 	if ruleIDRe.MatchString(tag) {
 		var ids []string
 		for _, r := range slices.Concat(docs.Rules(), docs.ClientRules()) {

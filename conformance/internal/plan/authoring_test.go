@@ -50,12 +50,17 @@ Feature: tags
   @sandbox @writes @frozen-clock @CLI-4
   Scenario: known tags
     When I send a GET request to "/v1/campaigns"
+
+  @spec
+  Scenario: a profile as a tag
+    When I send a GET request to "/v1/campaigns"
 `)
 	wantProblems(t, got, []problem{
 		{"my.feature:1", "did you mean @campaigns?"},
 		{"my.feature:4", "unknown tag @sandox: did you mean @sandbox?"},
 		{"my.feature:4", "@Should: tags are case-sensitive, did you mean @should?"},
 		{"my.feature:4", "@AUTH-99 names no rule of docs/contract.md; did you mean @AUTH-9?"},
+		{"my.feature:13", "@spec is no tag of the kit: a profile is chosen with --profile"},
 	})
 }
 
