@@ -24,14 +24,14 @@ const (
 // step as a feature would write it, then the expression godog matches.
 func stepCatalogue(steps []conformance.StepDoc, placeholders []string) string {
 	var b strings.Builder
-	b.WriteString("| example | pattern |\n|---|---|\n")
+	b.WriteString("| example | pattern | needs |\n|---|---|---|\n")
 	for _, s := range steps {
 		example, docString, _ := strings.Cut(s.Example, "\n")
 		cell := code(example)
 		if docString != "" {
 			cell += " + a doc string"
 		}
-		fmt.Fprintf(&b, "| %s | %s |\n", cell, code(s.Pattern))
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", cell, code(s.Pattern), s.Requires())
 	}
 	fmt.Fprintf(&b, "\nPlaceholders in `should match:` documents: %s.\n", code(strings.Join(placeholders, " ")))
 	return b.String()

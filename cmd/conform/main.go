@@ -333,9 +333,13 @@ func printRules(w io.Writer) error {
 }
 
 func printSteps(w io.Writer) {
-	fmt.Fprintf(w, "Steps of the conformance library (Given/When/Then/And are interchangeable).\n\n")
+	fmt.Fprintf(w, "Steps of the conformance library (Given/When/Then/And are interchangeable).\nA step marked (needs tag @sandbox) works only against the sandbox: tag its scenario so.\n\n")
 	for _, s := range conformance.Steps() {
-		fmt.Fprintf(w, "%s\n    %s\n\n", s.Pattern, strings.ReplaceAll(s.Example, "\n", "\n    "))
+		fmt.Fprintf(w, "%s\n    %s\n", s.Pattern, strings.ReplaceAll(s.Example, "\n", "\n    "))
+		if r := s.Requires(); r != "" {
+			fmt.Fprintf(w, "    (needs %s)\n", r)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintf(w, "Placeholders in paths, bodies, headers and expected values:\n")
 	for _, p := range conformance.BuiltinPlaceholders() {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -39,8 +38,18 @@ const (
 	GivesHeld     = "the receiver holding its answers"
 )
 
-// Sandbox says whether the step needs the sandbox profile.
-func (d Doc) Sandbox() bool { return slices.Contains(d.Tags, TagSandbox) }
+// Requires says, for a catalogue, what a scenario must have to use the
+// step: its tags, and what an earlier step must give; "" when nothing.
+func (d Doc) Requires() string {
+	var parts []string
+	if len(d.Tags) > 0 {
+		parts = append(parts, "tag "+strings.Join(d.Tags, " "))
+	}
+	if d.Needs != "" {
+		parts = append(parts, "after "+d.Needs)
+	}
+	return strings.Join(parts, "; ")
+}
 
 type stepDef struct {
 	Doc
