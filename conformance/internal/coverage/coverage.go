@@ -117,3 +117,13 @@ func Citations(tags []string) []string {
 	}
 	return out
 }
+
+// RuleIDs are the IDs of every rule of docs/contract.md, the API's and the
+// clients', in the contract's order: what a tag may cite.
+func RuleIDs() []string {
+	var ids []string
+	for _, r := range slices.Concat(docs.Rules(), docs.ClientRules()) {
+		ids = append(ids, r.ID)
+	}
+	return ids
+}

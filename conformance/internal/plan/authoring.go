@@ -12,10 +12,10 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
+	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
-	"github.com/testcampaign/kit/docs"
 )
 
 // Mistakes that only the whole scenario shows: a tag that is almost one the
@@ -43,10 +43,7 @@ func knownTag(tag string) bool {
 	if slices.Contains(kitTags(), tag) || slices.Contains(builtinTags(), tag) {
 		return true
 	}
-	id := strings.TrimPrefix(tag, "@")
-	_, api := docs.Lookup(id)
-	_, client := docs.LookupClient(id)
-	return api || client
+	return slices.Contains(coverage.RuleIDs(), strings.TrimPrefix(tag, "@"))
 }
 
 // builtinTags are the tags of the built-in suite: an operator's feature
@@ -82,8 +79,8 @@ func tagProblem(tag string) string {
 	}
 	if ruleIDRe.MatchString(tag) {
 		var ids []string
-		for _, r := range slices.Concat(docs.Rules(), docs.ClientRules()) {
-			ids = append(ids, "@"+r.ID)
+		for _, id := range coverage.RuleIDs() {
+			ids = append(ids, "@"+id)
 		}
 		hint := "; `conform rules` lists them"
 		if best, d := closest(tag, ids); best != "" && d <= 2 {
