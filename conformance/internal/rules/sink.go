@@ -84,15 +84,30 @@ func (s *Sink) Add(v RuleViolation) {
 // First returns the first violation, ranking @must and @sandbox ones before
 // @should ones so that a run never reports only a warning for a failure.
 func (s *Sink) First() (RuleViolation, bool) {
+	return s.first(func(RuleViolation) bool { return true })
+}
+
+// BrokenAt returns the first violation of the exchanges the step at where
+// (file:line) sent, ranked as First ranks them.
+func (s *Sink) BrokenAt(where string) (RuleViolation, bool) {
+	return s.first(func(v RuleViolation) bool { return v.Where == where })
+}
+
+func (s *Sink) first(keep func(RuleViolation) bool) (RuleViolation, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, v := range s.violations {
-		if v.Level != wire.LevelShould {
+	var should *RuleViolation
+	for i, v := range s.violations {
+		switch {
+		case !keep(v):
+		case v.Level != wire.LevelShould:
 			return v, true
+		case should == nil:
+			should = &s.violations[i]
 		}
 	}
-	if len(s.violations) > 0 {
-		return s.violations[0], true
+	if should != nil {
+		return *should, true
 	}
 	return RuleViolation{}, false
 }

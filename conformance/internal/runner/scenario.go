@@ -60,7 +60,7 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 	r.rec = newRecorder(newPickleIndex(contents))
 	return godog.TestSuite{
 		Name:                "conform",
-		ScenarioInitializer: scenarioInitializer(r.tgt, r.hooks, r.rec, locate),
+		ScenarioInitializer: scenarioInitializer(r.tgt, r.hooks, r.rec, cfg.Strict, locate),
 		TestSuiteInitializer: func(sc *godog.TestSuiteContext) {
 			// A report's last line has no newline for the writer to wait for.
 			sc.AfterSuite(func() { _ = flush() })
@@ -177,6 +177,9 @@ type scenarioRun struct {
 	failed    int // the index in steps of the first step that failed, -1 if none
 	fault     *wire.Exchange
 	violation *rules.RuleViolation
+	// ownFailed is set when the step that failed failed its own check too,
+	// so that the rule grades the scenario only when it is @must.
+	ownFailed bool
 }
 
 // describe names the step at where (file:line) with its text, as it ran.
@@ -189,20 +192,24 @@ func (run *scenarioRun) describe(where string) string {
 	return where
 }
 
-// blame moves the failure of a broken rule, which godog could report only
-// on the scenario's last step, to the step whose exchange broke it: that
-// step failed, with the rule's message, and the last step's own checks
-// held.
-func (run *scenarioRun) blame(where string) {
-	last := len(run.steps) - 1
-	for i := range run.steps[:last] {
-		if fmt.Sprintf("%s:%d", run.step.uri, run.steps[i].Line) == where {
-			run.steps[i].Status, run.steps[i].Error = run.steps[last].Status, run.steps[last].Error
-			run.steps[last].Status, run.steps[last].Error = stepStatus[godog.StepPassed], ""
-			run.failed = i
-			return
-		}
+// ruleBroken is the rule, if any, that fails the step now ending, and how
+// the failure says so. A step fails for what its own exchanges broke. A
+// @should rule under a run that only warns of them waits instead for the
+// scenario's last step, which then names the step that sent the exchange:
+// failing at once would skip the checks after it and turn a failure they
+// might find into a warning.
+func (run *scenarioRun) ruleBroken(sink *rules.Sink, strict, last bool) (*rules.RuleViolation, error) {
+	here := run.step.String()
+	if v, ok := sink.BrokenAt(here); ok && (v.Level != wire.LevelShould || strict || last) {
+		return &v, fmt.Errorf("%s: %s (answer to %s)", v.Rule, v.Message, v.Request)
 	}
+	if !last {
+		return nil, nil
+	}
+	if v, ok := sink.First(); ok {
+		return &v, fmt.Errorf("%s: %s (answer to %s, sent by the step at %s)", v.Rule, v.Message, v.Request, run.describe(v.Where))
+	}
+	return nil, nil
 }
 
 // stepStatus is godog's word for a step's outcome, as cucumber has it.
@@ -217,15 +224,13 @@ var stepStatus = map[godog.StepResultStatus]string{
 // scenarios hold the window lock exclusively, so no other scenario's
 // requests are counted in, or refused because of, the window they spend.
 //
-// A scenario whose own steps held can still have received an answer that
-// breaks a rule of every response or disagrees with the model. godog can
-// fail it only where it stops, on its last step, so the failure there
-// names the step that sent the exchange, and the runner's results place
-// the failure on that step (its text and line in every report). A step
-// that fails on its own wins, as it stops the scenario before the end.
-// With locate, every failure names the file and line of its step, for go
-// test, whose output otherwise names only godog's own source.
-func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *recorder, locate bool) func(*godog.ScenarioContext) {
+// A step whose own check held can still have sent an exchange that breaks
+// a rule of every response or disagrees with the model: the step fails
+// then, with the rule's message, in godog's output as in every report.
+// With strict, a @should rule fails the run, so it too fails its step at
+// once. With locate, every failure names the file and line of its step,
+// for go test, whose output otherwise names only godog's own source.
+func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *recorder, strict, locate bool) func(*godog.ScenarioContext) {
 	var window sync.RWMutex
 	library := steps.NewLibrary()
 	return func(sc *godog.ScenarioContext) {
@@ -261,20 +266,27 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			res := report.StepResult{Keyword: run.step.keyword, Text: st.Text, Line: run.step.line,
 				Status: stepStatus[status], Duration: time.Since(run.stepStart)}
 			var added error
-			switch {
-			case status == godog.StepPassed && st.Id == run.lastStep:
-				// Every step held; a rule an exchange broke on the way fails
-				// the scenario now, naming the step that sent it.
-				if v, ok := s.Sink.First(); ok {
-					run.violation = &v
-					added = fmt.Errorf("%s: %s (answer to %s, sent by the step at %s)", v.Rule, v.Message, v.Request, run.describe(v.Where))
-					res.Status, err = stepStatus[godog.StepFailed], added
+			if status == godog.StepPassed || status == godog.StepFailed {
+				v, broke := run.ruleBroken(s.Sink, strict, st.Id == run.lastStep)
+				if v != nil {
+					run.violation, run.ownFailed, added = v, status == godog.StepFailed, broke
+					res.Status = stepStatus[godog.StepFailed]
 				}
-			case locate && status == godog.StepFailed:
-				// godog joins this to the step's own error.
-				added = fmt.Errorf("%s: %s%s", run.step, run.step.keyword, st.Text)
 			}
-			if err != nil && status != godog.StepSkipped {
+			if locate && res.Status == stepStatus[godog.StepFailed] {
+				if added != nil {
+					added = fmt.Errorf("%s: %w", run.step, added)
+				} else {
+					added = fmt.Errorf("%s: %s%s", run.step, run.step.keyword, st.Text)
+				}
+			}
+			// godog joins a hook's error before the step's own.
+			switch {
+			case added != nil && err != nil:
+				res.Error = s.Redact(fmt.Sprintf("%v, %v", added, err))
+			case added != nil:
+				res.Error = s.Redact(added.Error())
+			case err != nil && status != godog.StepSkipped:
 				res.Error = s.Redact(err.Error())
 			}
 			run.steps = append(run.steps, res)
@@ -285,9 +297,8 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 				if !errors.Is(err, wire.ErrConnection) {
 					run.fault, _ = s.Last()
 				}
-				if v := run.violation; v != nil {
+				if v := run.violation; v != nil && v.Exchange != nil {
 					run.fault = v.Exchange
-					run.blame(v.Where)
 				}
 			}
 			return ctx, added
@@ -326,14 +337,15 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 				rec.put(p.Id, res)
 				return ctx, nil
 			}
-			if v := run.violation; v != nil {
+			switch v := run.violation; {
+			case v == nil:
+			case !run.ownFailed:
 				res.Rule, res.RuleLevel, res.Area = v.Rule, v.Level, v.Area
-			} else if v, ok := s.Sink.First(); ok && err != nil && v.Level == wire.LevelMust {
+			case v.Level == wire.LevelMust:
 				// A rule of every response is graded at its own level,
-				// whichever scenario saw the answer, even when one of the
-				// scenario's own steps failed first.
+				// whichever scenario saw the answer, even when the step
+				// that sent it failed its own check too.
 				res.Rule, res.RuleLevel = v.Rule, v.Level
-				err = fmt.Errorf("%w\n%s: %s (answer to %s, sent by the step at %s)", err, v.Rule, v.Message, v.Request, run.describe(v.Where))
 			}
 			res.Status = statusOf(err)
 			if res.Status == report.Passed || res.Status == report.Failed {
