@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bytes"
 	"fmt"
 	"regexp"
 	"slices"
@@ -9,7 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
@@ -49,17 +47,16 @@ func knownTag(tag string) bool {
 // builtinTags are the tags of the built-in suite: an operator's feature
 // may borrow any of them.
 var builtinTags = sync.OnceValue(func() []string {
-	files, err := builtinFiles()
+	files, err := builtinSuite()
 	if err != nil {
 		return nil
 	}
 	var out []string
 	for _, f := range files {
-		doc, err := parseFeature(f)
-		if err != nil || doc.Feature == nil {
+		if f.doc == nil || f.doc.Feature == nil {
 			continue
 		}
-		for _, t := range tagNodes(doc.Feature) {
+		for _, t := range tagNodes(f.doc.Feature) {
 			if !slices.Contains(out, t.Name) {
 				out = append(out, t.Name)
 			}
@@ -212,8 +209,3 @@ func givers(what string) string {
 // savedNameRe finds the names of saved values a step reads by name, not
 // as a {placeholder}.
 var savedNameRe = regexp.MustCompile(`(?:the saved|of the form of) "([^"]+)"`)
-
-// parseFeature reads a feature file's Gherkin document.
-func parseFeature(f FeatureFile) (*messages.GherkinDocument, error) {
-	return gherkin.ParseGherkinDocument(bytes.NewReader(f.content), (&messages.Incrementing{}).NewId)
-}

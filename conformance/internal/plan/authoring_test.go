@@ -3,12 +3,19 @@ package plan
 import (
 	"strings"
 	"testing"
+	"testing/fstest"
+
+	messages "github.com/cucumber/messages/go/v21"
 )
 
 // lintOne lints one operator's feature file written inline.
 func lintOne(t *testing.T, content string) []string {
 	t.Helper()
-	return lintFiles([]FeatureFile{{URI: "my.feature", content: []byte(content)}})
+	f, err := readFeature(fstest.MapFS{"my.feature": {Data: []byte(content)}}, "my.feature", "my.feature", (&messages.Incrementing{}).NewId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lintFiles([]FeatureFile{f})
 }
 
 // problem is one a lint should report: where (file:line) and a fragment

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/steps"
@@ -44,7 +42,7 @@ var (
 // builtinProblems lints the embedded suite once per process: it never
 // changes, and matching every step against the library is not free.
 var builtinProblems = sync.OnceValue(func() []string {
-	builtin, err := builtinFiles()
+	builtin, err := builtinSuite()
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -82,22 +80,20 @@ func lintFiles(files []FeatureFile) []string {
 			problems = append(problems, p)
 		}
 	}
-	newID := (&messages.Incrementing{}).NewId
 	for _, f := range files {
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), newID)
-		if err != nil {
-			report(fmt.Sprintf("%s: %v", f.URI, err))
+		if f.parseErr != nil {
+			report(fmt.Sprintf("%s: %v", f.URI, f.parseErr))
 			continue
 		}
-		if doc.Feature == nil {
+		if f.doc.Feature == nil {
 			continue
 		}
-		astSteps := StepNodes(doc.Feature)
-		columns := outlineColumns(doc.Feature)
-		for _, p := range tagLines(f.URI, doc.Feature) {
+		astSteps := stepNodes(f.doc.Feature)
+		columns := outlineColumns(f.doc.Feature)
+		for _, p := range tagLines(f.URI, f.doc.Feature) {
 			report(p)
 		}
-		for _, p := range gherkin.Pickles(*doc, f.URI, newID) {
+		for _, p := range f.pickles {
 			known := map[string]bool{}
 			for _, b := range steps.BuiltinPlaceholders() {
 				known[b.Name] = true
@@ -199,10 +195,10 @@ func docStringJSONError(content string) string {
 	return err.Error()
 }
 
-// StepNodes maps the AST id of every step of a feature to the step, for
-// its line, keyword and doc string: the lint and the runner's reports
-// place a pickle step at its file and line through it.
-func StepNodes(f *messages.Feature) map[string]*messages.Step {
+// stepNodes maps the AST id of every step of a feature to the step, for
+// its line, keyword and doc string: the lint and the plan place a pickle
+// step at its file and line through it.
+func stepNodes(f *messages.Feature) map[string]*messages.Step {
 	nodes := map[string]*messages.Step{}
 	add := func(steps []*messages.Step) {
 		for _, s := range steps {
@@ -368,13 +364,8 @@ func UnknownTags(expr string, files []FeatureFile) []string {
 		return nil
 	}
 	known := map[string]bool{}
-	newID := (&messages.Incrementing{}).NewId
 	for _, f := range files {
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), newID)
-		if err != nil || doc.Feature == nil {
-			continue
-		}
-		for _, p := range gherkin.Pickles(*doc, f.URI, newID) {
+		for _, p := range f.pickles {
 			for _, t := range p.Tags {
 				known[t.Name] = true
 			}
@@ -416,16 +407,12 @@ func closestTag(name string, known map[string]bool) string {
 // and no Examples row.
 func UnmatchedLines(files []FeatureFile) []string {
 	var problems []string
-	newID := (&messages.Incrementing{}).NewId
 	for _, f := range files {
-		if f.lines == nil {
+		doc := f.doc
+		if f.lines == nil || doc == nil || doc.Feature == nil {
 			continue
 		}
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), newID)
-		if err != nil || doc.Feature == nil {
-			continue
-		}
-		starts := NodeLines(doc.Feature)
+		starts := nodeLines(doc.Feature)
 		valid := map[int]bool{}
 		var scenarioLines []int
 		for _, l := range starts {

@@ -5,15 +5,19 @@ package plan
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
@@ -68,7 +72,9 @@ const (
 )
 
 // FeatureFile is one .feature file of a run, built in or the operator's,
-// as the plan reads and godog runs it.
+// as the plan reads and godog runs it. It is parsed once, when it is read:
+// the plan, the lint and the runner's join of godog's results all read the
+// same document and pickles.
 type FeatureFile struct {
 	URI     string
 	content []byte
@@ -76,6 +82,88 @@ type FeatureFile struct {
 	// lines, when set, are the only scenarios of the file to run: the line
 	// of a Scenario (or Scenario Outline), or of one row of its Examples.
 	lines map[int]bool
+	// doc and pickles are the file parsed; parseErr says why it could not
+	// be, for the plan to refuse and the lint to report.
+	doc      *messages.GherkinDocument
+	pickles  []*messages.Pickle
+	parseErr error
+}
+
+// readFeature reads and parses the feature at name in fsys, to be known by
+// uri: the one parse of the file in the run.
+func readFeature(fsys fs.FS, name, uri string, newID func() string) (FeatureFile, error) {
+	r, err := fsys.Open(name)
+	if err != nil {
+		return FeatureFile{}, err
+	}
+	defer r.Close()
+	f := FeatureFile{URI: uri}
+	var text bytes.Buffer
+	doc, err := gherkin.ParseGherkinDocument(io.TeeReader(r, &text), newID)
+	if err != nil {
+		// The parser stops at the first error; the rest is still the file.
+		if _, rerr := io.Copy(&text, r); rerr != nil {
+			return FeatureFile{}, rerr
+		}
+		f.content, f.parseErr = text.Bytes(), err
+		return f, nil
+	}
+	doc.Uri = uri
+	f.content, f.doc = text.Bytes(), doc
+	f.pickles = gherkin.Pickles(*doc, uri, newID)
+	return f, nil
+}
+
+// builtinSuite is the embedded suite, read and parsed once per process: it
+// never changes, and the runs of one process only read it.
+var builtinSuite = sync.OnceValues(func() ([]FeatureFile, error) {
+	files, err := readFeatures(features.FS, "features", true, (&messages.Incrementing{}).NewId)
+	if err != nil {
+		return nil, fmt.Errorf("reading built-in features: %w", err)
+	}
+	return files, nil
+})
+
+// readFeatures reads every .feature file in fsys, known by uriDir joined
+// with its path in fsys.
+func readFeatures(fsys fs.FS, uriDir string, builtin bool, newID func() string) ([]FeatureFile, error) {
+	var files []FeatureFile
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
+			return err
+		}
+		f, err := readFeature(fsys, p, path.Join(uriDir, p), newID)
+		if err != nil {
+			return err
+		}
+		f.builtin = builtin
+		files = append(files, f)
+		return nil
+	})
+	return files, err
+}
+
+// readPath reads the feature files at p, a directory or one file.
+func readPath(p string, newID func() string) ([]FeatureFile, error) {
+	info, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if info.IsDir() {
+		return readFeatures(os.DirFS(p), filepath.ToSlash(p), false, newID)
+	}
+	if !strings.HasSuffix(p, ".feature") {
+		return nil, nil
+	}
+	dir, name := filepath.Split(p)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := readFeature(os.DirFS(dir), name, filepath.ToSlash(p), newID)
+	if err != nil {
+		return nil, err
+	}
+	return []FeatureFile{f}, nil
 }
 
 // selects tells whether the file's line selection takes the pickle whose
@@ -92,42 +180,32 @@ var lineSuffixRe = regexp.MustCompile(`^(.+\.feature):([0-9]+)$`)
 // scenarios spend the key's rate-limit window, which would starve anything
 // scheduled after them.
 func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
+	newID := (&messages.Incrementing{}).NewId
 	var files []FeatureFile
 	if !cfg.NoBuiltin {
-		builtin, err := builtinFiles()
+		builtin, err := builtinSuite()
 		if err != nil {
 			return nil, err
 		}
-		files = builtin
+		files = slices.Clone(builtin)
 	}
 	for _, dir := range cfg.FeatureDirs {
 		if m := lineSuffixRe.FindStringSubmatch(dir); m != nil {
-			f, err := loadOneScenario(m[1], m[2])
+			f, err := loadOneScenario(m[1], m[2], newID)
 			if err != nil {
 				return nil, err
 			}
 			files = append(files, f)
 			continue
 		}
-		found := 0
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			found++
-			files = append(files, FeatureFile{URI: filepath.ToSlash(p), content: b})
-			return nil
-		})
+		found, err := readPath(dir, newID)
 		if err != nil {
 			return nil, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, dir, err)
 		}
-		if found == 0 {
+		if len(found) == 0 {
 			return nil, fmt.Errorf("%w: no .feature files in %s", wire.ErrUsage, dir)
 		}
+		files = append(files, found...)
 	}
 	files = mergeSelections(files)
 	sort.SliceStable(files, func(i, j int) bool {
@@ -136,34 +214,16 @@ func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
 	return files, nil
 }
 
-// builtinFiles reads the embedded suite.
-func builtinFiles() ([]FeatureFile, error) {
-	var files []FeatureFile
-	err := fs.WalkDir(features.FS, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".feature") {
-			return err
-		}
-		b, err := fs.ReadFile(features.FS, p)
-		if err != nil {
-			return err
-		}
-		files = append(files, FeatureFile{URI: path.Join("features", p), content: b, builtin: true})
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading built-in features: %w", err)
-	}
-	return files, nil
-}
-
 // loadOneScenario reads file.feature for --features file.feature:LINE.
-func loadOneScenario(file, line string) (FeatureFile, error) {
+func loadOneScenario(file, line string, newID func() string) (FeatureFile, error) {
 	n, _ := strconv.Atoi(line)
-	b, err := os.ReadFile(file)
+	found, err := readPath(file, newID)
 	if err != nil {
 		return FeatureFile{}, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, file, err)
 	}
-	return FeatureFile{URI: filepath.ToSlash(file), content: b, lines: map[int]bool{n: true}}, nil
+	f := found[0]
+	f.lines = map[int]bool{n: true}
+	return f, nil
 }
 
 // mergeSelections joins several line selections of one file, and lets a
@@ -206,32 +266,71 @@ type PlannedScenario struct {
 	Skip     string // why a selected scenario will not run; empty if it will
 	// SkipAs is Disabled or Skipped, as the rule that refused it says.
 	SkipAs report.Status
+	// Fingerprint joins godog's pickle of the scenario to it.
+	Fingerprint string
+	// Steps are where the pickle's steps are written, in its order.
+	Steps []StepAt
+}
+
+// WrittenStep is a step as its feature file writes it: its line and its
+// text, an outline's <parameters> unfilled.
+type WrittenStep struct {
+	Line int
+	Text string
+}
+
+// WrittenSteps are the feature's name and every step of f, backgrounds
+// included, in line order, from the one parse of f.
+func WrittenSteps(f FeatureFile) (feature string, written []WrittenStep) {
+	if f.doc == nil || f.doc.Feature == nil {
+		return "", nil
+	}
+	for _, s := range stepNodes(f.doc.Feature) {
+		written = append(written, WrittenStep{int(s.Location.Line), s.Text})
+	}
+	// Map order is random; the steps are listed in the order written.
+	slices.SortFunc(written, func(a, b WrittenStep) int { return cmp.Compare(a.Line, b.Line) })
+	return f.doc.Feature.Name, written
+}
+
+// StepAt is where a step of a scenario is written: its keyword as written
+// and its line in the scenario's file.
+type StepAt struct {
+	Keyword string
+	Line    int
 }
 
 // Plan reads what each scenario of the features is and whether this run
-// takes it. Results of the run are joined to it by file and line, which
-// godog's own documents give for its pickle ids (see pickleIndex).
+// takes it. Results of the run are joined to it by the pickle's
+// fingerprint (see Fingerprint), which godog's pickle of the same scenario
+// has too.
 func Plan(cfg PlanOptions, files []FeatureFile, env RunEnv) ([]*PlannedScenario, error) {
-	newID := (&messages.Incrementing{}).NewId
 	var out []*PlannedScenario
 	seen := map[string]bool{}
 	for _, f := range files {
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), newID)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", wire.ErrUsage, f.URI, err)
+		if f.parseErr != nil {
+			return nil, fmt.Errorf("%w: %s: %w", wire.ErrUsage, f.URI, f.parseErr)
 		}
 		if seen[f.URI] {
 			return nil, fmt.Errorf("%w: two feature files named %s", wire.ErrUsage, f.URI)
 		}
 		seen[f.URI] = true
-		if doc.Feature == nil {
+		if f.doc.Feature == nil {
 			continue
 		}
-		lines := NodeLines(doc.Feature)
-		for _, p := range gherkin.Pickles(*doc, f.URI, newID) {
-			ps := &PlannedScenario{Feature: doc.Feature.Name, URI: f.URI, Name: p.Name}
+		lines := nodeLines(f.doc.Feature)
+		nodes := stepNodes(f.doc.Feature)
+		for _, p := range f.pickles {
+			ps := &PlannedScenario{Feature: f.doc.Feature.Name, URI: f.URI, Name: p.Name, Fingerprint: Fingerprint(p)}
 			for _, t := range p.Tags {
 				ps.Tags = append(ps.Tags, t.Name)
+			}
+			for _, st := range p.Steps {
+				var at StepAt
+				if n := nodes[st.AstNodeIds[0]]; n != nil {
+					at = StepAt{Keyword: n.Keyword, Line: int(n.Location.Line)}
+				}
+				ps.Steps = append(ps.Steps, at)
 			}
 			// The last AST node of a pickle is its example row when it has one.
 			ps.Line = lines[p.AstNodeIds[len(p.AstNodeIds)-1]]
@@ -244,9 +343,44 @@ func Plan(cfg PlanOptions, files []FeatureFile, env RunEnv) ([]*PlannedScenario,
 	return out, nil
 }
 
-// NodeLines maps the ID of each scenario and Examples row of f to its line,
+// Fingerprint is what a pickle is made of: its file, name, tags and steps
+// with their arguments. godog's pickle of a scenario has the fingerprint
+// the plan's has, whatever ids either parse gave it, so the runner joins
+// godog's results to the plan by it. Pickles alike in all of this are the
+// same check; only their lines tell them apart.
+func Fingerprint(p *messages.Pickle) string {
+	var b strings.Builder
+	field := func(s string) {
+		b.WriteString(strconv.Quote(s))
+		b.WriteByte(' ')
+	}
+	field(p.Uri)
+	field(p.Name)
+	for _, t := range p.Tags {
+		field(t.Name)
+	}
+	for _, st := range p.Steps {
+		b.WriteString("| ")
+		field(st.Text)
+		if a := st.Argument; a != nil && a.DocString != nil {
+			field(a.DocString.MediaType)
+			field(a.DocString.Content)
+		}
+		if a := st.Argument; a != nil && a.DataTable != nil {
+			for _, row := range a.DataTable.Rows {
+				b.WriteString("/ ")
+				for _, c := range row.Cells {
+					field(c.Value)
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// nodeLines maps the ID of each scenario and Examples row of f to its line,
 // where a pickle of it starts.
-func NodeLines(f *messages.Feature) map[string]int {
+func nodeLines(f *messages.Feature) map[string]int {
 	lines := map[string]int{}
 	addScenario := func(s *messages.Scenario) {
 		lines[s.Id] = int(s.Location.Line)
@@ -475,8 +609,8 @@ func GodogContent(f FeatureFile) []byte {
 	if f.lines == nil {
 		return f.content
 	}
-	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(f.content), (&messages.Incrementing{}).NewId)
-	if err != nil || doc.Feature == nil {
+	doc := f.doc
+	if doc == nil || doc.Feature == nil {
 		return f.content
 	}
 	text := strings.SplitAfter(string(f.content), "\n")

@@ -1,14 +1,21 @@
 package plan
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	gherkin "github.com/cucumber/gherkin/go/v26"
+	messages "github.com/cucumber/messages/go/v21"
+
 	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/features"
 )
 
 func TestMatchTags(t *testing.T) {
@@ -95,5 +102,122 @@ func TestLoadErrorsKeepTheirCause(t *testing.T) {
 	_, err := LoadFeatures(PlanOptions{NoBuiltin: true, FeatureDirs: []string{filepath.Join(t.TempDir(), "missing")}})
 	if !errors.Is(err, wire.ErrUsage) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("LoadFeatures of a missing directory: %v; want a usage error wrapping fs.ErrNotExist", err)
+	}
+}
+
+// countingFS counts, per file, how often it is opened and how many bytes
+// are read of it.
+type countingFS struct {
+	fs.FS
+	opens, read map[string]int
+}
+
+func (c *countingFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil || !strings.HasSuffix(name, ".feature") {
+		return f, err
+	}
+	c.opens[name]++
+	return &countingFile{File: f, n: func(k int) { c.read[name] += k }}, nil
+}
+
+type countingFile struct {
+	fs.File
+	n func(int)
+}
+
+func (f *countingFile) Read(b []byte) (int, error) {
+	k, err := f.File.Read(b)
+	f.n(k)
+	return k, err
+}
+
+// TestEachFeatureFileIsParsedOnce: the plan, the lint, the tag and line
+// checks and godog's content all use the one parse made when a file was
+// read, which reads the file through once.
+func TestEachFeatureFileIsParsedOnce(t *testing.T) {
+	fsys := &countingFS{FS: features.FS, opens: map[string]int{}, read: map[string]int{}}
+	files, err := readFeatures(fsys, "features", true, (&messages.Incrementing{}).NewId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[0].lines = map[int]bool{1: true}
+	if _, err := Plan(PlanOptions{Profile: wire.ProfileSandbox}, files, RunEnv{}); err != nil {
+		t.Fatal(err)
+	}
+	Lint(files)
+	UnknownTags("@bugs", files)
+	UnmatchedLines(files)
+	for _, f := range files {
+		GodogContent(f)
+	}
+	if len(files) < 10 {
+		t.Fatalf("%d built-in feature files, want the whole suite", len(files))
+	}
+	for _, f := range files {
+		name := strings.TrimPrefix(f.URI, "features/")
+		size, _ := fs.Stat(features.FS, name)
+		if fsys.opens[name] != 1 || int64(fsys.read[name]) != size.Size() {
+			t.Errorf("%s: opened %d times, %d bytes read; want once, its %d bytes", name, fsys.opens[name], fsys.read[name], size.Size())
+		}
+	}
+}
+
+// TestGodogsPicklesJoinThePlan: godog parses the content the runner gives
+// it on its own, with its own ids, a line selection blanked out; each of
+// its pickles has the fingerprint of exactly one selected planned
+// scenario, so results join the plan without godog's ids.
+func TestGodogsPicklesJoinThePlan(t *testing.T) {
+	dir := t.TempDir()
+	const text = `Feature: joined
+  Scenario: plain
+    When I send a GET request to "/v1/campaigns"
+
+  Scenario Outline: rows
+    When I send a GET request to "/v1/<what>"
+
+    Examples:
+      | what      | note |
+      | campaigns | a    |
+      | bugs      | b    |
+      | bugs      | c    |
+`
+	file := filepath.Join(dir, "joined.feature")
+	if err := os.WriteFile(file, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files, err := LoadFeatures(PlanOptions{NoBuiltin: true, FeatureDirs: []string{file + ":11", file + ":12"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned, err := Plan(PlanOptions{}, files, RunEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPrint := map[string][]int{}
+	for _, p := range planned {
+		if p.Selected {
+			byPrint[p.Fingerprint] = append(byPrint[p.Fingerprint], p.Line)
+		}
+	}
+	newID := (&messages.Incrementing{}).NewId
+	for range 7 {
+		newID() // godog's ids are not the plan's
+	}
+	doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(GodogContent(files[0])), newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, p := range gherkin.Pickles(*doc, files[0].URI, newID) {
+		lines := byPrint[Fingerprint(p)]
+		if len(lines) == 0 {
+			t.Fatalf("godog's pickle %q joins no selected scenario", p.Name)
+		}
+		got = append(got, lines[0])
+		byPrint[Fingerprint(p)] = lines[1:]
+	}
+	if want := []int{11, 12}; !slices.Equal(got, want) {
+		t.Errorf("godog's pickles joined the scenarios at lines %v, want %v", got, want)
 	}
 }

@@ -2,15 +2,10 @@ package runner
 
 import (
 	"bytes"
-	"cmp"
 	"io"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-
-	gherkin "github.com/cucumber/gherkin/go/v26"
-	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/plan"
 )
@@ -60,17 +55,15 @@ type stepLocator struct {
 func newStepLocator(w io.Writer, files []plan.FeatureFile) *stepLocator {
 	l := &stepLocator{w: w, steps: map[string][]writtenStep{}, byName: map[string][]string{}}
 	for _, f := range files {
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(plan.GodogContent(f)), (&messages.Incrementing{}).NewId)
-		if err != nil || doc.Feature == nil {
+		name, written := plan.WrittenSteps(f)
+		if written == nil {
 			continue
 		}
-		l.byName[doc.Feature.Name] = append(l.byName[doc.Feature.Name], f.URI)
-		var all []writtenStep
-		for _, s := range plan.StepNodes(doc.Feature) {
-			all = append(all, writtenStep{int(s.Location.Line), s.Text})
+		l.byName[name] = append(l.byName[name], f.URI)
+		all := make([]writtenStep, len(written))
+		for i, s := range written {
+			all[i] = writtenStep{s.Line, s.Text}
 		}
-		// Map order is random; the steps are placed in the order written.
-		slices.SortFunc(all, func(a, b writtenStep) int { return cmp.Compare(a.line, b.line) })
 		l.steps[f.URI] = all
 	}
 	return l

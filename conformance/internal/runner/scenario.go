@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,9 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	gherkin "github.com/cucumber/gherkin/go/v26"
 	"github.com/cucumber/godog"
-	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/plan"
@@ -57,7 +54,7 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 	if strings.TrimSpace(cfg.Tags) != "" {
 		tags = append([]string{cfg.Tags}, tags...)
 	}
-	r.rec = newRecorder(newPickleIndex(contents))
+	r.rec = newRecorder(newPickleIndex(r.planned, files))
 	return godog.TestSuite{
 		Name:                "conform",
 		ScenarioInitializer: scenarioInitializer(r.tgt, r.hooks, r.rec, cfg.Strict, locate),
@@ -82,18 +79,44 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 	}
 }
 
-// pickleIndex places godog's pickles and steps at their file and line. It
-// parses the features godog is given the way godog does, one id sequence
-// over the files in order, so that its ids are godog's; the runner checks
-// each placement against the pickle's own file and name.
+// pickleIndex places godog's pickles at the planned scenarios they run,
+// and so their steps at their file and line, by fingerprint: godog's
+// pickle of a scenario is made of what the plan's is, whatever ids its own
+// parse gave it.
 type pickleIndex struct {
-	pickles map[string]pickleRef // by pickle id
-	steps   map[string]stepRef   // by pickle step id
+	mu sync.Mutex
+	// unclaimed are, per fingerprint, the planned scenarios no pickle has
+	// claimed yet, in the order of their files.
+	unclaimed map[string][]*plan.PlannedScenario
 }
 
-type pickleRef struct {
-	uri, name string
-	line      int // of the scenario, or of its Examples row
+func newPickleIndex(planned []*plan.PlannedScenario, files []plan.FeatureFile) *pickleIndex {
+	run := map[string]bool{}
+	for _, f := range files {
+		run[f.URI] = true
+	}
+	idx := &pickleIndex{unclaimed: map[string][]*plan.PlannedScenario{}}
+	for _, p := range planned {
+		if p.Selected && run[p.URI] {
+			idx.unclaimed[p.Fingerprint] = append(idx.unclaimed[p.Fingerprint], p)
+		}
+	}
+	return idx
+}
+
+// claim returns the planned scenario godog's pickle p runs. Pickles alike
+// in name, tags and steps are one check written twice; each claims the
+// first of them left.
+func (idx *pickleIndex) claim(p *godog.Scenario) (*plan.PlannedScenario, bool) {
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	key := plan.Fingerprint(p)
+	left := idx.unclaimed[key]
+	if len(left) == 0 {
+		return nil, false
+	}
+	idx.unclaimed[key] = left[1:]
+	return left[0], true
 }
 
 type stepRef struct {
@@ -103,64 +126,35 @@ type stepRef struct {
 
 func (s stepRef) String() string { return fmt.Sprintf("%s:%d", s.uri, s.line) }
 
-func newPickleIndex(contents []godog.Feature) pickleIndex {
-	idx := pickleIndex{pickles: map[string]pickleRef{}, steps: map[string]stepRef{}}
-	newID := (&messages.Incrementing{}).NewId
-	for _, c := range contents {
-		doc, err := gherkin.ParseGherkinDocument(bytes.NewReader(c.Contents), newID)
-		if err != nil {
-			// godog refuses the file too; the plan reported it first.
-			continue
-		}
-		doc.Uri = c.Name
-		pickles := gherkin.Pickles(*doc, c.Name, newID)
-		if doc.Feature == nil {
-			continue
-		}
-		lines := plan.NodeLines(doc.Feature)
-		nodes := plan.StepNodes(doc.Feature)
-		for _, p := range pickles {
-			idx.pickles[p.Id] = pickleRef{uri: c.Name, name: p.Name, line: lines[p.AstNodeIds[len(p.AstNodeIds)-1]]}
-			for _, st := range p.Steps {
-				if n := nodes[st.AstNodeIds[0]]; n != nil {
-					idx.steps[st.Id] = stepRef{uri: c.Name, keyword: n.Keyword, line: int(n.Location.Line)}
-				}
-			}
-		}
-	}
-	return idx
-}
-
 // recorder collects results from concurrently running scenarios, keyed by
-// godog's pickle ids, which its index places at their file and line.
+// the planned scenario each ran.
 type recorder struct {
-	index   pickleIndex
+	index   *pickleIndex
 	mu      sync.Mutex
-	results map[string]*report.ScenarioResult // by pickle id
+	results map[plan.ScenarioKey]*report.ScenarioResult
 	// interrupted is set when the run's context ended with scenarios left.
 	interrupted atomic.Bool
 }
 
-func newRecorder(idx pickleIndex) *recorder {
-	return &recorder{index: idx, results: map[string]*report.ScenarioResult{}}
+func newRecorder(idx *pickleIndex) *recorder {
+	return &recorder{index: idx, results: map[plan.ScenarioKey]*report.ScenarioResult{}}
 }
 
-func (r *recorder) put(id string, res *report.ScenarioResult) {
+func (r *recorder) put(key plan.ScenarioKey, res *report.ScenarioResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.results[id] = res
+	r.results[key] = res
 }
 
 // result returns the result of the scenario at key, if godog ran it.
 func (r *recorder) result(key plan.ScenarioKey) (report.ScenarioResult, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for id, res := range r.results {
-		if ref := r.index.pickles[id]; ref.uri == key.URI && ref.line == key.Line {
-			return *res, true
-		}
+	res, ok := r.results[key]
+	if !ok {
+		return report.ScenarioResult{}, false
 	}
-	return report.ScenarioResult{}, false
+	return *res, true
 }
 
 // scenarioRun is the runner's bookkeeping of one scenario, apart from the
@@ -171,6 +165,10 @@ type scenarioRun struct {
 	start     time.Time
 	exclusive bool
 	lastStep  string // the pickle step id of the scenario's last step
+	// planned is the scenario of the plan the pickle runs, nil if none.
+	planned *plan.PlannedScenario
+	// steps are where the pickle's steps are written, by pickle step id.
+	stepsAt   map[string]stepRef
 	step      stepRef
 	stepStart time.Time
 	steps     []report.StepResult
@@ -180,6 +178,14 @@ type scenarioRun struct {
 	// ownFailed is set when the step that failed failed its own check too,
 	// so that the rule grades the scenario only when it is @must.
 	ownFailed bool
+}
+
+// record keeps the scenario's result for the report, under the planned
+// scenario the pickle ran.
+func (run *scenarioRun) record(rec *recorder, res *report.ScenarioResult) {
+	if run.planned != nil {
+		rec.put(run.planned.Key(), res)
+	}
 }
 
 // describe names the step at where (file:line) with its text, as it ran.
@@ -246,6 +252,15 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			if n := len(p.Steps); n > 0 {
 				run.lastStep = p.Steps[n-1].Id
 			}
+			run.planned, _ = rec.index.claim(p)
+			run.stepsAt = map[string]stepRef{}
+			for i, st := range p.Steps {
+				ref := stepRef{uri: p.Uri}
+				if run.planned != nil && i < len(run.planned.Steps) {
+					ref.keyword, ref.line = run.planned.Steps[i].Keyword, run.planned.Steps[i].Line
+				}
+				run.stepsAt[st.Id] = ref
+			}
 			for _, tg := range p.Tags {
 				run.exclusive = run.exclusive || tg.Name == plan.TagExhaustive
 			}
@@ -258,7 +273,7 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			return ctx, nil
 		})
 		sc.StepContext().Before(func(ctx context.Context, st *godog.Step) (context.Context, error) {
-			run.step, run.stepStart = rec.index.steps[st.Id], time.Now()
+			run.step, run.stepStart = run.stepsAt[st.Id], time.Now()
 			s.Sink.At(run.step.String())
 			return ctx, nil
 		})
@@ -334,7 +349,7 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 					t.Coverage.Unreached(id, "its scenario was skipped: "+s.Skip)
 				}
 				res.Status, res.SkipReason = report.Skipped, s.Skip
-				rec.put(p.Id, res)
+				run.record(rec, res)
 				return ctx, nil
 			}
 			switch v := run.violation; {
@@ -362,7 +377,7 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 				}
 				res.Exchanges = s.Transcript()
 			}
-			rec.put(p.Id, res)
+			run.record(rec, res)
 			return ctx, nil
 		})
 	}
