@@ -178,7 +178,7 @@ func (a *account) remember(line string) {
 
 // logRequest keeps the /v1 request log the account must show; order is
 // known only when no requests overlapped.
-func (a *account) logRequest(o *Observed, exact bool, fault string) {
+func (a *account) logRequest(o *observed, exact bool, fault string) {
 	if !exact {
 		a.logKnown = false
 	}

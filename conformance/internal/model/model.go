@@ -50,37 +50,43 @@ func (d Disagreement) String() string {
 	return fmt.Sprintf("%s %s: want %s, got %s", d.ID, d.Rule, d.Want, d.Got)
 }
 
-// Observed is one exchange as the model reads it.
-type Observed struct {
-	Key        string
-	Method     string
-	Path       string
-	Query      url.Values
-	RawQuery   string
-	ReqHeader  http.Header
-	ReqBody    []byte
-	Status     int
-	Header     http.Header
-	Body       []byte
-	V          any // the decoded body, nil if it is not JSON
-	Date       time.Time
-	overlapped bool
+// observed is one exchange as the model reads it: the exchange itself,
+// with its target and Date header parsed once.
+type observed struct {
+	*wire.Exchange
+	Path     string
+	Query    url.Values
+	RawQuery string
+	V        any // the decoded body, nil if it is not JSON
+	Date     time.Time
 }
 
-func (o *Observed) data() map[string]any {
+func observe(e *wire.Exchange) *observed {
+	o := &observed{Exchange: e}
+	if u, err := url.Parse(e.URL); err == nil {
+		o.Path, o.Query, o.RawQuery = u.Path, u.Query(), u.RawQuery
+	}
+	o.V, _ = e.JSON()
+	if d, err := http.ParseTime(e.Header.Get("Date")); err == nil {
+		o.Date = d
+	}
+	return o
+}
+
+func (o *observed) data() map[string]any {
 	m, _ := o.V.(map[string]any)
 	d, _ := m["data"].(map[string]any)
 	return d
 }
 
-func (o *Observed) errorCode() string {
+func (o *observed) errorCode() string {
 	m, _ := o.V.(map[string]any)
 	e, _ := m["error"].(map[string]any)
 	s, _ := e["code"].(string)
 	return s
 }
 
-func (o *Observed) line() string {
+func (o *observed) line() string {
 	s := o.Method + " " + o.Path
 	if o.RawQuery != "" {
 		s += "?" + o.RawQuery
@@ -224,13 +230,14 @@ func (m *Model) Abandon(f *Flight, method, path string) {
 	f.acct.remember(method + " " + path + " → no answer")
 }
 
-// Observe checks one answer against the model and advances it.
-func (m *Model) Observe(f *Flight, o *Observed) []Disagreement {
+// Observe checks the answer of exchange e, the flight f, against the
+// model and advances it.
+func (m *Model) Observe(f *Flight, e *wire.Exchange) []Disagreement {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a := f.acct
 	delete(a.inflight, f)
-	o.overlapped = f.overlapped
+	o := observe(e)
 	if o.Status == http.StatusUnauthorized {
 		return nil // no account acted
 	}
@@ -261,7 +268,7 @@ func (m *Model) HistoryOf(key string) []string {
 type check struct {
 	m       *Model
 	a       *account
-	o       *Observed
+	o       *observed
 	exact   bool // the run owns the key and no other request overlapped
 	sandbox bool // the sandbox profile's documented choices apply
 	found   []Disagreement

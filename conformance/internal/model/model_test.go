@@ -65,13 +65,11 @@ func (f *fakeAccount) exchange(method, target, reqBody string, status int, resp 
 	for i := 0; i+1 < len(headers); i += 2 {
 		h.Set(headers[i], headers[i+1])
 	}
-	o := &Observed{Key: testKey, Method: method, Path: u.Path, Query: u.Query(), RawQuery: u.RawQuery,
-		ReqHeader: http.Header{}, ReqBody: []byte(reqBody), Status: status, Header: h, Body: []byte(resp), Date: f.now}
+	e := &wire.Exchange{Method: method, URL: u.String(), ReqHeader: http.Header{}, ReqBody: []byte(reqBody), Status: status, Header: h, Body: []byte(resp)}
 	if reqBody != "" {
-		o.ReqHeader.Set("Content-Type", "application/json")
+		e.ReqHeader.Set("Content-Type", "application/json")
 	}
-	o.V, _ = wire.DecodeJSON(o.Body)
-	return f.m.Observe(f.m.Begin(testKey), o)
+	return f.m.Observe(f.m.Begin(testKey), e)
 }
 
 // stamp is the contract's timestamp of the account's clock now.
@@ -330,10 +328,8 @@ func TestDroppedAccountsLeaveTheModel(t *testing.T) {
 	for i := range 1000 {
 		key := fmt.Sprintf("svc_test_model_drop_%04d", i)
 		m.Own(key, true)
-		o := &Observed{Key: key, Method: "GET", Path: "/v1/campaigns/cmp_000099", Status: 404, Header: http.Header{},
-			Body: []byte(failure(404, "NOT_FOUND"))}
-		o.V, _ = wire.DecodeJSON(o.Body)
-		m.Observe(m.Begin(key), o)
+		e := &wire.Exchange{Method: "GET", URL: "/v1/campaigns/cmp_000099", Status: 404, Header: http.Header{}, Body: []byte(failure(404, "NOT_FOUND"))}
+		m.Observe(m.Begin(key), e)
 		m.Drop(key)
 	}
 	if n := len(m.accounts) + len(m.owned); n != 0 {

@@ -379,18 +379,55 @@ func matchesFilter(kind recordKind, rec map[string]any, name, value string) bool
 	return str(rec[name]) == value
 }
 
+// listQuery is what a list request asks for.
+type listQuery struct {
+	limit   int
+	filters map[string]string
+	cursor  string
+	// judged is set when the model knows every parameter, each given once,
+	// and so which page the answer must be.
+	judged bool
+}
+
 // list checks one page of a list: its shape, its items against the
 // records, its order, and on an owned account that it is exactly the
 // account's records (filtered) from where its cursor left off.
 func (c *check) list(kind recordKind) {
-	o := c.o
-	limit := defaultPageSize
-	filters := map[string]string{}
-	cursor := ""
-	judged := true
-	for name, vals := range o.Query {
+	q, ok := c.listQuery(kind)
+	if !ok {
+		return
+	}
+	if c.o.Status != http.StatusOK {
+		w := c.a.walks[q.cursor]
+		if c.exact && q.judged && (q.cursor == "" || w != nil) {
+			c.expectSuccess("LIST-1", "a list read with valid parameters")
+		}
+		return
+	}
+	items, hasMore, next, ok := c.listPage(q.limit)
+	if !ok {
+		return
+	}
+	w := c.a.walks[q.cursor]
+	if q.cursor != "" && (w == nil || w.kind != kind || w.filter != filterKey(q.filters)) {
+		w, q.judged = nil, false
+	}
+	ids := c.listItems(kind, q, w, items)
+	if kind != kindEvent && c.exact && c.sandbox && q.judged && c.a.complete {
+		c.listExactPage(kind, q, w, ids, hasMore)
+	}
+	if next != "" {
+		c.a.walks[next] = nextWalk(kind, q, w, ids, items)
+	}
+}
+
+// listQuery reads a list request's parameters; ok is false when one of
+// them is refused, the refusal expected.
+func (c *check) listQuery(kind recordKind) (q listQuery, ok bool) {
+	q = listQuery{limit: defaultPageSize, filters: map[string]string{}, judged: true}
+	for name, vals := range c.o.Query {
 		if len(vals) != 1 {
-			judged = false
+			q.judged = false
 			continue
 		}
 		val := vals[0]
@@ -401,44 +438,44 @@ func (c *check) list(kind recordKind) {
 				if c.sandbox {
 					c.expectRefusal("LIST-5", "limit must be an integer from 1 to 100", http.StatusBadRequest, "INVALID_PARAMETER")
 				}
-				return
+				return q, false
 			}
-			limit = n
+			q.limit = n
 		case name == "cursor":
-			cursor = val
+			q.cursor = val
 		case isFilter:
 			if allowed != nil && !OneOf(val, allowed) {
 				if c.sandbox {
 					c.expectRefusal("LIST-11", "a filter value outside its set", http.StatusBadRequest, "INVALID_PARAMETER")
 				}
-				return
+				return q, false
 			}
-			filters[name] = val
+			q.filters[name] = val
 		default:
-			judged = false
+			q.judged = false
 		}
 	}
-	if o.Status != http.StatusOK {
-		w := c.a.walks[cursor]
-		if c.exact && judged && (cursor == "" || w != nil) {
-			c.expectSuccess("LIST-1", "a list read with valid parameters")
-		}
-		return
-	}
-	d := o.data()
+	return q, true
+}
+
+// listPage checks the shape of a list's answer, {items, hasMore,
+// nextCursor} with at most limit items, and returns its parts; ok is false
+// when there are no items to read.
+func (c *check) listPage(limit int) (items []any, hasMore bool, next string, ok bool) {
+	d := c.o.data()
 	if d == nil {
-		return
+		return nil, false, "", false
 	}
-	items, ok := d["items"].([]any)
+	items, ok = d["items"].([]any)
 	if !ok {
 		c.judge("LIST-1")
 		if c.sandbox {
 			c.fail("LIST-1", "a list is {items, hasMore, nextCursor}", "an array at data.items", compactJSON(d["items"]))
 		}
-		return
+		return nil, false, "", false
 	}
-	hasMore, _ := d["hasMore"].(bool)
-	next, _ := d["nextCursor"].(string)
+	hasMore, _ = d["hasMore"].(bool)
+	next, _ = d["nextCursor"].(string)
 	c.judge("LIST-7")
 	if c.sandbox && (hasMore != (next != "")) {
 		c.fail("LIST-7", "hasMore is true exactly when nextCursor is set", "hasMore and nextCursor that agree", fmt.Sprintf("hasMore %v, nextCursor %s", d["hasMore"], compactJSON(d["nextCursor"])))
@@ -447,12 +484,14 @@ func (c *check) list(kind recordKind) {
 	if len(items) > limit {
 		c.fail("LIST-4", "a page holds at most limit items", fmt.Sprintf("at most %d items", limit), strconv.Itoa(len(items)))
 	}
-	filterKey := filterKey(filters)
-	w := c.a.walks[cursor]
-	if cursor != "" && (w == nil || w.kind != kind || w.filter != filterKey) {
-		w = nil
-		judged = false
-	}
+	return items, hasMore, next, true
+}
+
+// listItems checks each item of a page on its own: never one the walk w
+// (nil when the page starts none the model knows) gave before, matching
+// the filters, newest first; it learns the records listed and returns
+// their ids.
+func (c *check) listItems(kind recordKind, q listQuery, w *pageWalk, items []any) []string {
 	var ids []string
 	var prev map[string]any
 	for _, it := range items {
@@ -468,7 +507,7 @@ func (c *check) list(kind recordKind) {
 			c.fail("LIST-8", "a list's pages never repeat an item", "each item once across the pages", str(rec["id"])+" again")
 		}
 		if c.sandbox {
-			for name, val := range filters {
+			for name, val := range q.filters {
 				c.judge("LIST-10")
 				if !matchesFilter(kind, rec, name, val) {
 					c.fail("LIST-10", "a filtered list holds only matching items", name+" "+val, compactJSON(rec))
@@ -486,61 +525,69 @@ func (c *check) list(kind recordKind) {
 			c.seen(kind, rec)
 		}
 	}
-	if kind != kindEvent && c.exact && c.sandbox && judged && c.a.complete {
-		want := c.a.ordered(kind, func(r map[string]any) bool {
-			for name, val := range filters {
-				if !matchesFilter(kind, r, name, val) {
-					return false
-				}
-			}
-			return true
-		})
-		start := 0
-		if w != nil && w.after != nil {
-			for start < len(want) && !newerFirstBroken(want[start], w.after) {
-				start++
+	return ids
+}
+
+// listExactPage holds a page of an account the model knows whole to being
+// exactly its records, filtered, newest first, from right after the last
+// item of the page before, with hasMore saying whether more follow.
+func (c *check) listExactPage(kind recordKind, q listQuery, w *pageWalk, ids []string, hasMore bool) {
+	want := c.a.ordered(kind, func(r map[string]any) bool {
+		for name, val := range q.filters {
+			if !matchesFilter(kind, r, name, val) {
+				return false
 			}
 		}
-		var wantIDs []string
-		for i := start; i < len(want) && i < start+limit; i++ {
-			wantIDs = append(wantIDs, str(want[i]["id"]))
-		}
-		page := "LIST-2"
-		c.judge(page)
-		if start > 0 {
-			page = "LIST-9"
-			c.judge(page)
-		}
-		switch len(filters) {
-		case 0:
-		case 1:
-			c.judge("LIST-10")
-		default:
-			c.judge("LIST-10", "LIST-13")
-		}
-		if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
-			c.fail(page, "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
-		}
-		c.judge("LIST-7")
-		if wantMore := start+limit < len(want); wantMore != hasMore {
-			c.fail("LIST-7", "hasMore says whether more items follow", fmt.Sprintf("hasMore %v (%d items after the cursor)", wantMore, len(want)-start), fmt.Sprintf("%v", hasMore))
+		return true
+	})
+	start := 0
+	if w != nil && w.after != nil {
+		for start < len(want) && !newerFirstBroken(want[start], w.after) {
+			start++
 		}
 	}
-	if next != "" {
-		nw := &pageWalk{kind: kind, filter: filterKey, seen: map[string]bool{}}
-		if n := len(items); n > 0 {
-			nw.after, _ = items[n-1].(map[string]any)
-		}
-		if w != nil {
-			for id := range w.seen {
-				nw.seen[id] = true
-			}
-		}
-		for _, id := range ids {
+	var wantIDs []string
+	for i := start; i < len(want) && i < start+q.limit; i++ {
+		wantIDs = append(wantIDs, str(want[i]["id"]))
+	}
+	page := "LIST-2"
+	c.judge(page)
+	if start > 0 {
+		page = "LIST-9"
+		c.judge(page)
+	}
+	switch len(q.filters) {
+	case 0:
+	case 1:
+		c.judge("LIST-10")
+	default:
+		c.judge("LIST-10", "LIST-13")
+	}
+	if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
+		c.fail(page, "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
+	}
+	c.judge("LIST-7")
+	if wantMore := start+q.limit < len(want); wantMore != hasMore {
+		c.fail("LIST-7", "hasMore says whether more items follow", fmt.Sprintf("hasMore %v (%d items after the cursor)", wantMore, len(want)-start), fmt.Sprintf("%v", hasMore))
+	}
+}
+
+// nextWalk is the walk a page's nextCursor continues: the items of the
+// walk so far, w's (nil if none) and this page's.
+func nextWalk(kind recordKind, q listQuery, w *pageWalk, ids []string, items []any) *pageWalk {
+	nw := &pageWalk{kind: kind, filter: filterKey(q.filters), seen: map[string]bool{}}
+	if n := len(items); n > 0 {
+		nw.after, _ = items[n-1].(map[string]any)
+	}
+	if w != nil {
+		for id := range w.seen {
 			nw.seen[id] = true
 		}
-		c.a.walks[next] = nw
 	}
+	for _, id := range ids {
+		nw.seen[id] = true
+	}
+	return nw
 }
 
 func filterKey(f map[string]string) string {
@@ -594,17 +641,7 @@ func (c *check) patchBug(id string) {
 	r := a.records[KindBug][id]
 	v := validateBugPatch(b)
 	if r == nil {
-		switch {
-		case !a.complete || !c.exact:
-			if o.Status == http.StatusOK && o.data() != nil {
-				a.records[KindBug][id] = &record{v: copyMap(o.data()), pinned: true}
-			}
-		case len(v.invalid) > 0:
-			// Which of the two faults is reported first is left open.
-			c.expectRefusal("ERR-15", "an invalid change to an id the account does not hold", 0)
-		default:
-			c.expectRefusal("ERR-15", "an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
-		}
+		c.patchUnknownBug(id, v)
 		return
 	}
 	if o.Status == http.StatusOK && o.data() != nil {
@@ -623,59 +660,9 @@ func (c *check) patchBug(id string) {
 		c.expectValidation(v)
 		return
 	}
-	st, hasSt := b["status"]
-	res, hasRes := b["resolution"]
 	cur := str(r.v["status"])
-	curRes := r.v["resolution"]
-	to, _ := st.(string)
-	newRes := curRes
-	switch {
-	case hasSt && to == cur && !hasRes:
-		if c.expectSuccess("BUG-20", "sending the status a bug already has") {
-			c.judge("BUG-20")
-			if w, g := fieldDiff(r.v, o.data(), c); w != "" {
-				c.fail("BUG-20", "sending the status a bug already has changes nothing", w, g)
-			}
-		}
-		return
-	case hasSt && to == cur, !hasSt && (cur == "resolved" || cur == "closed") && res == curRes:
-		// A change to nothing with a resolution along: whether it counts
-		// as a change is left open.
-		if o.Status == http.StatusOK && o.data() != nil {
-			r.v = copyMap(o.data())
-			a.eventsKnown = false
-		}
-		return
-	case !hasSt:
-		if cur != "resolved" && cur != "closed" {
-			c.expectRefusal("BUG-16", "a resolution on a bug that stays open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
-			return
-		}
-		newRes, to = res, cur
-	case !OneOf(to, bugTransitions[cur]):
-		c.judge("BUG-18")
-		c.expectRefusal(lifecycleRule(cur), "the move "+cur+" → "+to+" is not in the lifecycle table", http.StatusConflict, "INVALID_STATUS_TRANSITION")
-		return
-	case to == "resolved" || to == "closed":
-		if hasRes {
-			newRes = res
-		}
-		if newRes == nil {
-			c.expectRefusal("BUG-14", "a move to "+to+" needs a resolution", http.StatusConflict, "INVALID_STATUS_TRANSITION")
-			return
-		}
-	default:
-		if hasRes {
-			c.expectRefusal("BUG-15", "a resolution sent with a move that leaves the bug open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
-			return
-		}
-		newRes = nil // reopening clears it
-	}
-	moved := lifecycleRule(cur)
-	if !hasSt {
-		moved = "BUG-17"
-	}
-	if !c.expectSuccess(moved, "the move "+cur+" → "+to) {
+	to, newRes, moved, ok := c.bugMove(r, b)
+	if !ok || !c.expectSuccess(moved, "the move "+cur+" → "+to) {
 		return
 	}
 	want := copyMap(r.v)
@@ -689,6 +676,81 @@ func (c *check) patchBug(id string) {
 	c.stamped("updatedAt", str(got["updatedAt"]))
 	r.v = copyMap(got)
 	a.addEvent("bug.updated", got, c.exact)
+}
+
+// patchUnknownBug holds a change to a bug the model does not hold, of
+// which v is the validation: an account the model knows whole must refuse
+// it (ERR-15); on any other the answer teaches the model the bug.
+func (c *check) patchUnknownBug(id string, v verdict) {
+	o := c.o
+	switch {
+	case !c.a.complete || !c.exact:
+		if o.Status == http.StatusOK && o.data() != nil {
+			c.a.records[KindBug][id] = &record{v: copyMap(o.data()), pinned: true}
+		}
+	case len(v.invalid) > 0:
+		// Which of the two faults is reported first is left open.
+		c.expectRefusal("ERR-15", "an invalid change to an id the account does not hold", 0)
+	default:
+		c.expectRefusal("ERR-15", "an id the account does not hold", http.StatusNotFound, "NOT_FOUND")
+	}
+}
+
+// bugMove reads the valid change b to bug r against the lifecycle table:
+// the status and resolution it leads to and the rule of the move, with ok
+// set when the move must succeed. A move the table refuses, a change to
+// nothing and one whose outcome is left open are judged here, ok unset.
+func (c *check) bugMove(r *record, b map[string]any) (to string, newRes any, moved string, ok bool) {
+	o := c.o
+	st, hasSt := b["status"]
+	res, hasRes := b["resolution"]
+	cur := str(r.v["status"])
+	curRes := r.v["resolution"]
+	to, _ = st.(string)
+	newRes = curRes
+	switch {
+	case hasSt && to == cur && !hasRes:
+		if c.expectSuccess("BUG-20", "sending the status a bug already has") {
+			c.judge("BUG-20")
+			if w, g := fieldDiff(r.v, o.data(), c); w != "" {
+				c.fail("BUG-20", "sending the status a bug already has changes nothing", w, g)
+			}
+		}
+		return "", nil, "", false
+	case hasSt && to == cur, !hasSt && (cur == "resolved" || cur == "closed") && res == curRes:
+		// A change to nothing with a resolution along: whether it counts
+		// as a change is left open.
+		if o.Status == http.StatusOK && o.data() != nil {
+			r.v = copyMap(o.data())
+			c.a.eventsKnown = false
+		}
+		return "", nil, "", false
+	case !hasSt:
+		if cur != "resolved" && cur != "closed" {
+			c.expectRefusal("BUG-16", "a resolution on a bug that stays open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			return "", nil, "", false
+		}
+		return cur, res, "BUG-17", true
+	case !OneOf(to, bugTransitions[cur]):
+		c.judge("BUG-18")
+		c.expectRefusal(lifecycleRule(cur), "the move "+cur+" → "+to+" is not in the lifecycle table", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+		return "", nil, "", false
+	case to == "resolved" || to == "closed":
+		if hasRes {
+			newRes = res
+		}
+		if newRes == nil {
+			c.expectRefusal("BUG-14", "a move to "+to+" needs a resolution", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			return "", nil, "", false
+		}
+	default:
+		if hasRes {
+			c.expectRefusal("BUG-15", "a resolution sent with a move that leaves the bug open", http.StatusConflict, "INVALID_STATUS_TRANSITION")
+			return "", nil, "", false
+		}
+		newRes = nil // reopening clears it
+	}
+	return to, newRes, lifecycleRule(cur), true
 }
 
 // validateBugPatch: status and resolution, at least one, each from its set.

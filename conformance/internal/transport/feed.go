@@ -10,23 +10,15 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
-// feedModel hands one exchange of a scenario to the model; a disagreement
-// fails the scenario that received it, with the requests of the key that
-// led there.
-func (t *Target) feedModel(fl *model.Flight, sink *rules.Sink, token string, req *http.Request, reqBody []byte, resp *http.Response, body []byte) {
-	o := &model.Observed{
-		Key: token, Method: req.Method, Path: req.URL.Path, Query: req.URL.Query(), RawQuery: req.URL.RawQuery,
-		ReqHeader: req.Header, ReqBody: reqBody, Status: resp.StatusCode, Header: resp.Header, Body: body,
-	}
-	o.V, _ = wire.DecodeJSON(body)
-	if d, err := http.ParseTime(resp.Header.Get("Date")); err == nil {
-		o.Date = d
-	}
+// feedModel hands exchange e of a scenario, sent as req in the flight fl
+// of the key token, to the model; a disagreement fails the step that sent it, with
+// the requests of the key that led there.
+func (t *Target) feedModel(fl *model.Flight, sink *rules.Sink, token string, req *http.Request, e *wire.Exchange) {
 	level := wire.LevelShould
 	if t.Profile == wire.ProfileSandbox {
 		level = wire.LevelSandbox
 	}
-	found := t.Model.Observe(fl, o)
+	found := t.Model.Observe(fl, e)
 	if len(found) == 0 {
 		return
 	}
@@ -37,6 +29,6 @@ func (t *Target) feedModel(fl *model.Flight, sink *rules.Sink, token string, req
 		if len(history) > 0 {
 			msg += "\nrequests of this key, oldest first, up to this one:\n  " + strings.Join(history, "\n  ")
 		}
-		sink.Add(rules.RuleViolation{ID: d.ID, Rule: model.RuleModel + ": " + d.ID + " " + d.Rule, Level: level, Area: model.RuleModel, Message: msg, Request: where})
+		sink.Add(rules.RuleViolation{ID: d.ID, Rule: model.RuleModel + ": " + d.ID + " " + d.Rule, Level: level, Area: model.RuleModel, Message: msg, Request: where, Exchange: e})
 	}
 }

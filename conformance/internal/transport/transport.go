@@ -100,7 +100,7 @@ func (c *cancelOnClose) Close() error {
 func (t *Target) judge(sink *rules.Sink, fl *model.Flight, token string, req *http.Request, resp *http.Response, e *wire.Exchange) {
 	rules.CheckResponse(t.Profile, sink, req, e)
 	if fl != nil {
-		t.feedModel(fl, sink, token, req, e.ReqBody, resp, e.Body)
+		t.feedModel(fl, sink, token, req, e)
 	}
 	if t.Schema != nil && !rules.FaultWroteBody(t.Profile, e) {
 		if v, ok := rules.FromSchema(t.Schema.Check(req, e.ReqBody, resp, e.Body), req.Method+" "+req.URL.Path); ok {
