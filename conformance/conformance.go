@@ -63,13 +63,12 @@ type Config struct {
 	// sets it from the binary's build information), so that a report says
 	// which suite wrote it.
 	Version string
-	// JUnitFile, CucumberFile and HTMLFile, if set, receive a junit, a
-	// cucumber JSON and a self-contained HTML report of the same run, next
-	// to Format on Output. They are created before the first request, so
-	// that a path that cannot be written stops the run at once.
-	JUnitFile    string
-	CucumberFile string
-	HTMLFile     string
+	// Reports receive, next to Format on Output, the same run's report in
+	// their own formats, however the run ends, a refused one included. The
+	// caller creates and closes them (conform creates its --junit,
+	// --cucumber and --html files before anything is refused or sent); the
+	// summary names them.
+	Reports []ReportFile
 	// OutputName is the file Output writes to, if any, for the summary to
 	// name where the whole report is.
 	OutputName string
@@ -121,17 +120,17 @@ type ContractSwitches = model.ContractSwitches
 // everything: a bad configuration or feature file (ErrUsage), an
 // unreachable deployment (ErrConnection), an interruption
 // (ErrInterrupted), or godog refusing its options. Deviations are in the
-// report, not in the error. Once the report files are open, every outcome
-// writes them, so that CI always finds a report.
+// report, not in the error. Every outcome writes cfg.Reports, so that CI
+// always finds a report.
 func Run(ctx context.Context, cfg Config) (*Report, error) {
 	return runner.Run(ctx, cfg.internal())
 }
 
 // Refuse writes the reports of a run that could not start because of why,
 // a usage error its caller found before calling Run (Run does the same for
-// the ones it finds): every report file cfg asks for gets one error case
+// the ones it finds): every report of cfg.Reports gets one error case
 // naming the cause, so that CI finds a report on every exit 2. It returns
-// that report and why, with any error writing the files.
+// that report and why, with any error writing the reports.
 func Refuse(cfg Config, why error) (*Report, error) {
 	return runner.Refuse(cfg.internal(), why)
 }
@@ -216,6 +215,15 @@ const (
 	FormatCucumber = runner.FormatCucumber
 	FormatNone     = runner.FormatNone
 )
+
+// FormatHTML is the self-contained HTML report, a format of a ReportFile
+// only: godog has no HTML formatter to write it to Output.
+const FormatHTML = runner.FormatHTML
+
+// ReportFile is one report of a run, written to W in Format (FormatJUnit,
+// FormatCucumber or FormatHTML) from the run's results; Name says where it
+// goes, for the summary.
+type ReportFile = runner.ReportFile
 
 // Defaults for the zero values of Config.
 const (

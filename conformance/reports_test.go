@@ -24,9 +24,15 @@ func TestReportFilesSurviveAnOutputThatFails(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	junit := filepath.Join(t.TempDir(), "r.xml")
+	f, err := os.Create(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	rep, err := conformance.Run(t.Context(), conformance.Config{
 		BaseURL: srv.URL, APIKey: suiteKey, Tags: "@versioning", Explore: -1,
-		Format: conformance.FormatProgress, Output: brokenPipe{}, JUnitFile: junit,
+		Format: conformance.FormatProgress, Output: brokenPipe{},
+		Reports: []conformance.ReportFile{{Format: conformance.FormatJUnit, Name: junit, W: f}},
 	})
 	if !errors.Is(err, errBrokenPipe) || rep == nil {
 		t.Fatalf("Run with an output that fails: %v, report %v; want the write error and a report", err, rep != nil)

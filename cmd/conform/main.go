@@ -118,11 +118,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // suiteOptions are the flags of a run of the suite.
 type suiteOptions struct {
-	cfg     conformance.Config
-	output  string
-	dirs    dirList
-	openAPI openAPISource
-	pending *bool
+	cfg                   conformance.Config
+	output                string
+	junit, cucumber, html string
+	dirs                  dirList
+	openAPI               openAPISource
+	pending               *bool
 }
 
 // suiteFlags declares the flags of a run of the suite, for both the run and
@@ -146,9 +147,9 @@ func suiteFlags(stderr io.Writer) (*flag.FlagSet, *suiteOptions) {
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "with a live key, also run @writes and @exhaustive scenarios (they change real data)")
 	fs.BoolVar(&cfg.Exhaustive, "exhaustive", false, "run @exhaustive scenarios, which spend a whole rate-limit window")
 	fs.BoolVar(&cfg.Color, "color", false, "colour godog's report")
-	fs.StringVar(&cfg.JUnitFile, "junit", "", "also write a junit report of the run to this file")
-	fs.StringVar(&cfg.CucumberFile, "cucumber", "", "also write a cucumber JSON report of the run to this file")
-	fs.StringVar(&cfg.HTMLFile, "html", "", "also write a self-contained HTML report of the run to this file")
+	fs.StringVar(&o.junit, "junit", "", "also write a junit report of the run to this file")
+	fs.StringVar(&o.cucumber, "cucumber", "", "also write a cucumber JSON report of the run to this file")
+	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML report of the run to this file")
 	fs.BoolVar(&cfg.FailOnSkip, "fail-on-skip", false, "exit 1 when a selected scenario could not run (skipped), not only on deviations")
 	fs.StringVar(&cfg.WebhookListen, "webhook-listen", "127.0.0.1:0", `address of conform's webhook receiver ("off" skips the @delivery scenarios)`)
 	fs.StringVar(&cfg.WebhookURL, "webhook-url", "", "the receiver's URL as the deployment reaches it, if not the listening address")
@@ -176,56 +177,104 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 		}
 		return conformance.ExitError
 	}
-	cfg, output, dirs, openAPI, pending := o.cfg, o.output, o.dirs, o.openAPI, o.pending
-	cfg.Contract = conformance.ContractSwitches{DuplicateFields: *pending, LongNumbers: *pending}
-	cfg.OpenAPI, cfg.LoadSchema = string(openAPI), schemaLoader
-	cfg.FeatureDirs = dirs
+	cfg := o.cfg
+	cfg.Contract = conformance.ContractSwitches{DuplicateFields: *o.pending, LongNumbers: *o.pending}
+	cfg.OpenAPI, cfg.LoadSchema = string(o.openAPI), schemaLoader
+	cfg.FeatureDirs = o.dirs
 	cfg.Version = version.Read().Short()
 	cfg.APIKey = strings.TrimSpace(getenv(keyEnv))
 	cfg.Output, cfg.Summary = stdout, stderr
 	// The report files are written on every exit 2, usage errors
-	// included, so --output is opened before anything is refused.
-	if output != "" {
-		f, err := os.Create(output)
-		if err != nil {
-			return refuse(cfg, stderr, fmt.Errorf("%w: --output: %w", conformance.ErrUsage, err))
-		}
-		defer f.Close()
-		cfg.Output, cfg.OutputName = f, output
+	// included, so they are created before anything is refused.
+	files, err := createReports(&cfg, o)
+	rep, err := startRun(ctx, cfg, fs, o, exploreOnly, err)
+	if cerr := files.close(); cerr != nil {
+		// A report whose last write failed on close is not a report.
+		err = errors.Join(err, cerr)
 	}
-	if fs.NArg() > 0 {
-		hint := ` (the commands are "check", "explore", "steps" and "rules")`
-		if openAPI == conformance.OpenAPIServed {
-			hint = " (a document is given as --openapi=FILE)"
-		}
-		return refuse(cfg, stderr, fmt.Errorf("%w: unexpected argument %q%s", conformance.ErrUsage, fs.Arg(0), hint))
-	}
-	if cfg.APIKey == "" {
-		return refuse(cfg, stderr, fmt.Errorf("%w: set the API key in the environment variable %s", conformance.ErrUsage, keyEnv))
-	}
-	if cfg.BaseURL == "" {
-		return refuse(cfg, stderr, fmt.Errorf("%w: --base-url is required", conformance.ErrUsage))
-	}
-
-	runner := conformance.Run
-	if exploreOnly {
-		runner = conformance.Explore
-		if cfg.Explore == 0 {
-			cfg.Explore = time.Minute
-		}
-	}
-	rep, err := runner(ctx, cfg)
 	if err != nil {
 		return stopped(rep, err, cfg.APIKey, stderr)
 	}
 	return rep.ExitCode()
 }
 
-// refuse ends a run that cannot start because of why, after writing why to
-// the report files it asked for.
-func refuse(cfg conformance.Config, stderr io.Writer, why error) int {
-	rep, err := conformance.Refuse(cfg, why)
-	return stopped(rep, err, cfg.APIKey, stderr)
+// startRun refuses a run its flags cannot start, for refused (the report
+// files that could not be created) or any other reason, and runs the
+// others.
+func startRun(ctx context.Context, cfg conformance.Config, fs *flag.FlagSet, o *suiteOptions, exploreOnly bool, refused error) (*conformance.Report, error) {
+	if refused != nil {
+		return conformance.Refuse(cfg, refused)
+	}
+	if fs.NArg() > 0 {
+		hint := ` (the commands are "check", "explore", "steps" and "rules")`
+		if o.openAPI == conformance.OpenAPIServed {
+			hint = " (a document is given as --openapi=FILE)"
+		}
+		return conformance.Refuse(cfg, fmt.Errorf("%w: unexpected argument %q%s", conformance.ErrUsage, fs.Arg(0), hint))
+	}
+	if cfg.APIKey == "" {
+		return conformance.Refuse(cfg, fmt.Errorf("%w: set the API key in the environment variable %s", conformance.ErrUsage, keyEnv))
+	}
+	if cfg.BaseURL == "" {
+		return conformance.Refuse(cfg, fmt.Errorf("%w: --base-url is required", conformance.ErrUsage))
+	}
+	if exploreOnly {
+		if cfg.Explore == 0 {
+			cfg.Explore = time.Minute
+		}
+		return conformance.Explore(ctx, cfg)
+	}
+	return conformance.Run(ctx, cfg)
+}
+
+// reportFiles are the files a run's reports go to.
+type reportFiles []*os.File
+
+// createReports creates the files of --output, --junit, --html and
+// --cucumber and gives them to cfg. Every file it can create is kept, so
+// that a refusal because of one that could not be is still written to
+// the others.
+func createReports(cfg *conformance.Config, o *suiteOptions) (reportFiles, error) {
+	var files reportFiles
+	var errs []error
+	create := func(path, what string) *os.File {
+		f, err := os.Create(path)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: %s: %w", conformance.ErrUsage, what, err))
+			return nil
+		}
+		files = append(files, f)
+		return f
+	}
+	if o.output != "" {
+		if f := create(o.output, "--output"); f != nil {
+			cfg.Output, cfg.OutputName = f, o.output
+		}
+	}
+	for _, r := range []struct{ path, what, format string }{
+		{o.junit, "the junit report", conformance.FormatJUnit},
+		{o.html, "the HTML report", conformance.FormatHTML},
+		{o.cucumber, "the cucumber report", conformance.FormatCucumber},
+	} {
+		if r.path == "" {
+			continue
+		}
+		if f := create(r.path, r.what); f != nil {
+			cfg.Reports = append(cfg.Reports, conformance.ReportFile{Format: r.format, Name: r.path, W: f})
+		}
+	}
+	return files, errors.Join(errs...)
+}
+
+// close closes the files, saying which could not be.
+func (files reportFiles) close() error {
+	var errs []error
+	for _, f := range files {
+		if err := f.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("closing the report %s: %w", f.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // stopped prints why a run ended with exit 2 and which reports say so.

@@ -32,6 +32,18 @@ func Formats() []string {
 	return []string{FormatPretty, FormatProgress, FormatJUnit, FormatCucumber, FormatNone}
 }
 
+// FormatHTML is the self-contained HTML report, a format of a ReportFile
+// only: godog has no HTML formatter to write it to Output.
+const FormatHTML = "html"
+
+// ReportFile is one report of a run written to W in Format (FormatJUnit,
+// FormatCucumber or FormatHTML), Name saying where it goes.
+type ReportFile struct {
+	Format string
+	Name   string
+	W      io.Writer
+}
+
 // Defaults for the zero values of Config.
 const (
 	DefaultTimeout     = 10 * time.Second
@@ -89,13 +101,10 @@ type Config struct {
 	// sets it from the binary's build information), so that a report says
 	// which suite wrote it.
 	Version string
-	// JUnitFile, CucumberFile and HTMLFile, if set, receive a junit, a
-	// cucumber JSON and a self-contained HTML report of the same run, next
-	// to Format on Output. They are created before the first request, so
-	// that a path that cannot be written stops the run at once.
-	JUnitFile    string
-	CucumberFile string
-	HTMLFile     string
+	// Reports receive, next to Format on Output, the same run's report in
+	// their own formats, however the run ends, a refused one included. The
+	// caller creates and closes them; the summary names them.
+	Reports []ReportFile
 	// OutputName is the file Output writes to, if any, for the summary to
 	// name where the whole report is.
 	OutputName string
@@ -196,6 +205,11 @@ func (c Config) WithDefaults() (Config, error) {
 	}
 	if !known {
 		return c, fmt.Errorf("%w: unknown format %q (want one of %s)", wire.ErrUsage, c.Format, strings.Join(Formats(), ", "))
+	}
+	for _, f := range c.Reports {
+		if f.W == nil || (f.Format != FormatJUnit && f.Format != FormatCucumber && f.Format != FormatHTML) {
+			return c, fmt.Errorf("%w: the report %q is %q with writer %v; want %s, %s or %s, and a writer", wire.ErrUsage, f.Name, f.Format, f.W != nil, FormatJUnit, FormatCucumber, FormatHTML)
+		}
 	}
 	if c.Output == nil {
 		c.Output = io.Discard

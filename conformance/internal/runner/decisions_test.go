@@ -3,6 +3,8 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cucumber/godog"
@@ -62,5 +64,38 @@ func TestWithDefaultsFillsTheZeroValuesAndRefusesWhatCannotRun(t *testing.T) {
 		if _, err := c.WithDefaults(); !errors.Is(err, wire.ErrUsage) {
 			t.Errorf("%s: error %v, want a usage error", name, err)
 		}
+	}
+}
+
+// TestRefuseWritesEveryReportItIsGiven: a refused run writes its one error
+// case to each writer of Config.Reports, in its format, names them for the
+// summary, and opens no file of its own.
+func TestRefuseWritesEveryReportItIsGiven(t *testing.T) {
+	var junit, cucumber, html, summary strings.Builder
+	cfg := Config{APIKey: "svc_test_refusedrefusedrefused", Summary: &summary, Reports: []ReportFile{
+		{Format: FormatJUnit, Name: "r.xml", W: &junit},
+		{Format: FormatCucumber, Name: "r.json", W: &cucumber},
+		{Format: FormatHTML, Name: "r.html", W: &html},
+	}}
+	rep, err := Refuse(cfg, fmt.Errorf("%w: no base URL", wire.ErrUsage))
+	if !errors.Is(err, wire.ErrUsage) || rep == nil {
+		t.Fatalf("Refuse = %v, %v; want the usage error and a report", rep, err)
+	}
+	for _, w := range []struct {
+		name, got, want string
+	}{
+		{"junit", junit.String(), "<testsuite"},
+		{"cucumber", cucumber.String(), `"elements"`},
+		{"HTML", html.String(), "<html"},
+	} {
+		if !strings.Contains(w.got, w.want) || !strings.Contains(w.got, "no base URL") {
+			t.Errorf("the %s report of a refused run lacks %q or the cause:\n%.400s", w.name, w.want, w.got)
+		}
+	}
+	if want := []string{"r.xml", "r.json", "r.html"}; !slices.Equal(rep.Files, want) {
+		t.Errorf("the report names the files %v, want %v", rep.Files, want)
+	}
+	if _, err := (Config{BaseURL: "http://127.0.0.1:1", APIKey: "k", Reports: []ReportFile{{Format: "pdf", W: &junit}}}).WithDefaults(); !errors.Is(err, wire.ErrUsage) {
+		t.Errorf("a report in an unknown format: %v, want a usage error", err)
 	}
 }

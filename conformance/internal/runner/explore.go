@@ -19,18 +19,14 @@ import (
 // of a run when zero): the long soak of `conform explore`. It needs the
 // sandbox's fresh accounts, so it never writes with a live key. Its report
 // goes wherever a run's would: the summary, --format junit or cucumber on
-// Output, and the junit, cucumber and HTML files, from every outcome.
+// Output, and cfg.Reports, from every outcome.
 func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
-		return nil, err
+		return Refuse(cfg, err)
 	}
 	if cfg.Profile != wire.ProfileSandbox {
-		return nil, fmt.Errorf("%w: the explorer needs fresh accounts: run it with --profile sandbox", wire.ErrUsage)
-	}
-	files, err := openReportFiles(cfg)
-	if err != nil {
-		return nil, err
+		return Refuse(cfg, fmt.Errorf("%w: the explorer needs fresh accounts: run it with --profile sandbox", wire.ErrUsage))
 	}
 	start := time.Now()
 	tgt := &transport.Target{BaseURL: strings.TrimRight(cfg.BaseURL, "/"), Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey), Coverage: coverage.NewRecorder(true, catalogue())}
@@ -40,7 +36,7 @@ func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 			err = fmt.Errorf("%w before the first request", wire.ErrInterrupted)
 		}
 		rep := stoppedReport(cfg, start, err)
-		return rep, errors.Join(err, files.finish(cfg, rep))
+		return rep, errors.Join(err, writeReports(cfg, rep))
 	}
 	tgt.Model = startModel(ctx, cfg, tgt)
 	tgt.Model.Coverage = tgt.Coverage
@@ -54,5 +50,5 @@ func Explore(ctx context.Context, cfg Config) (*report.Report, error) {
 		rep.Stopped = wire.ErrInterrupted.Error()
 		err = fmt.Errorf("%w: the exploration stopped after %s", wire.ErrInterrupted, rep.Duration.Round(time.Millisecond))
 	}
-	return rep, errors.Join(err, files.finish(cfg, rep))
+	return rep, errors.Join(err, writeReports(cfg, rep))
 }

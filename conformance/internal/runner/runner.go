@@ -1,6 +1,7 @@
 // Package runner runs the kit: it prepares a run (features, the deployment
 // reached, the model, the webhook receiver), drives godog and the explorer,
-// and writes the reports of every outcome.
+// joins godog's results to the plan, and writes the reports of every
+// outcome to the writers its caller gives; it opens no file.
 package runner
 
 import (
@@ -32,17 +33,12 @@ import (
 // everything: a bad configuration or feature file (ErrUsage), an
 // unreachable deployment (ErrConnection), an interruption
 // (wire.ErrInterrupted), or godog refusing its options. Deviations are in the
-// report, not in the error. Once the report files are open, every outcome
-// writes them: a run that stopped early records why, so that CI always
-// finds a report.
+// report, not in the error. Every outcome writes the reports cfg asks for:
+// a run that stopped early records why, so that CI always finds a report.
 func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	cfg, err := cfg.WithDefaults()
 	if err != nil {
 		return Refuse(cfg, err)
-	}
-	files, err := openReportFiles(cfg)
-	if err != nil {
-		return refused(cfg, files, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.RunTimeout)
 	defer cancel()
@@ -60,7 +56,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			err = fmt.Errorf("%w: %w", wire.ErrCouldNotJudge, err)
 		}
 		rep := stoppedReport(cfg, start, err)
-		return rep, errors.Join(err, files.finish(cfg, rep))
+		return rep, errors.Join(err, writeReports(cfg, rep))
 	}
 	// A request the deployment kept throttling stops the run: what is left
 	// could not be judged either.
@@ -123,7 +119,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 		rep.Stopped = wire.ErrInterrupted.Error()
 		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", wire.ErrInterrupted, finished, rep.Unfinished), err)
 	}
-	return rep, errors.Join(err, files.finish(cfg, rep))
+	return rep, errors.Join(err, writeReports(cfg, rep))
 }
 
 // Suite prepares a run as a godog.TestSuite, for Go teams that run the kit
