@@ -1,6 +1,8 @@
 // Package plan reads feature files (the built-in suite and the operator's),
-// lints them against the step library before any request, and plans which
-// scenarios a run takes and why it leaves the others out.
+// parsing each once, lints them against the step library before any
+// request, and plans which scenarios a run takes and why it leaves the
+// others out; each planned scenario carries the fingerprint that joins
+// godog's pickle of it to the plan.
 package plan
 
 import (
