@@ -180,6 +180,66 @@ type scenarioRun struct {
 	ownFailed bool
 }
 
+// place finds the planned scenario godog's pickle p runs, and where each
+// of its steps is written.
+func (run *scenarioRun) place(idx *pickleIndex, p *godog.Scenario) {
+	run.planned, _ = idx.claim(p)
+	run.stepsAt = map[string]stepRef{}
+	for i, st := range p.Steps {
+		ref := stepRef{uri: p.Uri}
+		if run.planned != nil && i < len(run.planned.Steps) {
+			ref.keyword, ref.line = run.planned.Steps[i].Keyword, run.planned.Steps[i].Line
+		}
+		run.stepsAt[st.Id] = ref
+	}
+}
+
+// stepEnded records the step st of scenario s as it ended, with status
+// and its own error err, and returns what the runner adds to godog's
+// verdict on it: the rule its exchanges broke and, with locate, its file
+// and line.
+func (run *scenarioRun) stepEnded(s *steps.ScenarioState, st *godog.Step, status godog.StepResultStatus, err error, strict, locate bool) error {
+	res := report.StepResult{Keyword: run.step.keyword, Text: st.Text, Line: run.step.line,
+		Status: stepStatus[status], Duration: time.Since(run.stepStart)}
+	var added error
+	if status == godog.StepPassed || status == godog.StepFailed {
+		v, broke := run.ruleBroken(s.Sink, strict, st.Id == run.lastStep)
+		if v != nil {
+			run.violation, run.ownFailed, added = v, status == godog.StepFailed, broke
+			res.Status = stepStatus[godog.StepFailed]
+		}
+	}
+	if locate && res.Status == stepStatus[godog.StepFailed] {
+		if added != nil {
+			added = fmt.Errorf("%s: %w", run.step, added)
+		} else {
+			added = fmt.Errorf("%s: %s%s", run.step, run.step.keyword, st.Text)
+		}
+	}
+	// godog joins a hook's error before the step's own.
+	switch {
+	case added != nil && err != nil:
+		res.Error = s.Redact(fmt.Sprintf("%v, %v", added, err))
+	case added != nil:
+		res.Error = s.Redact(added.Error())
+	case err != nil && status != godog.StepSkipped:
+		res.Error = s.Redact(err.Error())
+	}
+	run.steps = append(run.steps, res)
+	if run.failed < 0 && res.Status != stepStatus[godog.StepPassed] && res.Status != stepStatus[godog.StepSkipped] {
+		run.failed = len(run.steps) - 1
+		// A request that got no connection made no exchange: the last one
+		// is an earlier step's, which is not at fault.
+		if !errors.Is(err, wire.ErrConnection) {
+			run.fault, _ = s.Last()
+		}
+		if v := run.violation; v != nil && v.Exchange != nil {
+			run.fault = v.Exchange
+		}
+	}
+	return added
+}
+
 // record keeps the scenario's result for the report, under the planned
 // scenario the pickle ran.
 func (run *scenarioRun) record(rec *recorder, res *report.ScenarioResult) {
@@ -252,15 +312,7 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			if n := len(p.Steps); n > 0 {
 				run.lastStep = p.Steps[n-1].Id
 			}
-			run.planned, _ = rec.index.claim(p)
-			run.stepsAt = map[string]stepRef{}
-			for i, st := range p.Steps {
-				ref := stepRef{uri: p.Uri}
-				if run.planned != nil && i < len(run.planned.Steps) {
-					ref.keyword, ref.line = run.planned.Steps[i].Keyword, run.planned.Steps[i].Line
-				}
-				run.stepsAt[st.Id] = ref
-			}
+			run.place(rec.index, p)
 			for _, tg := range p.Tags {
 				run.exclusive = run.exclusive || tg.Name == plan.TagExhaustive
 			}
@@ -278,44 +330,7 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 			return ctx, nil
 		})
 		sc.StepContext().After(func(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
-			res := report.StepResult{Keyword: run.step.keyword, Text: st.Text, Line: run.step.line,
-				Status: stepStatus[status], Duration: time.Since(run.stepStart)}
-			var added error
-			if status == godog.StepPassed || status == godog.StepFailed {
-				v, broke := run.ruleBroken(s.Sink, strict, st.Id == run.lastStep)
-				if v != nil {
-					run.violation, run.ownFailed, added = v, status == godog.StepFailed, broke
-					res.Status = stepStatus[godog.StepFailed]
-				}
-			}
-			if locate && res.Status == stepStatus[godog.StepFailed] {
-				if added != nil {
-					added = fmt.Errorf("%s: %w", run.step, added)
-				} else {
-					added = fmt.Errorf("%s: %s%s", run.step, run.step.keyword, st.Text)
-				}
-			}
-			// godog joins a hook's error before the step's own.
-			switch {
-			case added != nil && err != nil:
-				res.Error = s.Redact(fmt.Sprintf("%v, %v", added, err))
-			case added != nil:
-				res.Error = s.Redact(added.Error())
-			case err != nil && status != godog.StepSkipped:
-				res.Error = s.Redact(err.Error())
-			}
-			run.steps = append(run.steps, res)
-			if run.failed < 0 && res.Status != stepStatus[godog.StepPassed] && res.Status != stepStatus[godog.StepSkipped] {
-				run.failed = len(run.steps) - 1
-				// A request that got no connection made no exchange: the
-				// last one is an earlier step's, which is not at fault.
-				if !errors.Is(err, wire.ErrConnection) {
-					run.fault, _ = s.Last()
-				}
-				if v := run.violation; v != nil && v.Exchange != nil {
-					run.fault = v.Exchange
-				}
-			}
+			added := run.stepEnded(s, st, status, err, strict, locate)
 			return ctx, added
 		})
 		sc.After(func(ctx context.Context, p *godog.Scenario, err error) (context.Context, error) {
