@@ -168,13 +168,17 @@ Feature: Bugs
     And the error code should be "INVALID_PARAMETER"
 
     Examples:
-      | query           |
-      | status=open     |
-      | severity=urgent |
-      | limit=-1        |
-      | limit=0         |
-      | limit=101       |
-      | cursor=bogus    |
+      | query            |
+      | status=open      |
+      | status=NEW       |
+      | status=Closed    |
+      | severity=urgent  |
+      | severity=HIGH    |
+      | severity=high%20 |
+      | limit=-1         |
+      | limit=0          |
+      | limit=101        |
+      | cursor=bogus     |
 
   @sandbox @writes @BUG-3 @BUG-8 @BUG-9 @BUG-10 @BUG-11 @BUG-12 @BUG-14 @BUG-15
   Scenario Outline: A bug moves from <from> to <to>
@@ -257,8 +261,14 @@ Feature: Bugs
       | field      | body                                            |
       | status     | {"status": "done"}                              |
       | resolution | {"status": "resolved", "resolution": "magic"}   |
+      | status     | {"status": "CONFIRMED"}                         |
+      | status     | {"status": "In_progress"}                       |
+      | status     | {"status": " resolved", "resolution": "fixed"}  |
+      | status     | {"status": 2}                                   |
+      | resolution | {"status": "resolved", "resolution": "FIXED"}   |
+      | resolution | {"status": "closed", "resolution": "wont fix"}  |
 
-  @sandbox @writes @CTL-4 @LIST-2
+  @sandbox @writes @CTL-4 @LIST-2 @BUG-1
   Scenario: A tester files a bug, which is new and listed first
     Given a fresh sandbox account
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Filed", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
@@ -318,3 +328,46 @@ Feature: Bugs
     And the error code should be "VALIDATION_ERROR"
     When I send a GET request to "/v1/bugs?campaignId={campaignId}"
     Then the JSON at "data.items.0.status" should be "confirmed"
+
+  @sandbox @writes @BUG-17 @BUG-16
+  Scenario Outline: A <status> bug changes its resolution without moving
+    Given a fresh sandbox account
+    And a bug with status "<status>"
+    When I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"resolution": "duplicate"}'
+    Then the response status should be 200
+    And the JSON at "data.status" should be "<status>"
+    And the JSON at "data.resolution" should be "duplicate"
+    When I send a GET request to "/v1/bugs?campaignId={campaignId}"
+    Then the JSON at "data.items.0.resolution" should be "duplicate"
+
+    Examples:
+      | status   |
+      | resolved |
+      | closed   |
+
+  @sandbox @writes @LIST-12
+  Scenario Outline: A <filter> filter naming no record of the account gives an empty list
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/bugs?<filter>=<value>"
+    Then the response status should be 200
+    And the JSON at "data.items" should have 0 items
+    And the JSON at "data.hasMore" should equal false
+
+    Examples:
+      | filter     | value                |
+      | campaignId | cmp_conform_no_such  |
+      | testerId   | tst_conform_no_such  |
+      | campaignId | CMP_000001           |
+
+  @sandbox @writes @LIST-9
+  Scenario: A bug filed between two pages does not shift the next page
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/bugs?limit=3"
+    And I save the JSON at "data.items.2.id" as "lastSeen"
+    And I save the JSON at "data.nextCursor" as "cursor"
+    And a bug with status "new"
+    And I send a GET request to "/v1/bugs?limit=3&cursor={cursor}"
+    Then the response status should be 200
+    And the JSON at "data.items" should have 3 items
+    And no item at "data.items" should have "id" equal to "{lastSeen}"
+    And no item at "data.items" should have "id" equal to "{bugId}"

@@ -224,6 +224,12 @@ Feature: Campaigns
       | cursor=not-a-cursor   |
       | status=no-such-status |
       | platform=symbian      |
+      | status=ACTIVE         |
+      | status=Draft          |
+      | status=%20draft       |
+      | platform=IOS          |
+      | platform=web%20       |
+      | limit=1.0             |
 
   @sandbox @writes @CMP-15 @LIST-10
   Scenario Outline: Campaigns filter by <filter> = <value> alone, exactly
@@ -303,6 +309,12 @@ Feature: Campaigns
       | a reward over 100000    | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 100000.01} |
       | a reward with 3 decimals | rewardPerBug   | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1.234} |
       | no reward               | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1} |
+      | a blank name            | name            | {"name": "   ", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | a platform in capitals  | platform        | {"name": "Out of bounds", "platform": "WEB", "testersRequired": 1, "rewardPerBug": 1} |
+      | a capitalised platform  | platform        | {"name": "Out of bounds", "platform": "Ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | a platform with a space | platform        | {"name": "Out of bounds", "platform": " android", "testersRequired": 1, "rewardPerBug": 1} |
+      | testers as a fraction   | testersRequired | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1.5, "rewardPerBug": 1} |
+      | a reward as a string    | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": "5"} |
 
   @sandbox @writes @CMP-16 @CMP-14
   Scenario: No request moves a campaign out of draft
@@ -319,3 +331,47 @@ Feature: Campaigns
     Then the JSON at "data.status" should be "draft"
     When I send a GET request to "/v1/campaigns?status=active&limit=100"
     Then no item at "data.items" should have "id" equal to "{campaignId}"
+
+  @sandbox @writes @LIST-9
+  Scenario: A campaign written between two pages does not shift the next page
+    The cursor marks the last item seen: the page after it starts right
+    after that item, whatever was written since.
+
+    Given a fresh sandbox account
+    When I send 3 POST requests to "/v1/campaigns" with the body '{"name": "Paged around", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a GET request to "/v1/campaigns?limit=2"
+    And I save the JSON at "data.items.1.id" as "lastSeen"
+    And I save the JSON at "data.nextCursor" as "cursor"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Written between pages", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "between"
+    And I send a GET request to "/v1/campaigns?limit=2&cursor={cursor}"
+    Then the response status should be 200
+    And the JSON at "data.items" should have 2 items
+    And no item at "data.items" should have "id" equal to "{lastSeen}"
+    And no item at "data.items" should have "id" equal to "{between}"
+    When I send a GET request to "/v1/campaigns?status=draft&limit=1"
+    And I save the JSON at "data.nextCursor" as "cursor"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Written between filtered pages", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a GET request to "/v1/campaigns?status=draft&limit=1&cursor={cursor}"
+    Then the response status should be 200
+    And the JSON at "data.items" should have 1 item
+
+  @sandbox @writes @ACCT-6
+  Scenario Outline: A refused campaign uses no id: <case>
+    The model holds the account's sequence of ids: the campaign made after
+    the refusal takes the number the refused one would have taken.
+
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Before", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "before"
+    And I send a POST request to "/v1/campaigns" with the body '<refused>'
+    Then the response should not be successful
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "After", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the response status should be 200
+    And the JSON at "data.id" should not equal the saved "before"
+
+    Examples:
+      | case              | refused |
+      | a field invalid   | {"name": "Refused", "platform": "symbian", "testersRequired": 1, "rewardPerBug": 1} |
+      | JSON malformed    | {"name": "Refused", |
+      | a blank name      | {"name": " ", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |

@@ -79,5 +79,7 @@ Feature: Testers
     Examples:
       | query            |
       | platform=symbian |
+      | platform=IOS     |
+      | platform=%20web  |
       | limit=0          |
       | limit=101        |

@@ -35,6 +35,9 @@ var kindInfo = [...]struct{ prefix, path, name string }{
 type record struct {
 	v      map[string]any
 	pinned bool
+	// refused: the last change asked of it was refused, which must have
+	// left it as it was (BUG-18).
+	refused bool
 }
 
 // account is the model of one key's account.
@@ -53,6 +56,10 @@ type account struct {
 	// next is the next ID number per prefix; 0 means "the first a fresh
 	// account gives", absent means unknown.
 	next map[string]int
+	// refusedSince are the prefixes whose creating request was refused
+	// since the last ID of the prefix: the next ID tells whether the
+	// refusal used one (ACCT-6).
+	refusedSince map[string]bool
 	// webhooks registered, exact when webhooksKnown.
 	webhooks      map[string]map[string]any
 	webhooksKnown bool
@@ -137,6 +144,7 @@ func (a *account) reseed(seed *Seed) {
 		a.records[i] = map[string]*record{}
 	}
 	a.next = map[string]int{"whk": 0, "evt": 0}
+	a.refusedSince = nil
 	a.complete = seed != nil
 	a.seedPinned = seed == nil
 	if seed != nil {
@@ -229,6 +237,11 @@ func (c *check) newID(prefix, id string) {
 		if first, seen := c.m.firstIDs[prefix]; seen && first != id {
 			c.fail("ACCT-5", "every fresh account gives the same IDs", first+", the first "+prefix+" ID other fresh accounts gave", id)
 		}
+	case a.refusedSince[prefix]:
+		c.judge("ACCT-6")
+		if n != want {
+			c.fail("ACCT-6", "IDs follow the account's own sequence, and a refused request uses none", fmt.Sprintf("%s_%0*d, the ID the refused request must not have used", prefix, width, want), id)
+		}
 	case n != want:
 		c.fail("ACCT-6", "IDs follow the account's own sequence, and a refused request uses none", fmt.Sprintf("%s_%0*d", prefix, width, want), id)
 	}
@@ -240,6 +253,7 @@ func (c *check) newID(prefix, id string) {
 	if known || c.exact {
 		a.next[prefix] = max(a.next[prefix], n+1)
 	}
+	delete(a.refusedSince, prefix)
 }
 
 // ordered returns the records of kind newest first: createdAt descending,

@@ -331,13 +331,32 @@ func (c *check) run() {
 			return
 		}
 		c.api()
+		c.refusedCreate()
 	case inControls && c.sandbox:
 		c.rate(&c.a.ctl, o.Status != http.StatusTooManyRequests, "CTL-3", "the controls' budget")
 		if o.Status == http.StatusTooManyRequests {
 			return
 		}
 		c.controls()
+		c.refusedCreate()
 	}
+}
+
+// creates are the requests that make a record, by the prefix of its ID.
+var creates = map[string]string{"POST /v1/campaigns": "cmp", "POST /v1/webhooks": "whk", "POST /_sandbox/bugs": "bug"}
+
+// refusedCreate notes a creating request the account refused, so that the
+// next ID of its kind is judged against ACCT-6.
+func (c *check) refusedCreate() {
+	o := c.o
+	prefix, ok := creates[o.Method+" "+o.Path]
+	if !ok || o.Status < 400 || o.Status == http.StatusTooManyRequests || !c.exact {
+		return
+	}
+	if c.a.refusedSince == nil {
+		c.a.refusedSince = map[string]bool{}
+	}
+	c.a.refusedSince[prefix] = true
 }
 
 // api dispatches a /v1 exchange to the rule of its endpoint.

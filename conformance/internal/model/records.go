@@ -183,6 +183,26 @@ func (c *check) validateCampaign(b map[string]any) verdict {
 	return v
 }
 
+// boundsRules are the rules that set each validated field's bounds: an
+// answer that takes a value out of them breaks that rule as well as ERR-6.
+var boundsRules = map[string]map[string]string{
+	"POST /v1/campaigns": {"name": "CMP-9", "platform": "CMP-10", "testersRequired": "CMP-11", "rewardPerBug": "CMP-12"},
+	"PATCH /v1/bugs":     {"status": "BUG-19", "resolution": "BUG-19"},
+}
+
+// failBounds blames the rule of each invalid field's bounds.
+func (c *check) failBounds(v verdict, why, got string) {
+	endpoint := c.o.Method + " " + c.o.Path
+	if c.o.Method == http.MethodPatch {
+		endpoint = "PATCH /v1/bugs"
+	}
+	for _, f := range v.invalid {
+		if id, ok := boundsRules[endpoint][f]; ok && c.sandbox {
+			c.fail(id, why, fmt.Sprintf("400 VALIDATION_ERROR naming %s", f), got)
+		}
+	}
+}
+
 // expectValidation holds a refusal to ERR-6's VALIDATION_ERROR: 400, and
 // error.details naming every invalid field and no valid one.
 func (c *check) expectValidation(v verdict) {
@@ -193,6 +213,7 @@ func (c *check) expectValidation(v verdict) {
 	c.judge("ERR-6")
 	if o.Status < 400 {
 		c.fail("ERR-6", "a request the contract refuses is refused", fmt.Sprintf("400 VALIDATION_ERROR naming %s", strings.Join(v.invalid, ", ")), fmt.Sprintf("%d", o.Status))
+		c.failBounds(v, "a value out of the field's bounds is refused", fmt.Sprintf("%d, the value taken", o.Status))
 		return
 	}
 	if !c.sandbox {
@@ -201,6 +222,7 @@ func (c *check) expectValidation(v verdict) {
 	c.judge("ERR-6")
 	if o.Status != http.StatusBadRequest || o.errorCode() != "VALIDATION_ERROR" {
 		c.fail("ERR-6", "an invalid field is 400 VALIDATION_ERROR", "400 VALIDATION_ERROR naming "+strings.Join(append(v.invalid, v.maybe...), " or "), fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+		c.failBounds(v, "a value out of the field's bounds is 400 VALIDATION_ERROR", fmt.Sprintf("%d %s", o.Status, o.errorCode()))
 		return
 	}
 	named := map[string]bool{}
@@ -302,9 +324,13 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 		r.v = copyMap(got) // others, or overlapping requests, may have changed it
 		return
 	}
-	c.judge("CMP-7")
+	rule, why := "CMP-7", "a read returns what was written"
+	if r.refused {
+		rule, why = "BUG-18", "a refused change leaves the bug as it was"
+	}
+	c.judge(rule)
 	if want, gotv := fieldDiff(r.v, got, c); want != "" {
-		c.fail("CMP-7", "a read returns what was written", want, gotv)
+		c.fail(rule, why, want, gotv)
 	}
 }
 
@@ -507,10 +533,14 @@ func (c *check) listItems(kind recordKind, q listQuery, w *pageWalk, items []any
 			c.fail("LIST-8", "a list's pages never repeat an item", "each item once across the pages", str(rec["id"])+" again")
 		}
 		if c.sandbox {
+			filterRule := "LIST-10"
+			if len(q.filters) > 1 {
+				filterRule = "LIST-13"
+			}
 			for name, val := range q.filters {
-				c.judge("LIST-10")
+				c.judge(filterRule)
 				if !matchesFilter(kind, rec, name, val) {
-					c.fail("LIST-10", "a filtered list holds only matching items", name+" "+val, compactJSON(rec))
+					c.fail(filterRule, "a filtered list holds only matching items", name+" "+val, compactJSON(rec))
 				}
 			}
 			if prev != nil {
@@ -552,16 +582,18 @@ func (c *check) listExactPage(kind recordKind, q listQuery, w *pageWalk, ids []s
 	}
 	page := "LIST-2"
 	c.judge(page)
-	if start > 0 {
-		page = "LIST-9"
-		c.judge(page)
-	}
 	switch len(q.filters) {
 	case 0:
 	case 1:
-		c.judge("LIST-10")
+		page = "LIST-10"
+		c.judge(page)
 	default:
-		c.judge("LIST-10", "LIST-13")
+		page = "LIST-13"
+		c.judge("LIST-10", page)
+	}
+	if start > 0 {
+		page = "LIST-9"
+		c.judge(page)
 	}
 	if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
 		c.fail(page, "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
@@ -660,6 +692,15 @@ func (c *check) patchBug(id string) {
 		c.expectValidation(v)
 		return
 	}
+	refusedBefore := r.refused
+	r.refused = true
+	defer func() {
+		if c.o.Status == http.StatusOK {
+			r.refused = false
+		} else if c.o.Status != http.StatusConflict {
+			r.refused = refusedBefore
+		}
+	}()
 	cur := str(r.v["status"])
 	to, newRes, moved, ok := c.bugMove(r, b)
 	if !ok || !c.expectSuccess(moved, "the move "+cur+" → "+to) {
