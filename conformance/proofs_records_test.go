@@ -11,12 +11,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // recordProofs break one rule each of the accounts' records (ACCT, CMP,
-// LIST, BUG, TST, ANL).
+// LIST, BUG, TST, ANL), and the breaks the explorer once found.
 func recordProofs() []proof {
+	return append(recordRuleProofs(), exploredProofs()...)
+}
+
+func recordRuleProofs() []proof {
 	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
 	}
@@ -103,6 +108,68 @@ func recordProofs() []proof {
 					return refused.add(key, 0)
 				})
 			},
+		},
+		{
+			name: "seeded records are an hour older than their fixtures say", rule: "ACCT-7",
+			wrap: after(func(_ *http.Request, r *response) {
+				r.body = seededTimestamp.ReplaceAllFunc(r.body, func(m []byte) []byte {
+					sub := seededTimestamp.FindSubmatch(m)
+					return []byte(string(sub[1]) + toString(plusSeconds(string(sub[2]), -3600)) + `"`)
+				})
+			}),
+		},
+		{
+			name: "each account's frozen clock starts a millisecond after the one before", rule: "ACCT-8", opts: frozen,
+			wrap: func(next http.Handler) http.Handler {
+				var mu sync.Mutex
+				keys := map[string]int{}
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					mu.Lock()
+					if _, ok := keys[bearer(req)]; !ok {
+						keys[bearer(req)] = len(keys)
+					}
+					shift := time.Duration(keys[bearer(req)]) * time.Millisecond
+					mu.Unlock()
+					r.body = anyTimestamp.ReplaceAllFunc(r.body, func(m []byte) []byte {
+						t, err := time.Parse(time.RFC3339Nano, string(m))
+						if err != nil {
+							return m
+						}
+						return []byte(t.Add(shift).UTC().Format("2006-01-02T15:04:05.000Z"))
+					})
+				})
+			},
+		},
+		{
+			name: "a refused campaign is stored all the same", rule: "ACCT-6",
+			wrap: func(next http.Handler) http.Handler {
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" && (r.status == http.StatusBadRequest || r.status == http.StatusUnprocessableEntity || r.status == http.StatusUnsupportedMediaType) {
+						sideRequest(next, bearer(req), http.MethodPost, "/v1/campaigns", ghostCampaign)
+					}
+				})
+			},
+		},
+		{
+			name: "names are stored trimmed", rule: "CMP-1",
+			wrap: before(func(r *http.Request) {
+				if r.Method == http.MethodPost && r.URL.Path == "/v1/campaigns" {
+					rewriteBody(r, func(m map[string]any) {
+						if s, ok := m["name"].(string); ok && strings.TrimSpace(s) != "" {
+							m["name"] = strings.TrimSpace(s)
+						}
+					})
+				}
+			}),
+		},
+		{
+			name: "a refused transition answers 400 instead of 409", rule: "BUG-18",
+			wrap: after(func(_ *http.Request, r *response) {
+				if r.status == http.StatusConflict {
+					r.status = http.StatusBadRequest
+					r.errorObject(func(e map[string]any) { e["status"] = json.Number("400") })
+				}
+			}),
 		},
 		{
 			name: "a campaign answered with a platform other than ios is refused", rule: "CMP-1",
@@ -809,6 +876,13 @@ func idNumber(id string) (string, int, bool) {
 
 var campaignID = regexp.MustCompile(`cmp_[0-9]+`)
 
+// seededTimestamp is a timestamp of a record the built-in fixtures seed:
+// the first 4 campaigns, 9 bugs and 6 testers.
+var seededTimestamp = regexp.MustCompile(`("id":"(?:cmp_00000[1-4]|bug_00000[1-9]|tst_00000[1-6])"[^{}]*?"(?:createdAt|updatedAt)":")([0-9T:.-]+Z)"`)
+
+// anyTimestamp is a timestamp of the contract's form in a body.
+var anyTimestamp = regexp.MustCompile(`[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z`)
+
 // renumbered shows each new campaign of a key under its number plus
 // shift(key, …) at the time it was made, and maps the shown numbers back
 // in requests: a deployment whose IDs follow another sequence than the
@@ -1065,3 +1139,71 @@ func refusingMove(from, to string) func(http.Handler) http.Handler {
 
 // impossibleFrom is a move the contract refuses from each status.
 var impossibleFrom = map[string]string{"new": "in_progress", "confirmed": "new", "in_progress": "new", "resolved": "in_progress", "closed": "resolved"}
+
+// exploredProofs are breaks of other areas' rules that only show across
+// requests, which the explorer's model once found by chance and the
+// default run now makes on purpose.
+func exploredProofs() []proof {
+	var postsPerKey sync.Map
+	return []proof{
+		{
+			name: "every POST counts twice, visible only across requests", rule: "RATE-7",
+			wrap: func(next http.Handler) http.Handler {
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					if r.header.Get("X-RateLimit-Remaining") == "" || !strings.HasPrefix(req.URL.Path, "/v1") {
+						return
+					}
+					n, _ := postsPerKey.LoadOrStore(bearer(req), new(atomic.Int64))
+					p := n.(*atomic.Int64)
+					if req.Method == http.MethodPost {
+						p.Add(1)
+					}
+					r.header.Set("X-RateLimit-Remaining", strconv.Itoa(max(intHeader(r.header, "X-RateLimit-Remaining")-int(p.Load()), 0)))
+				})
+			},
+		},
+		{
+			name: "the request log leaves out refused requests", rule: "JRNL-1",
+			wrap: func(next http.Handler) http.Handler {
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					if req.URL.Path == "/_sandbox/requests" {
+						r.keepItems(func(it map[string]any) bool {
+							n, err := asNumber(it["status"]).Int64()
+							return err != nil || n < 400
+						})
+					}
+				})
+			},
+		},
+		{
+			name: "a filed bug's event is not recorded", rule: "EVT-1",
+			wrap: func(next http.Handler) http.Handler {
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					if req.URL.Path == "/_sandbox/events" {
+						r.keepItems(func(it map[string]any) bool { return it["type"] != "bug.created" })
+					}
+				})
+			},
+		},
+		{
+			name: "records stamped with the real clock, not the account's frozen one", rule: "CLK-7", opts: frozen,
+			wrap: func(next http.Handler) http.Handler {
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
+						r.data(func(d map[string]any) { d["createdAt"] = time.Now().UTC().Format("2006-01-02T15:04:05.000Z") })
+					}
+				})
+			},
+		},
+		{
+			name: "a reset keeps a campaign", rule: "RESET-2",
+			wrap: func(next http.Handler) http.Handler {
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/reset" && r.status == http.StatusOK {
+						sideRequest(next, bearer(req), http.MethodPost, "/v1/campaigns", ghostCampaign)
+					}
+				})
+			},
+		},
+	}
+}

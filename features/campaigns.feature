@@ -375,3 +375,15 @@ Feature: Campaigns
       | a field invalid   | {"name": "Refused", "platform": "symbian", "testersRequired": 1, "rewardPerBug": 1} |
       | JSON malformed    | {"name": "Refused", |
       | a blank name      | {"name": " ", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+
+  @sandbox @seed @ACCT-7
+  Scenario: The oldest seeded campaign is as old as its fixture says, counted from the account's first request
+    The built-in fixtures date the checkout campaign 720h (2592000 s)
+    before the key's first request, whenever that is.
+
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns?limit=100"
+    And I save the header "Date" as "firstRequest"
+    Then the JSON at "data.items.3.name" should be "Checkout flow, iOS 18"
+    And the JSON at "data.items.3.createdAt" should be greater than the saved "firstRequest" minus 2592001
+    And the JSON at "data.items.3.createdAt" should be less than the saved "firstRequest" minus 2591998
