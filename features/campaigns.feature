@@ -275,6 +275,8 @@ Feature: Campaigns
       | case                   | raw                       | body |
       | name of 1 character    | "name":"a"                | {"name": "a", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
       | name of 200 characters | "testersRequired":1       | {"name": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | name padded with spaces | "name":"  padded  "      | {"name": "  padded  ", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | name of 200 letters é  | "testersRequired":1       | {"name": "éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
       | platform web           | "platform":"web"          | {"name": "p", "platform": "web", "testersRequired": 1, "rewardPerBug": 1} |
       | platform android       | "platform":"android"      | {"name": "p", "platform": "android", "testersRequired": 1, "rewardPerBug": 1} |
       | 1 tester               | "testersRequired":1       | {"name": "t", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
@@ -309,6 +311,7 @@ Feature: Campaigns
       | a reward over 100000    | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 100000.01} |
       | a reward with 3 decimals | rewardPerBug   | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1.234} |
       | no reward               | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1} |
+      | a name of 201 letters é | name            | {"name": "ééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
       | a blank name            | name            | {"name": "   ", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
       | a platform in capitals  | platform        | {"name": "Out of bounds", "platform": "WEB", "testersRequired": 1, "rewardPerBug": 1} |
       | a capitalised platform  | platform        | {"name": "Out of bounds", "platform": "Ios", "testersRequired": 1, "rewardPerBug": 1} |

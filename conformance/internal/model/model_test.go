@@ -336,3 +336,53 @@ func TestDroppedAccountsLeaveTheModel(t *testing.T) {
 		t.Errorf("the model holds %d accounts and owned keys after every one was dropped", n)
 	}
 }
+
+// TestModelBlamesTheRuleItBreaks: a break is reported under the rule that
+// states what was broken, not only under a rule it shares with others, so
+// that a report and a proof can tell which rule a deployment broke.
+func TestModelBlamesTheRuleItBreaks(t *testing.T) {
+	seedBug := func(status string) string {
+		return `{"id":"bug_000001","campaignId":"cmp_000001","title":"t","severity":"low","status":"` + status + `","resolution":null,"testerId":"tst_000001","createdAt":"2026-01-01T00:00:00.000Z","updatedAt":"2026-01-01T00:00:00.000Z"}`
+	}
+	for _, tt := range []struct {
+		name string
+		rule string
+		run  func(f *fakeAccount) []Disagreement
+	}{{
+		name: "a platform in capitals taken",
+		rule: "CMP-10",
+		run: func(f *fakeAccount) []Disagreement {
+			return f.exchange("POST", "/v1/campaigns", `{"name":"Beta","platform":"WEB","testersRequired":5,"rewardPerBug":19.99}`, 200, success(f.campaign("cmp_000002", "platform", `"web"`)))
+		},
+	}, {
+		name: "a blank name refused as a conflict",
+		rule: "CMP-9",
+		run: func(f *fakeAccount) []Disagreement {
+			return f.exchange("POST", "/v1/campaigns", `{"name":"  ","platform":"ios","testersRequired":5,"rewardPerBug":19.99}`, 409, failure(409, "CONFLICT"))
+		},
+	}, {
+		name: "two filters of which one is applied",
+		rule: "LIST-13",
+		run: func(f *fakeAccount) []Disagreement {
+			f.exchange("POST", "/v1/campaigns", `{"name":"Beta","platform":"android","testersRequired":5,"rewardPerBug":19.99}`, 200, success(f.campaign("cmp_000002", "platform", `"android"`)))
+			return f.exchange("GET", "/v1/campaigns?status=draft&platform=ios", "", 200, list(f.campaign("cmp_000002", "platform", `"android"`)))
+		},
+	}, {
+		name: "a refused move that shows when the bug is read",
+		rule: "BUG-18",
+		run: func(f *fakeAccount) []Disagreement {
+			f.exchange("PATCH", "/v1/bugs/bug_000001", `{"status":"resolved","resolution":"fixed"}`, 409, failure(409, "INVALID_STATUS_TRANSITION"))
+			return f.exchange("GET", "/v1/bugs", "", 200, list(seedBug("resolved")))
+		},
+	}} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.run(newFakeAccount(t))
+			for _, d := range got {
+				if d.ID == tt.rule {
+					return
+				}
+			}
+			t.Errorf("the model blames %v, not %s", got, tt.rule)
+		})
+	}
+}
