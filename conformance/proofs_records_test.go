@@ -64,7 +64,7 @@ func recordRuleProofs() []proof {
 		{
 			name: "a fresh account is seeded without its oldest campaign", rule: "ACCT-3",
 			wrap: after(func(req *http.Request, r *response) {
-				if strings.HasPrefix(req.URL.Path, "/v1/campaigns") && req.Method == http.MethodGet {
+				if isGet(req, "/v1/campaigns") {
 					r.keepItems(func(it map[string]any) bool { return !strings.HasSuffix(toString(it["id"]), "_000001") })
 				}
 			}),

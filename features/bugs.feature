@@ -221,7 +221,7 @@ Feature: Bugs
       | cannot_reproduce |
       | not_a_bug        |
 
-  @sandbox @writes @BUG-18 @BUG-14 @BUG-16
+  @sandbox @writes @BUG-18 @BUG-14 @BUG-15 @BUG-16
   Scenario Outline: A bug cannot move from <from> with <body>
     Given a fresh sandbox account
     And a bug with status "<from>"
@@ -240,6 +240,11 @@ Feature: Bugs
       | confirmed   | {"status": "new"}                              |
       | confirmed   | {"status": "resolved"}                         |
       | confirmed   | {"resolution": "fixed"}                        |
+      | new         | {"resolution": "duplicate"}                    |
+      | in_progress | {"resolution": "wont_fix"}                     |
+      | confirmed   | {"status": "in_progress", "resolution": "fixed"} |
+      | resolved    | {"status": "confirmed", "resolution": "fixed"} |
+      | closed      | {"status": "confirmed", "resolution": "duplicate"} |
       | in_progress | {"status": "confirmed"}                        |
       | in_progress | {"status": "new"}                              |
       | resolved    | {"status": "in_progress"}                      |
@@ -371,3 +376,20 @@ Feature: Bugs
     And the JSON at "data.items" should have 3 items
     And no item at "data.items" should have "id" equal to "{lastSeen}"
     And no item at "data.items" should have "id" equal to "{bugId}"
+
+  @sandbox @writes @BUG-20
+  Scenario Outline: Sending a <status> bug its own status changes nothing
+    Given a fresh sandbox account
+    And a bug with status "<status>"
+    When I send a GET request to "/v1/bugs?campaignId={campaignId}"
+    And I save the JSON at "data.items.0.updatedAt" as "updatedAt"
+    And I send a PATCH request to "/v1/bugs/{bugId}" with the body '{"status": "<status>"}'
+    Then the response status should be 200
+    And the JSON at "data.status" should be "<status>"
+    And the JSON at "data.updatedAt" should equal the saved "updatedAt"
+
+    Examples:
+      | status      |
+      | new         |
+      | in_progress |
+      | closed      |

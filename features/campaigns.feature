@@ -97,11 +97,25 @@ Feature: Campaigns
     And the JSON at "data.colour" should not exist
 
   @sandbox @writes @CMP-13
-  Scenario: A reward is returned exactly as sent
+  Scenario Outline: A reward of <reward> is returned exactly as sent, written and read back
     Given a fresh sandbox account
-    When I send a POST request to "/v1/campaigns" with the body '{"name": "Cents", "platform": "web", "testersRequired": 1, "rewardPerBug": 0.1}'
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Cents", "platform": "web", "testersRequired": 1, "rewardPerBug": <reward>}'
     Then the response status should be 200
-    And the JSON at "data.rewardPerBug" should equal 0.1
+    And the JSON at "data.rewardPerBug" should equal <reward>
+    And the response body should contain ""rewardPerBug":<reward>,"
+    When I save the JSON at "data.id" as "campaignId"
+    And I send a GET request to "/v1/campaigns/{campaignId}"
+    Then the response body should contain ""rewardPerBug":<reward>,"
+    When I send a GET request to "/v1/campaigns?limit=1"
+    Then the response body should contain ""rewardPerBug":<reward>,"
+
+    Examples:
+      | reward |
+      | 0.1    |
+      | 7.50   |
+      | 19.99  |
+      | 0.05   |
+      | 100    |
 
   @sandbox @writes @LIST-2
   Scenario: A new campaign is listed first

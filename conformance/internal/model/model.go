@@ -271,6 +271,7 @@ type check struct {
 	o       *observed
 	exact   bool // the run owns the key and no other request overlapped
 	sandbox bool // the sandbox profile's documented choices apply
+	listing bool // the exchange reads a list, not one record
 	found   []Disagreement
 	// judged are the rules judged on this exchange, each once.
 	judged map[string]bool

@@ -310,8 +310,12 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 	r := a.records[kind][id]
 	if r == nil {
 		if a.complete && c.exact {
-			c.judge("ACCT-1")
-			c.fail("ACCT-1", "an account shows only its own records", "no "+kindInfo[kind].name+" "+id+" (the account holds none by that id)", compactJSON(got))
+			rule, why := "ACCT-1", "an account shows only its own records"
+			if c.listing {
+				rule, why = "ACCT-2", "an account's lists show only its own records"
+			}
+			c.judge(rule)
+			c.fail(rule, why, "no "+kindInfo[kind].name+" "+id+" (the account holds none by that id)", compactJSON(got))
 			return
 		}
 		if !a.complete {
@@ -320,6 +324,16 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 		return
 	}
 	a.pinSeed(kind, got)
+	if kind == KindBug && c.sandbox {
+		c.judge("BUG-5")
+		if !OneOf(str(got["severity"]), BugSeverities) || !OneOf(str(got["status"]), BugStatuses) {
+			c.fail("BUG-5", "a bug's severity and status are of their sets", "a severity of "+strings.Join(BugSeverities, ", ")+" and a status of "+strings.Join(BugStatuses, ", "), fmt.Sprintf("severity %s, status %s", compactJSON(got["severity"]), compactJSON(got["status"])))
+		}
+	}
+	if kind == KindCampaign && c.sandbox && c.sameJSON(r.v["rewardPerBug"], got["rewardPerBug"]) != "" && numbersByValue(r.v["rewardPerBug"]) == numbersByValue(got["rewardPerBug"]) {
+		c.judge("CMP-13")
+		c.fail("CMP-13", "rewardPerBug is read back exactly as sent", compactJSON(r.v["rewardPerBug"]), compactJSON(got["rewardPerBug"]))
+	}
 	if kind == KindBug && !c.exact {
 		r.v = copyMap(got) // others, or overlapping requests, may have changed it
 		return
@@ -419,6 +433,7 @@ type listQuery struct {
 // records, its order, and on an owned account that it is exactly the
 // account's records (filtered) from where its cursor left off.
 func (c *check) list(kind recordKind) {
+	c.listing = true
 	q, ok := c.listQuery(kind)
 	if !ok {
 		return
@@ -500,8 +515,15 @@ func (c *check) listPage(limit int) (items []any, hasMore bool, next string, ok 
 		}
 		return nil, false, "", false
 	}
-	hasMore, _ = d["hasMore"].(bool)
+	hasMore, isBool := d["hasMore"].(bool)
 	next, _ = d["nextCursor"].(string)
+	if c.sandbox {
+		c.judge("LIST-1")
+		cursor, present := d["nextCursor"]
+		if _, isString := cursor.(string); !isBool || !present || (cursor != nil && !isString) {
+			c.fail("LIST-1", "a list is {items, hasMore, nextCursor}", "hasMore a boolean and nextCursor a string or null", fmt.Sprintf("hasMore %s, nextCursor %s", describePresent(d["hasMore"], d["hasMore"] != nil), describePresent(cursor, present)))
+		}
+	}
 	c.judge("LIST-7")
 	if c.sandbox && (hasMore != (next != "")) {
 		c.fail("LIST-7", "hasMore is true exactly when nextCursor is set", "hasMore and nextCursor that agree", fmt.Sprintf("hasMore %v, nextCursor %s", d["hasMore"], compactJSON(d["nextCursor"])))
@@ -859,6 +881,16 @@ func (c *check) analytics() {
 		"bugs":      map[string]any{"total": json.Number(strconv.Itoa(total)), "byStatus": byStatus, "bySeverity": bySeverity},
 	}
 	got := map[string]any{"campaigns": o.data()["campaigns"], "bugs": o.data()["bugs"]}
+	gotBugs, _ := got["bugs"].(map[string]any)
+	for by, set := range map[string][]string{"byStatus": BugStatuses, "bySeverity": BugSeverities} {
+		counts, _ := gotBugs[by].(map[string]any)
+		for _, k := range set {
+			c.judge("ANL-2")
+			if _, ok := counts[k]; !ok {
+				c.fail("ANL-2", "analytics count every status and severity, zero or not", "bugs."+by+"."+k, "(absent)")
+			}
+		}
+	}
 	c.judge("ANL-3")
 	if w, g := fieldDiff(want, got, c); w != "" {
 		c.fail("ANL-3", "analytics are counted from the account's records", "analytics"+strings.TrimPrefix(w, " "), g)
