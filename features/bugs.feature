@@ -393,3 +393,18 @@ Feature: Bugs
       | new         |
       | in_progress |
       | closed      |
+
+  @sandbox @writes @LIST-8 @LIST-10
+  Scenario Outline: Bugs filtered by <query> are walked page by page without loss or repeat
+    Given a fresh sandbox account
+    And a bug with status "new"
+    And a bug with status "closed"
+    Then walking "/v1/bugs?<query>" with limit 1 should give every item once, newest first
+
+    Examples:
+      | query                         |
+      | status=new                    |
+      | status=closed                 |
+      | severity=high                 |
+      | campaignId={campaignId}       |
+      | status=closed&severity=high   |

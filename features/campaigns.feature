@@ -404,3 +404,16 @@ Feature: Campaigns
     Then the JSON at "data.items.3.name" should be "Checkout flow, iOS 18"
     And the JSON at "data.items.3.createdAt" should be greater than the saved "firstRequest" minus 2592001
     And the JSON at "data.items.3.createdAt" should be less than the saved "firstRequest" minus 2591998
+
+  @sandbox @writes @LIST-8 @LIST-10
+  Scenario Outline: Campaigns filtered by <query> are walked page by page without loss or repeat
+    Given a fresh sandbox account
+    When I send 3 POST requests to "/v1/campaigns" with the body '{"name": "Walked filtered", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    Then walking "/v1/campaigns?<query>" with limit 2 should give every item once, newest first
+
+    Examples:
+      | query                      |
+      | status=draft               |
+      | platform=web               |
+      | status=active              |
+      | status=draft&platform=web  |
