@@ -363,6 +363,9 @@ Feature: Bugs
       | campaignId | cmp_conform_no_such  |
       | testerId   | tst_conform_no_such  |
       | campaignId | CMP_000001           |
+      | campaignId | cmp_000001%20        |
+      | campaignId | %20cmp_000001        |
+      | testerId   | TST_000001           |
 
   @sandbox @writes @LIST-9
   Scenario: A bug filed between two pages does not shift the next page
