@@ -22,11 +22,13 @@ const (
 	kindEvent
 )
 
-var kindInfo = [...]struct{ prefix, path, name string }{
-	KindCampaign: {"cmp", "/v1/campaigns", "campaign"},
-	KindBug:      {"bug", "/v1/bugs", "bug"},
-	KindTester:   {"tst", "/v1/testers", "tester"},
-	kindEvent:    {"evt", "/_sandbox/events", "event"},
+// kindInfo says how each kind is named and listed; listRule is the rule
+// that its list answers the account's records, where one says so.
+var kindInfo = [...]struct{ prefix, path, name, listRule string }{
+	KindCampaign: {"cmp", "/v1/campaigns", "campaign", "CMP-5"},
+	KindBug:      {"bug", "/v1/bugs", "bug", "BUG-1"},
+	KindTester:   {"tst", "/v1/testers", "tester", ""},
+	kindEvent:    {"evt", "/_sandbox/events", "event", ""},
 }
 
 // record is one record as the account must return it. Seeded records are

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -618,6 +619,12 @@ func (c *check) listExactPage(kind recordKind, q listQuery, w *pageWalk, ids []s
 		c.judge(page)
 	}
 	if strings.Join(wantIDs, ",") != strings.Join(ids, ",") {
+		if page == "LIST-2" && !sameSet(wantIDs, ids) && kindInfo[kind].listRule != "" {
+			// Not the order but the records themselves: the list does
+			// not answer the account's records.
+			page = kindInfo[kind].listRule
+			c.judge(page)
+		}
 		c.fail(page, "a list page is the account's records, filtered, newest first, from right after the last item of the page before", "["+strings.Join(wantIDs, ", ")+"]", "["+strings.Join(ids, ", ")+"]")
 	}
 	c.judge("LIST-7")
@@ -642,6 +649,17 @@ func nextWalk(kind recordKind, q listQuery, w *pageWalk, ids []string, items []a
 		nw.seen[id] = true
 	}
 	return nw
+}
+
+// sameSet says whether two lists of IDs hold the same IDs, in any order.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	as, bs := slices.Clone(a), slices.Clone(b)
+	slices.Sort(as)
+	slices.Sort(bs)
+	return slices.Equal(as, bs)
 }
 
 func filterKey(f map[string]string) string {
