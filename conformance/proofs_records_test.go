@@ -376,7 +376,7 @@ func recordRuleProofs() []proof {
 		{
 			name: "a page without limit holds 21 items", rule: "LIST-3",
 			wrap: before(func(req *http.Request) {
-				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/") && !req.URL.Query().Has("limit") {
+				if (isGet(req, "/v1/campaigns") || isGet(req, "/v1/bugs") || isGet(req, "/v1/testers")) && !req.URL.Query().Has("limit") {
 					q := req.URL.Query()
 					q.Set("limit", "21")
 					req.URL.RawQuery = q.Encode()
