@@ -168,17 +168,18 @@ Feature: Bugs
     And the error code should be "INVALID_PARAMETER"
 
     Examples:
-      | query            |
-      | status=open      |
-      | status=NEW       |
-      | status=Closed    |
-      | severity=urgent  |
-      | severity=HIGH    |
-      | severity=high%20 |
-      | limit=-1         |
-      | limit=0          |
-      | limit=101        |
-      | cursor=bogus     |
+      | query              |
+      | status=open        |
+      | status=NEW         |
+      | status=Closed      |
+      | status=in-progress |
+      | severity=urgent    |
+      | severity=HIGH      |
+      | severity=high%20   |
+      | limit=-1           |
+      | limit=0            |
+      | limit=101          |
+      | cursor=bogus       |
 
   @sandbox @writes @BUG-3 @BUG-8 @BUG-9 @BUG-10 @BUG-11 @BUG-12 @BUG-14 @BUG-15
   Scenario Outline: A bug moves from <from> to <to>
@@ -270,6 +271,7 @@ Feature: Bugs
       | status     | {"status": "In_progress"}                       |
       | status     | {"status": " resolved", "resolution": "fixed"}  |
       | status     | {"status": 2}                                   |
+      | status     | {"status": "in-progress"}                       |
       | resolution | {"status": "resolved", "resolution": "FIXED"}   |
       | resolution | {"status": "closed", "resolution": "wont fix"}  |
 
@@ -411,3 +413,15 @@ Feature: Bugs
       | severity=high                 |
       | campaignId={campaignId}       |
       | status=closed&severity=high   |
+
+  @sandbox @writes @ERR-15
+  Scenario Outline: A bug id that differs from a seeded one only in its spelling is 404: <id>
+    Given a fresh sandbox account
+    When I send a PATCH request to "/v1/bugs/<id>" with the body '{"status": "confirmed"}'
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"
+
+    Examples:
+      | id          |
+      | BUG_000001  |
+      | bug_1       |

@@ -326,6 +326,8 @@ Feature: Campaigns
       | a reward with 3 decimals | rewardPerBug   | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1.234} |
       | no reward               | rewardPerBug    | {"name": "Out of bounds", "platform": "ios", "testersRequired": 1} |
       | a name of 201 letters é | name            | {"name": "ééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | a name of a tab         | name            | {"name": "\t", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
+      | testers null            | testersRequired | {"name": "Out of bounds", "platform": "ios", "testersRequired": null, "rewardPerBug": 1} |
       | a blank name            | name            | {"name": "   ", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1} |
       | a platform in capitals  | platform        | {"name": "Out of bounds", "platform": "WEB", "testersRequired": 1, "rewardPerBug": 1} |
       | a capitalised platform  | platform        | {"name": "Out of bounds", "platform": "Ios", "testersRequired": 1, "rewardPerBug": 1} |
@@ -417,3 +419,20 @@ Feature: Campaigns
       | platform=web               |
       | status=active              |
       | status=draft&platform=web  |
+
+  @sandbox @ERR-15 @CMP-6
+  Scenario Outline: An id that differs from a seeded one only in its spelling is 404: <id>
+    An id is matched as written: not by the number it carries, not
+    whatever its case, not trimmed.
+
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/campaigns/<id>"
+    Then the response status should be 404
+    And the error code should be "NOT_FOUND"
+
+    Examples:
+      | id              |
+      | CMP_000001      |
+      | cmp_1           |
+      | cmp_0000001     |
+      | cmp_000001%20   |

@@ -526,6 +526,9 @@ func (c *check) listPage(limit int) (items []any, hasMore bool, next string, ok 
 		}
 	}
 	c.judge("LIST-7")
+	if c.sandbox && d["nextCursor"] == "" {
+		c.fail("LIST-7", "on the last page nextCursor is null", "null", `""`)
+	}
 	if c.sandbox && (hasMore != (next != "")) {
 		c.fail("LIST-7", "hasMore is true exactly when nextCursor is set", "hasMore and nextCursor that agree", fmt.Sprintf("hasMore %v, nextCursor %s", d["hasMore"], compactJSON(d["nextCursor"])))
 	}
