@@ -142,13 +142,69 @@ Feature: Webhooks
     Then within 10 seconds the receiver should get a "campaign.created" event
     And the header "Webhook-Id" should not be "{firstWebhookId}"
 
+  @sandbox @writes @delivery @DLV-5 @RESET-4
+  Scenario: Webhook-Id differs after a reset of the account
+    DLV-5: the account's count of resets goes into Webhook-Id, so that the
+    same event id after a reset, as IDs start over (RESET-3), is a new
+    message to a receiver that de-duplicates.
+
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Before", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "campaignId"
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And I save the header "Webhook-Id" as "firstWebhookId"
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    And I send a POST request to "/_sandbox/reset"
+    And I register a webhook for "campaign.created"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "After", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the JSON at "data.id" should equal the saved "campaignId"
+    And within 10 seconds the receiver should get a "campaign.created" event
+    And the JSON at "data.name" should be "After"
+    And the delivery should be signed with the webhook's secret
+    And the header "Webhook-Id" should match the pattern "^msg_[0-9a-f]{32}$"
+    And the header "Webhook-Id" should not be "{firstWebhookId}"
+
   @sandbox @writes @WH-6
   Scenario: An account holds at most 16 webhooks
     Given a fresh sandbox account
     When I register 16 webhooks for "*"
     And I send a POST request to "/v1/webhooks" with the body '{"url": "{webhookURL}", "events": ["*"]}'
-    Then the response should not be successful
+    Then the response status should be 409
     And the response should be an error envelope
+    And the error code should be "LIMIT_REACHED"
+
+  @sandbox @writes @WH-6 @WH-2 @WH-3
+  Scenario: A refused registration does not count toward the 16 webhooks of an account
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/webhooks" with the body '{"url": "ftp://127.0.0.1:9/hooks", "events": ["*"]}'
+    Then the response status should be 400
+    When I send a POST request to "/v1/webhooks" with the body '{"url": "http://127.0.0.1:9/hooks", "events": ["bug.eaten"]}'
+    Then the response status should be 400
+    When I register 16 webhooks for "*"
+    And I send a POST request to "/v1/webhooks" with the body '{"url": "{webhookURL}", "events": ["*"]}'
+    Then the response status should be 409
+    And the error code should be "LIMIT_REACHED"
+
+  @sandbox @writes @WH-4
+  Scenario: An event type listed twice is kept once
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/webhooks" with the body '{"url": "http://127.0.0.1:9/twice", "events": ["bug.created", "bug.updated", "bug.created"]}'
+    Then the response status should be 200
+    And the JSON at "data.events" should have 2 items
+    And the JSON at "data.events" should contain "bug.created"
+    And the JSON at "data.events" should contain "bug.updated"
+
+  @sandbox @writes @WH-7
+  Scenario: The same URL registered twice is two webhooks, each with its own id and secret
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/webhooks" with the body '{"url": "http://127.0.0.1:9/same", "events": ["*"]}'
+    And I save the JSON at "data.id" as "firstHook"
+    And I save the JSON at "data.secret" as "firstSecret"
+    And I send a POST request to "/v1/webhooks" with the body '{"url": "http://127.0.0.1:9/same", "events": ["*"]}'
+    Then the response status should be 200
+    And the JSON at "data.id" should not equal the saved "firstHook"
+    And the JSON at "data.secret" should not equal the saved "firstSecret"
 
   @sandbox @writes @WH-2 @WH-3
   Scenario Outline: Registering <case> is refused
