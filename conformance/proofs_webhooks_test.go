@@ -112,8 +112,8 @@ func webhookProofs() []proof {
 		{
 			name: "the same URL registered twice is one webhook", rule: "WH-7",
 			caught: []string{"Two webhooks for one event are each sent it once, with one Webhook-Id, and recorded apart"},
-			opts: sandboxtest.Options{WrapStore: func(s sandbox.Store) sandbox.Store { return oneWebhookAnURL{s} }},
-			wrap: func(next http.Handler) http.Handler { return next },
+			opts:   sandboxtest.Options{WrapStore: func(s sandbox.Store) sandbox.Store { return oneWebhookAnURL{s} }},
+			wrap:   func(next http.Handler) http.Handler { return next },
 		},
 		{
 			name: "webhook secrets drawn at random", rule: "WH-8",
