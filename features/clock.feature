@@ -118,7 +118,9 @@ Feature: Each account's clock
     And the header "Webhook-Id" should be "{messageId}"
     When within 5 seconds the GET request to "/_sandbox/deliveries" should answer with the JSON at "data.items.0.attempt" equal to 4
     Then the JSON at "data.items.0.nextAttemptAt" should be equal to the JSON at "data.items.0.at" plus 8
-    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "8s"}'
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "7s"}'
+    Then no further "campaign.created" delivery should reach the receiver within 1 second
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "1s"}'
     Then within 3 seconds the receiver should get a "campaign.created" event
     And the header "Webhook-Id" should be "{messageId}"
     When within 5 seconds the GET request to "/_sandbox/deliveries" should answer with the JSON at "data.items.0.attempt" equal to 5

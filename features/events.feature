@@ -147,6 +147,28 @@ Feature: Events and delivery records
     And the JSON at "data.items.0.statusCode" should be at least 200
     And the JSON at "data.items.0.error" should be ""
 
+  @writes @delivery @DLV-9 @DLV-14 @DLV-15 @DLV-16
+  Scenario: A delivery whose connection is cut is retried with the same Webhook-Id and body
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    And the receiver drops the next 1 delivery without an answer
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Cut", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And within 10 seconds the receiver should get the same event again
+    And the delivery should be signed with the webhook's secret
+    When within 5 seconds the GET request to "/_sandbox/deliveries" should answer with the JSON at "data.items.0.attempt" equal to 2
+    Then the JSON at "data.items" should have 2 items
+    And the JSON at "data.items.1" should match:
+      """
+      {"attempt": 1, "statusCode": 0, "eventType": "campaign.created", "url": "{webhookURL}", "nextAttemptAt": "<timestamp>"}
+      """
+    And the JSON at "data.items.1.error" should be one of "connection failed, timeout"
+    And the JSON at "data.items.1.nextAttemptAt" should be equal to the JSON at "data.items.1.at" plus 1
+    And the JSON at "data.items.0" should match:
+      """
+      {"attempt": 2, "error": "", "nextAttemptAt": null}
+      """
+
   @writes @delivery @DLV-10 @DLV-16
   Scenario: A redirect is a failed attempt, not followed
     Given a fresh sandbox account
@@ -182,6 +204,28 @@ Feature: Events and delivery records
       """
       {"attempt": 1, "statusCode": 0, "error": "destination not allowed by the sandbox's egress policy", "nextAttemptAt": null}
       """
+
+  @writes @DLV-17 @DLV-20
+  Scenario Outline: An unspecified destination is refused once and never retried: <url>
+    An unspecified address reaches the machine itself wherever it is used,
+    so it is refused whatever the egress flags; port 9 keeps a sandbox
+    that breaks the rule from reaching anything.
+
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/webhooks" with the body '{"url": "<url>", "events": ["*"]}'
+    Then the response status should be 200
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Nowhere", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And within 5 seconds the GET request to "/_sandbox/deliveries" should answer with the JSON at "data.items.0.attempt" equal to 1
+    Then the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0" should match:
+      """
+      {"attempt": 1, "statusCode": 0, "error": "destination not allowed by the sandbox's egress policy", "nextAttemptAt": null}
+      """
+
+    Examples:
+      | url                    |
+      | http://0.0.0.0:9/hooks |
+      | http://[::]:9/hooks    |
 
   @writes @delivery @DLV-1 @DLV-4 @DLV-8 @WH-7
   Scenario: Two webhooks for one event are each sent it once, with one Webhook-Id, and recorded apart

@@ -164,6 +164,28 @@ Feature: Webhooks
     And the delivery should be signed with the webhook's secret
     And the header "Webhook-Id" should match the pattern "^msg_[0-9a-f]{32}$"
     And the header "Webhook-Id" should not be "{firstWebhookId}"
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the receiver should have got exactly 2 "campaign.created" deliveries
+
+  @sandbox @frozen-clock @writes @delivery @DLV-6 @DLV-15 @DLV-26 @CLK-7
+  Scenario: A delivery, its retry and their records follow the account's moved clock
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    And the receiver answers 500 to the next 1 delivery
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "2h"}'
+    And I save the JSON at "data.now" as "now"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Moved", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+    And the header "Webhook-Timestamp" should be equal to the saved "now" in Unix seconds
+    And the header "X-Sandbox-Now" should be equal to the saved "now" in Unix seconds
+    When within 5 seconds the GET request to "/_sandbox/deliveries" should answer with the JSON at "data.items.0.attempt" equal to 1
+    Then the JSON at "data.items.0.at" should equal the saved "now"
+    And the JSON at "data.items.0.nextAttemptAt" should be equal to the saved "now" plus 1
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "1s"}'
+    Then within 5 seconds the receiver should get the same event again
+    And the delivery should be signed with the webhook's secret
+    And the header "X-Sandbox-Now" should be equal to the header "Webhook-Timestamp"
 
   @sandbox @writes @WH-6
   Scenario: An account holds at most 16 webhooks

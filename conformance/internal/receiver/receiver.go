@@ -125,7 +125,30 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	case <-held:
 	case <-req.Context().Done():
 	}
+	switch {
+	case status == Dropped:
+		cutWithoutAnswer(w)
+		return
+	case status >= 300 && status < 400:
+		// Somewhere to go, so that a deployment that follows redirects
+		// (DLV-10) makes a request the attempt's record then shows: a GET
+		// this endpoint answers 404.
+		w.Header().Set("Location", req.URL.Path)
+	}
 	w.WriteHeader(status)
+}
+
+// Dropped is the status FailNext takes for a connection cut without an
+// answer, a network error to the deployment.
+const Dropped = 0
+
+// cutWithoutAnswer closes the delivery's connection before any answer.
+func cutWithoutAnswer(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
 }
 
 // Hold keeps the answers to deliveries from now on until Release.
@@ -147,7 +170,8 @@ func (e *Endpoint) Release() {
 	}
 }
 
-// FailNext answers the next n deliveries with status instead of 204.
+// FailNext answers the next n deliveries with status instead of 204, or
+// cuts their connections without an answer when status is Dropped.
 func (e *Endpoint) FailNext(n, status int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -157,6 +157,7 @@ func stepDefs(s *ScenarioState) []stepDef {
 		// Webhooks, delivered to conform's own receiver.
 		d(`^I register (?:a|(\d+)) webhooks? for "([^"]*)"$`, `Given I register a webhook for "campaign.created, bug.created"`, s.registerWebhook),
 		d(`^the receiver answers (\d+) to the next (\d+) deliver(?:y|ies)$`, `Given the receiver answers 500 to the next 1 delivery`, s.receiverFails),
+		d(`^the receiver drops the next (\d+) deliver(?:y|ies) without an answer$`, `Given the receiver drops the next 1 delivery without an answer`, s.receiverDrops),
 		gives(GivesHeld, d(`^the receiver holds its answers until released$`, `Given the receiver holds its answers until released`, s.receiverHolds)),
 		needs(GivesHeld, d(`^the receiver releases its held answers$`, `When the receiver releases its held answers`, s.receiverReleases)),
 		gives(GivesDelivery, d(`^within (\d+) seconds the receiver should get a "([^"]*)" event$`, `Then within 5 seconds the receiver should get a "campaign.created" event`, s.awaitEvent)),

@@ -103,6 +103,12 @@ func (s *ScenarioState) receiverFails(status, n int) error {
 	return s.onEndpoint(func(e *receiver.Endpoint) { e.FailNext(n, status) })
 }
 
+// receiverDrops cuts the connections of the next n deliveries before any
+// answer: a network error, which the deployment retries (DLV-9).
+func (s *ScenarioState) receiverDrops(n int) error {
+	return s.receiverFails(receiver.Dropped, n)
+}
+
 // receiverHolds keeps the deliveries from now on in flight at the
 // deployment: each reaches the receiver, which answers only once the
 // scenario releases it (or ends).
