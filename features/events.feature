@@ -169,6 +169,24 @@ Feature: Events and delivery records
       {"attempt": 2, "error": "", "nextAttemptAt": null}
       """
 
+  @writes @delivery @DLV-12 @DLV-8
+  Scenario: An attempt has its time: an answer two seconds late still ends the delivery
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    And the receiver holds its answers until released
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Slow", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And no further "campaign.created" delivery should reach the receiver within 2 seconds
+    When the receiver releases its held answers
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the JSON at "data.settled" should equal true
+    And the receiver should have got exactly 1 "campaign.created" delivery
+    When I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0.error" should be ""
+    And the JSON at "data.items.0.statusCode" should be at least 200
+    And the JSON at "data.items.0.statusCode" should be less than 300
+
   @writes @delivery @DLV-10 @DLV-16
   Scenario: A redirect is a failed attempt, not followed
     Given a fresh sandbox account

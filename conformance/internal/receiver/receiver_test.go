@@ -77,3 +77,38 @@ func TestHeldAnswersGoOnlyWhenReleased(t *testing.T) {
 		}
 	})
 }
+
+// A scenario makes the deployment meet a network error or a redirect on
+// demand: a dropped delivery gets no answer at all, and a redirect has
+// somewhere to go, so that a deployment following it shows in the record
+// of its attempt.
+func TestFailedAnswersAsAsked(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r, err := Start(ctx, "127.0.0.1:0", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, url := r.Open(nil, nil)
+	defer r.Close(e)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+	e.FailNext(1, Dropped)
+	if res, err := client.Post(url, "application/json", strings.NewReader(`{}`)); err == nil {
+		res.Body.Close()
+		t.Fatalf("a dropped delivery was answered %d", res.StatusCode)
+	}
+
+	e.FailNext(1, http.StatusFound)
+	res, err := client.Post(url, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound || res.Header.Get("Location") == "" {
+		t.Fatalf("a redirect answered %d with Location %q, want 302 with somewhere to go", res.StatusCode, res.Header.Get("Location"))
+	}
+	if got := len(e.All()); got != 2 {
+		t.Fatalf("%d deliveries recorded, want 2", got)
+	}
+}
