@@ -251,7 +251,7 @@ func webhookProofs() []proof {
 		},
 		{
 			name: "retries held to real time whatever the clock", rule: "DLV-13", opts: frozen,
-			caught: []string{"Moving the clock past a retry makes it due at once, along the whole backoff schedule"},
+			caught: []string{"A retry the moved clock passed comes at once, long before its time in real time"},
 			wrap: func(next http.Handler) http.Handler {
 				var mu sync.Mutex
 				last := map[string]time.Time{}

@@ -200,6 +200,11 @@ func (rel *relay) serveDelivery(w http.ResponseWriter, req *http.Request) {
 		status = send(d)
 	}
 	if status == 0 {
+		// The receiver gave no answer: neither does the relay.
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
 		status = http.StatusBadGateway
 	}
 	w.WriteHeader(status)

@@ -167,6 +167,29 @@ Feature: Webhooks
     When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
     Then the receiver should have got exactly 2 "campaign.created" deliveries
 
+  @sandbox @frozen-clock @writes @delivery @DLV-13 @DLV-4
+  Scenario: A retry the moved clock passed comes at once, long before its time in real time
+    Each move comes as soon as the attempt before it arrived: the retries
+    are due on the account's clock at once, and 1, 2, 4 and 8 seconds
+    later in real time, so that one that waits for real time is late.
+
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    And the receiver answers 500 to the next 4 deliveries
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Hurried", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And I save the header "Webhook-Id" as "messageId"
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "1s"}'
+    Then within 2 seconds the receiver should get a "campaign.created" event
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "2s"}'
+    Then within 2 seconds the receiver should get a "campaign.created" event
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "4s"}'
+    Then within 2 seconds the receiver should get a "campaign.created" event
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "8s"}'
+    Then within 2 seconds the receiver should get a "campaign.created" event
+    And the header "Webhook-Id" should be "{messageId}"
+    And the delivery should be signed with the webhook's secret
+
   @sandbox @frozen-clock @writes @delivery @DLV-6 @DLV-15 @DLV-26 @CLK-7
   Scenario: A delivery, its retry and their records follow the account's moved clock
     Given a fresh sandbox account
