@@ -117,7 +117,7 @@ func relaying(next http.Handler, rel *relay) http.Handler {
 		case req.Method == http.MethodPost && req.URL.Path == "/v1/webhooks":
 			rt := rel.register(req)
 			breaking(next, nil, func(req *http.Request, r *response) {
-				if rt != nil && r.status == http.StatusOK {
+				if r.status == http.StatusOK {
 					rel.registered(rt, r)
 				}
 				shows(req, r)
@@ -164,14 +164,17 @@ func (rel *relay) register(req *http.Request) *route {
 	return rt
 }
 
-// registered keeps the secret the registration answers, shown as the
-// relay shows it.
+// registered shows the secret a registration answers as the relay shows
+// it, and keeps it for the route, if the relay stands in for the webhook.
 func (rel *relay) registered(rt *route, r *response) {
 	r.data(func(d map[string]any) {
 		secret := toString(d["secret"])
 		if rel.shownSecret != nil {
 			secret = rel.shownSecret(secret, d)
 			d["secret"] = secret
+		}
+		if rt == nil {
+			return
 		}
 		rel.mu.Lock()
 		rt.secret = secret
@@ -192,6 +195,9 @@ func (rel *relay) serveDelivery(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	d := &relayed{route: rt, header: req.Header.Clone(), body: body}
+	if rel.shownSecret != nil {
+		d.resign()
+	}
 	send := func(d *relayed) int { return rel.send(req.Context(), d) }
 	status := 0
 	if rel.deliver != nil {
