@@ -196,7 +196,7 @@ func webhookProofs() []proof {
 			name: "a signature over the body alone", rule: "DLV-7",
 			caught: []string{"A campaign.created event is delivered, signed with the secret"},
 			wrap: delivering(func(d *relayed, send func(*relayed) int) int {
-				mac := hmacSHA256(d.route.secret, d.body)
+				mac := hmacSHA256(d.secret, d.body)
 				d.header.Set("Webhook-Signature", "v1="+mac)
 				return send(d)
 			}),

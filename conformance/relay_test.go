@@ -50,6 +50,7 @@ type route struct {
 // relayed is one delivery on its way through the relay.
 type relayed struct {
 	route  *route
+	secret string // the route's, as the delivery came
 	header http.Header
 	body   []byte
 }
@@ -57,7 +58,7 @@ type relayed struct {
 // resign signs the delivery again, as the sandbox does, over its
 // Webhook-Timestamp and body.
 func (d *relayed) resign() {
-	d.header.Set("Webhook-Signature", signature(d.route.secret, d.header.Get("Webhook-Timestamp"), d.body))
+	d.header.Set("Webhook-Signature", signature(d.secret, d.header.Get("Webhook-Timestamp"), d.body))
 }
 
 func signature(secret, timestamp string, body []byte) string {
@@ -88,7 +89,7 @@ func (d *relayed) eventID() string {
 }
 
 func (d *relayed) clone() *relayed {
-	return &relayed{route: d.route, header: d.header.Clone(), body: bytes.Clone(d.body)}
+	return &relayed{route: d.route, secret: d.secret, header: d.header.Clone(), body: bytes.Clone(d.body)}
 }
 
 // relayPrefix starts every path the relay serves; no route of the API or
@@ -188,13 +189,17 @@ func (rel *relay) serveDelivery(w http.ResponseWriter, req *http.Request) {
 	segment, _, _ := strings.Cut(strings.TrimPrefix(req.URL.Path, relayPrefix), "/")
 	rel.mu.Lock()
 	rt := rel.routes[relayPrefix+segment]
+	var secret string
+	if rt != nil {
+		secret = rt.secret
+	}
 	rel.mu.Unlock()
 	body, err := io.ReadAll(req.Body)
 	if rt == nil || err != nil {
 		http.NotFound(w, req)
 		return
 	}
-	d := &relayed{route: rt, header: req.Header.Clone(), body: body}
+	d := &relayed{route: rt, secret: secret, header: req.Header.Clone(), body: body}
 	if rel.shownSecret != nil {
 		d.resign()
 	}
