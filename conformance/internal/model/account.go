@@ -169,11 +169,18 @@ func (a *account) reseed(seed *Seed) {
 
 // forget drops what an unanswered request may have changed.
 func (a *account) forget() {
-	a.complete, a.eventsKnown, a.logKnown, a.webhooksKnown = false, false, false, false
+	a.forgetWrites()
 	a.plan.known, a.v1.known, a.ctl.known = false, false, false
 	// Carried out and then cut (FAULT-41), it may have spent the first
 	// unit of a fresh window.
 	a.v1.untouched = false
+}
+
+// forgetWrites drops what a request carried out without its answer being
+// seen may have written: records, IDs, events, webhooks and its journal
+// entry, whose status is the API's.
+func (a *account) forgetWrites() {
+	a.complete, a.eventsKnown, a.logKnown, a.webhooksKnown = false, false, false, false
 	for p := range a.next {
 		delete(a.next, p)
 	}

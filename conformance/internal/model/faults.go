@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
@@ -32,6 +33,9 @@ type plannedFault struct {
 	random  bool   // it has a rate below 1: whether it hits is drawn
 	status  int
 	network string
+	// delayed: it waits before the API sees the request (delayMs), and a
+	// client that gives up meanwhile has the request not carried out.
+	delayed bool
 	// retryAfter is the Retry-After its answer carries, "" for none
 	// (FAULT-14, FAULT-15); headers are extra headers of the answer
 	// (FAULT-16), which replace the sandbox's own; body, when set, is
@@ -55,6 +59,13 @@ func (f *plannedFault) matches(method, path string) bool {
 // the request spends no budget and changes nothing (FAULT-26, FAULT-28).
 func (f *plannedFault) answersInPlace() bool {
 	return f.status != 0 || f.network == netReset || f.network == netClose || f.network == netMalformed
+}
+
+// carriesOut says whether the request reaches the API whatever its client
+// sees of the answer, gives up on included (FAULT-43): a truncate or a
+// trickle. A delay carries it out only if the client waits it out.
+func (f *plannedFault) carriesOut() bool {
+	return !f.delayed && (f.network == netTruncate || f.network == netTrickle)
 }
 
 func (f *plannedFault) String() string {
@@ -128,6 +139,9 @@ var faultFields = map[string]bool{
 func faultOf(m map[string]any, planned bool) (*plannedFault, bool) {
 	f := &plannedFault{id: str(m["id"]), method: str(m["method"]), path: str(m["path"]), network: str(m["network"]), left: -1}
 	f.status, _ = intOf(m["status"])
+	if d, ok := intOf(m["delayMs"]); ok && d > 0 {
+		f.delayed = true
+	}
 	if r, ok := m["rate"].(json.Number); ok {
 		x, err := strconv.ParseFloat(string(r), 64)
 		f.random = err != nil || x < 1
@@ -305,6 +319,9 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		c.a.logRequest(o, c.exact, id)
 		return true, id
 	}
+	if c.exact {
+		c.judge("FAULT-9")
+	}
 	p.fire(hit)
 	if !hit.answersInPlace() {
 		// Delayed, trickled or truncated: the API answered, and the request
@@ -320,12 +337,20 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 }
 
 // unspent checks that a fault that answered in the API's place spent none
-// of the budget, unless its planned headers say otherwise.
+// of the budget, and that its status and malformed answers say so in the
+// rate-limit headers as they stand (FAULT-26), unless its planned headers
+// write those headers themselves.
 func (c *check) unspent(f *plannedFault) {
 	for name := range f.headers {
 		if strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Ratelimit-") {
 			c.a.v1.known = false
 			return
+		}
+	}
+	if c.exact && c.sandbox {
+		c.judge("FAULT-26")
+		if _, ok := rules.LooseRateHeaders(c.o.Header); !ok {
+			c.fail("FAULT-26", "a fault's status or malformed answer carries the rate-limit headers as they stand", "X-RateLimit-Limit, -Remaining and -Reset of the /v1 budget", "none")
 		}
 	}
 	c.rate(&c.a.v1, false, "FAULT-26", "the /v1 limit (a fault that answers in the API's place spends none of it)")
@@ -337,8 +362,8 @@ func (c *check) faultAnswer(f *plannedFault) {
 	o := c.o
 	if f.network == netMalformed {
 		c.judge("FAULT-22")
-		if o.Status != http.StatusOK || o.V != nil {
-			c.fail("FAULT-22", "a malformed answer is a 200 whose body is not JSON", "200 with a body that is not JSON", fmt.Sprintf("%d %s", o.Status, wire.Truncate(string(o.Body), 80)))
+		if o.Status != http.StatusOK || o.V != nil || !mediaTypeIsJSON(o.Header.Get("Content-Type")) {
+			c.fail("FAULT-22", "a malformed answer is a 200 with a JSON content type whose body is not JSON", "200, Content-Type: application/json, a body that is not JSON", fmt.Sprintf("%d, Content-Type: %s, %s", o.Status, o.Header.Get("Content-Type"), wire.Truncate(string(o.Body), 80)))
 		}
 		return
 	}
@@ -387,16 +412,25 @@ func faultsNamed(fs []*plannedFault) string {
 	return "one of " + strings.Join(names, ", ")
 }
 
-// abandoned follows a /v1 request that got no answer. When the plan says a
-// fault dropped it (reset or close), the account is untouched and the
-// journal holds it with no status (FAULT-28, JRNL-9); anything else may
-// have done anything, and the model forgets what it cannot know.
+// abandoned follows a /v1 request that got no whole answer. When the plan
+// says a fault dropped it (reset or close), the account is untouched and
+// the journal holds it with no status (FAULT-28, JRNL-9). When it says the
+// answer was cut or trickled, the request was carried out and spent one
+// unit of the budget whatever the client saw (FAULT-27, FAULT-29): what it
+// wrote is unknown, what it spent is not. Anything else may have done
+// anything, and the model forgets what it cannot know.
 func (a *account) abandoned(method, path string, exact bool) {
 	if !exact || !a.plan.known || !strings.HasPrefix(path, "/v1") {
 		a.forget()
 		return
 	}
 	may, must := a.plan.candidates(method, path)
+	if must != nil && len(may) == 1 && must.carriesOut() {
+		a.plan.fire(must)
+		a.forgetWrites()
+		a.v1.spentUnseen()
+		return
+	}
 	if must == nil || len(may) > 1 || (must.network != netReset && must.network != netClose) {
 		a.forget()
 		return

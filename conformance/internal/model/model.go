@@ -498,6 +498,17 @@ func (c *check) apiRate() {
 	c.rate(&c.a.v1, counted, "RATE-7", "the /v1 limit")
 }
 
+// spentUnseen counts a request that spent one unit of the budget without
+// its answer being seen: the next answer in the same window has one less.
+// A fresh window's first unit is gone, so the next answer is no longer
+// the first of its window.
+func (st *rateState) spentUnseen() {
+	if st.known {
+		st.remaining = max(st.remaining-1, 0)
+	}
+	st.untouched = false
+}
+
 // windowOpen says whether the window st describes has not ended by the
 // server's clock at this answer.
 func (c *check) windowOpen(st rateState) bool {

@@ -299,6 +299,64 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			want: "want X-RateLimit-Remaining 999",
 		},
 		{
+			name: "FAULT-26: a status fault's answer carries the rate-limit headers as they stand",
+			keeps: []ex{
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				fault(1, `{"path":"/v1/testers","status":500}`),
+				{req: "GET /v1/testers", status: 500, headers: "Remaining: 999; X-Sandbox-Fault: flt_000001", answer: injected(500, "INTERNAL_ERROR")},
+			},
+			breaks: []ex{
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				fault(1, `{"path":"/v1/testers","status":500}`),
+				{req: "GET /v1/testers", status: 500, headers: "X-Sandbox-Fault: flt_000001", answer: injected(500, "INTERNAL_ERROR")},
+			},
+			want: "FAULT-26 a fault's status or malformed answer carries the rate-limit headers",
+		},
+		{
+			name: "FAULT-22: a malformed answer is a 200 with a JSON content type and a body that is not JSON",
+			keeps: []ex{
+				fault(1, `{"path":"/v1/testers","network":"malformed"}`),
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001; Content-Type: application/json", answer: "<html>502</html>"},
+			},
+			breaks: []ex{
+				fault(1, `{"path":"/v1/testers","network":"malformed"}`),
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001; Content-Type: text/html", answer: "<html>502</html>"},
+			},
+			want: "FAULT-22",
+		},
+		{
+			name: "FAULT-27, FAULT-29: a truncated request was carried out and counts, though its client saw no whole answer",
+			keeps: []ex{
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 997", answer: emptyList},
+			},
+			breaks: []ex{
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
+			},
+			want: "want X-RateLimit-Remaining 997",
+		},
+		{
+			name: "FAULT-27: a truncate on an account's first request leaves the next answer one less than its whole window",
+			keeps: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 997", answer: emptyList},
+			},
+			breaks: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
+			},
+			want: "want X-RateLimit-Remaining 997",
+		},
+		{
 			name: "FAULT-30, FAULT-31, FAULT-32: the plan lists what is left, and clearing says how many it cleared",
 			keeps: []ex{
 				fault(1, `{"status":500,"count":2}`),
