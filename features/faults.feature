@@ -289,6 +289,58 @@ Feature: Planned faults
     When I send a GET request to "/_sandbox/requests?path=/v1/testers"
     Then the JSON at "data.items.0.status" should equal 200
 
+  @FAULT-9 @FAULT-25
+  Scenario: When several planned faults match a request, the oldest hits it and no other
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/testers", "status": 502}'
+    And I save the JSON at "data.id" as "older"
+    And I send a POST request to "/_sandbox/faults" with the body '{"status": 504}'
+    And I save the JSON at "data.id" as "newer"
+    And I send a GET request to "/v1/testers"
+    Then the response status should be 502
+    And the header "X-Sandbox-Fault" should be "{older}"
+    When I send a GET request to "/_sandbox/faults"
+    Then the JSON at "data.items" should match:
+      """
+      [{"id": "{newer}", "count": 1, "fired": 0}]
+      """
+    When I send a GET request to "/v1/testers"
+    Then the response status should be 504
+    And the header "X-Sandbox-Fault" should be "{newer}"
+    When I send a GET request to "/v1/testers"
+    Then the response status should be 200
+    And the header "X-Sandbox-Fault" should be absent
+
+  @FAULT-16 @FAULT-17 @FAULT-22 @FAULT-25 @FAULT-26
+  Scenario: A status fault answers its own headers and raw body, a malformed answer is no JSON, and both carry the budget as it stands
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/testers"
+    And I save the header "X-RateLimit-Remaining" as "left"
+    And I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/testers", "status": 502, "headers": {"X-Upstream": "edge-7", "Cache-Control": "no-store"}, "body": "<html>upstream timed out</html>"}'
+    And I save the JSON at "data.id" as "raw"
+    And I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/testers", "network": "malformed"}'
+    And I save the JSON at "data.id" as "malformed"
+    And I send a GET request to "/v1/testers"
+    Then the response status should be 502
+    And the header "X-Sandbox-Fault" should be "{raw}"
+    And the header "X-Upstream" should be "edge-7"
+    And the header "Cache-Control" should be "no-store"
+    And the response body should contain "<html>upstream timed out</html>"
+    And the response body should not contain "success"
+    And the header "X-RateLimit-Remaining" should be equal to the saved "left"
+    And the header "X-RateLimit-Limit" should be present
+    And the header "X-RateLimit-Reset" should be present
+    When I send a GET request to "/v1/testers"
+    Then the response status should be 200
+    And the header "X-Sandbox-Fault" should be "{malformed}"
+    And the header "Content-Type" should contain "application/json"
+    And the response body should not contain "success"
+    And the header "X-RateLimit-Remaining" should be equal to the saved "left"
+    When I send a GET request to "/v1/testers"
+    Then the response should be a success envelope
+    And the header "X-Upstream" should be absent
+    And the header "X-RateLimit-Remaining" should be equal to the saved "left" minus 1
+
   @FAULT-15
   Scenario Outline: retryAfter <retryAfter> is the Retry-After of a <status>
     Given a fresh sandbox account
@@ -425,6 +477,32 @@ Feature: Planned faults
       {"path": "/v1/campaigns", "status": 200, "carriedOut": true, "received": "nothing", "pending": false, "abandoned": false, "fault": {"id": "{fault}", "network": "close", "phase": "after"}}
       """
 
+  @writes @FAULT-41 @FAULT-43 @JRNL-7 @JRNL-19 @JRNL-20
+  Scenario Outline: A POST whose answer a planned <answer> of phase after replaces has created its record and spent its request
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/testers"
+    And I save the header "X-RateLimit-Remaining" as "left"
+    And I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", <plan>, "phase": "after"}'
+    And I save the JSON at "data.id" as "fault"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Applied, <answer> sent", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the response status should be <status>
+    And the header "X-Sandbox-Fault" should be "{fault}"
+    When I send a GET request to "/v1/campaigns?limit=1"
+    Then the JSON at "data.items.0.name" should be "Applied, <answer> sent"
+    And the header "X-RateLimit-Remaining" should be equal to the saved "left" minus 2
+    When I send a GET request to "/_sandbox/events?limit=1"
+    Then the JSON at "data.items.0.type" should be "campaign.created"
+    When I send a GET request to "/_sandbox/requests?method=POST"
+    Then the JSON at "data.items.0" should match:
+      """
+      {"path": "/v1/campaigns", "carriedOut": true, "received": "all", "pending": false, "fault": {"id": "{fault}", "phase": "after"}}
+      """
+
+    Examples:
+      | answer           | plan                   | status |
+      | status 503       | "status": 503          | 503    |
+      | malformed answer | "network": "malformed" | 200    |
+
   @direct @writes @FAULT-42 @JRNL-19 @JRNL-20
   Scenario: A POST its client gave up on during a delay before the API was not carried out and spent nothing
     Given a fresh sandbox account
@@ -439,3 +517,84 @@ Feature: Planned faults
       """
     When I send a GET request to "/v1/testers"
     Then the header "X-RateLimit-Remaining" should be equal to the saved "left" minus 1
+
+  @writes @delivery @FAULT-33 @FAULT-37 @FAULT-39
+  Scenario: A webhook fault touches the first attempt of its event type's next deliveries only, and each record shows it as it was when it hit
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created, bug.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "bug.created", "webhook": "badSignature", "count": 2}'
+    And I save the JSON at "data.id" as "faultId"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Other type", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I save the JSON at "data.id" as "campaignId"
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+    Given the receiver answers 500 to the next 1 delivery
+    When I send a POST request to "/_sandbox/bugs" with the body '{"campaignId": "{campaignId}", "title": "First hit", "severity": "low"}'
+    Then within 10 seconds the receiver should get a "bug.created" event
+    And the delivery's signature should not verify with the webhook's secret
+    And within 10 seconds the receiver should get the same event again
+    And the delivery should be signed with the webhook's secret
+    When I send a POST request to "/_sandbox/bugs" with the body '{"campaignId": "{campaignId}", "title": "Second hit", "severity": "low"}'
+    Then within 10 seconds the receiver should get a "bug.created" event
+    And the delivery's signature should not verify with the webhook's secret
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    And I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 4 items
+    And the JSON at "data.items.0" should match:
+      """
+      {"eventType": "bug.created", "attempt": 1, "fault": {"id": "{faultId}", "webhook": "badSignature", "count": 0, "fired": 2}}
+      """
+    And the JSON at "data.items.1.eventType" should be "bug.created"
+    And the JSON at "data.items.1.attempt" should equal 2
+    And the JSON at "data.items.1.fault" should equal null
+    And the JSON at "data.items.2" should match:
+      """
+      {"eventType": "bug.created", "attempt": 1, "statusCode": 500, "fault": {"id": "{faultId}", "webhook": "badSignature", "count": 1, "fired": 1}}
+      """
+    And the JSON at "data.items.3.eventType" should be "campaign.created"
+    And the JSON at "data.items.3.fault" should equal null
+
+  @writes @delivery @FAULT-35
+  Scenario: While a reorder webhook fault holds a delivery, settling counts it as held and does not wait for it
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "webhook": "reorder"}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Held back", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the response status should be 200
+    And the JSON at "data" should match:
+      """
+      {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 0, "held": 1}
+      """
+    And the receiver should have got no "campaign.created" event
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Goes first", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the JSON at "data.name" should be "Goes first"
+    And within 10 seconds the receiver should get a "campaign.created" event
+    And the JSON at "data.name" should be "Held back"
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the JSON at "data" should match:
+      """
+      {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 0, "held": 0}
+      """
+
+  @writes @delivery @FAULT-36
+  Scenario: A delayed webhook fault holds the delivery, counted as scheduled, until its time comes
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "delayMs": 3000}'
+    And I save the JSON at "data.id" as "faultId"
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Later", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 200}'
+    Then the JSON at "data" should match:
+      """
+      {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 1, "held": 0}
+      """
+    And no further "campaign.created" delivery should reach the receiver within 1 second
+    And within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the JSON at "data.scheduled" should equal 0
+    When I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0.fault.id" should equal the saved "faultId"

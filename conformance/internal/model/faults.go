@@ -36,6 +36,9 @@ type plannedFault struct {
 	// delayed: it waits before the API sees the request (delayMs), and a
 	// client that gives up meanwhile has the request not carried out.
 	delayed bool
+	// after: phase "after", the API carries the request out first and the
+	// fault acts on its answer (FAULT-41).
+	after bool
 	// retryAfter is the Retry-After its answer carries, "" for none
 	// (FAULT-14, FAULT-15); headers are extra headers of the answer
 	// (FAULT-16), which replace the sandbox's own; body, when set, is
@@ -58,14 +61,21 @@ func (f *plannedFault) matches(method, path string) bool {
 // answersInPlace says whether the fault answers instead of the API, so that
 // the request spends no budget and changes nothing (FAULT-26, FAULT-28).
 func (f *plannedFault) answersInPlace() bool {
+	return !f.after && f.replaces()
+}
+
+// replaces says whether the fault's answer, or the lack of one, stands in
+// for the API's: a status, a drop or a malformed body.
+func (f *plannedFault) replaces() bool {
 	return f.status != 0 || f.network == netReset || f.network == netClose || f.network == netMalformed
 }
 
 // carriesOut says whether the request reaches the API whatever its client
-// sees of the answer, gives up on included (FAULT-43): a truncate or a
-// trickle. A delay carries it out only if the client waits it out.
+// sees of the answer, gives up on included (FAULT-43): any fault of phase
+// after, a truncate or a trickle. A delay before the API carries it out
+// only if the client waits it out.
 func (f *plannedFault) carriesOut() bool {
-	return !f.delayed && (f.network == netTruncate || f.network == netTrickle)
+	return f.after || (!f.delayed && (f.network == netTruncate || f.network == netTrickle))
 }
 
 func (f *plannedFault) String() string {
@@ -130,7 +140,7 @@ func (p *faultPlan) fire(f *plannedFault) {
 // faultFields are the fields of a fault the model follows.
 var faultFields = map[string]bool{
 	"method": true, "path": true, "count": true, "rate": true, "seed": true, "status": true,
-	"retryAfter": true, "delayMs": true, "network": true, "trickleMs": true, "headers": true, "body": true,
+	"retryAfter": true, "delayMs": true, "network": true, "trickleMs": true, "headers": true, "body": true, "phase": true,
 }
 
 // faultOf reads a fault as planned (planned: a POST body, whose count
@@ -142,6 +152,7 @@ func faultOf(m map[string]any, planned bool) (*plannedFault, bool) {
 	if d, ok := intOf(m["delayMs"]); ok && d > 0 {
 		f.delayed = true
 	}
+	f.after = m["phase"] == "after"
 	if r, ok := m["rate"].(json.Number); ok {
 		x, err := strconv.ParseFloat(string(r), 64)
 		f.random = err != nil || x < 1
@@ -267,8 +278,10 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		if id == "" {
 			return false, ""
 		}
-		// Some fault hit it, of a kind the model does not hold: learn.
-		c.a.v1.known = false
+		// Some fault hit it, of a kind the model does not hold: it may
+		// have let the API carry the request out first (FAULT-41). Learn.
+		c.a.v1.known, c.a.v1.untouched = false, false
+		c.a.forgetWrites()
 		c.a.logRequest(o, c.exact, id)
 		return true, id
 	}
@@ -287,6 +300,11 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		// fault dropped it: this answer may follow drops the model did not
 		// see, each spending a fault's count and leaving a journal entry.
 		p.known, c.a.logKnown = false, false
+		if dropsAfter(may) {
+			// Each unseen attempt was carried out before its drop.
+			c.a.v1.known, c.a.v1.untouched = false, false
+			c.a.forgetWrites()
+		}
 		if id == "" {
 			return false, ""
 		}
@@ -296,6 +314,11 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 			return true, id
 		}
 		p.fire(hit)
+		if hit.after && hit.replaces() {
+			c.a.v1.known, c.a.v1.untouched = false, false
+			c.a.forgetWrites()
+			return true, id
+		}
 		if !hit.answersInPlace() {
 			return false, id
 		}
@@ -323,6 +346,17 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		c.judge("FAULT-9")
 	}
 	p.fire(hit)
+	if hit.after && hit.replaces() {
+		// Carried out, its answer replaced (FAULT-41): it spent its unit
+		// and wrote what the model cannot see.
+		c.a.forgetWrites()
+		c.rate(&c.a.v1, true, "FAULT-41", "the /v1 limit (a request a fault of phase after answered was carried out first)")
+		c.a.logRequest(o, c.exact, id)
+		if c.exact {
+			c.faultAnswer(hit)
+		}
+		return true, id
+	}
 	if !hit.answersInPlace() {
 		// Delayed, trickled or truncated: the API answered, and the request
 		// counts like any other (FAULT-27).
@@ -426,6 +460,12 @@ func (a *account) abandoned(method, path string, exact bool) {
 	}
 	may, must := a.plan.candidates(method, path)
 	if must != nil && len(may) == 1 && must.carriesOut() {
+		if replayable(method) && (must.network == netReset || must.network == netClose) {
+			// Sent again by the client's HTTP stack, each attempt carried
+			// out before its drop: how many is unknown.
+			a.forget()
+			return
+		}
 		a.plan.fire(must)
 		a.forgetWrites()
 		a.v1.spentUnseen()
@@ -444,6 +484,17 @@ func (a *account) abandoned(method, path string, exact bool) {
 	}
 	a.plan.fire(must)
 	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, fault: must.id, size: entrySize(method, path, "", nil, 0)})
+}
+
+// dropsAfter says whether a fault of phase after that drops the connection
+// may hit the request: each attempt it drops was carried out first.
+func dropsAfter(may []*plannedFault) bool {
+	for _, f := range may {
+		if f.after && (f.network == netReset || f.network == netClose) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayDrop says whether a request of method, which the faults may match,
