@@ -11,7 +11,5 @@ var unprovenYet = map[string]bool{
 	"CTL-2": true, "CTL-4": true, "CTL-5": true, "CTL-6": true,
 	"RESET-1": true, "RESET-3": true, "RESET-6": true,
 	"CLK-1": true, "CLK-5": true,
-	"FAULT-4": true, "FAULT-9": true, "FAULT-13": true, "FAULT-14": true, "FAULT-16": true, "FAULT-17": true, "FAULT-18": true, "FAULT-22": true, "FAULT-26": true, "FAULT-30": true, "FAULT-32": true, "FAULT-41": true, "FAULT-42": true, "FAULT-43": true,
-	"JRNL-3": true, "JRNL-4": true, "JRNL-6": true, "JRNL-7": true, "JRNL-11": true, "JRNL-14": true, "JRNL-19": true, "JRNL-20": true,
 	"SHR-12": true,
 }
