@@ -211,6 +211,28 @@ func plannedFaultProofs() []proof {
 			}),
 		},
 		{
+			name: "a webhook fault's retry recorded as touched by it", rule: "FAULT-33",
+			caught: []string{"A webhook fault touches the first attempt of its event type's next deliveries only, and each record shows it as it was when it hit"},
+			wrap: func(next http.Handler) http.Handler {
+				return onControls(next, nil, func(req *http.Request, r *response) {
+					if !isGet(req, "/_sandbox/deliveries") {
+						return
+					}
+					first := map[string]any{}
+					r.eachItem(func(it map[string]any) {
+						if it["fault"] != nil {
+							first[toString(it["eventId"])+" "+toString(it["webhookId"])] = it["fault"]
+						}
+					})
+					r.eachItem(func(it map[string]any) {
+						if f, ok := first[toString(it["eventId"])+" "+toString(it["webhookId"])]; ok && it["fault"] == nil {
+							it["fault"] = f
+						}
+					})
+				})
+			},
+		},
+		{
 			name: "settling does not count a held delivery", rule: "FAULT-35",
 			caught: []string{"While a reorder webhook fault holds a delivery, settling counts it as held and does not wait for it"},
 			wrap:   controlAnswer(http.MethodPost, "/_sandbox/deliveries/settle", func(d map[string]any) { d["held"] = json.Number("0") }),

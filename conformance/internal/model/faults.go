@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
@@ -33,9 +34,10 @@ type plannedFault struct {
 	random  bool   // it has a rate below 1: whether it hits is drawn
 	status  int
 	network string
-	// delayed: it waits before the API sees the request (delayMs), and a
-	// client that gives up meanwhile has the request not carried out.
-	delayed bool
+	// delay is how long it waits before the API sees the request
+	// (delayMs); a client that gives up meanwhile has the request not
+	// carried out (FAULT-42).
+	delay time.Duration
 	// after: phase "after", the API carries the request out first and the
 	// fault acts on its answer (FAULT-41).
 	after bool
@@ -75,7 +77,7 @@ func (f *plannedFault) replaces() bool {
 // after, a truncate or a trickle. A delay before the API carries it out
 // only if the client waits it out.
 func (f *plannedFault) carriesOut() bool {
-	return f.after || (!f.delayed && (f.network == netTruncate || f.network == netTrickle))
+	return f.after || (f.delay == 0 && (f.network == netTruncate || f.network == netTrickle))
 }
 
 func (f *plannedFault) String() string {
@@ -150,7 +152,7 @@ func faultOf(m map[string]any, planned bool) (*plannedFault, bool) {
 	f := &plannedFault{id: str(m["id"]), method: str(m["method"]), path: str(m["path"]), network: str(m["network"]), left: -1}
 	f.status, _ = intOf(m["status"])
 	if d, ok := intOf(m["delayMs"]); ok && d > 0 {
-		f.delayed = true
+		f.delay = time.Duration(d) * time.Millisecond
 	}
 	f.after = m["phase"] == "after"
 	if r, ok := m["rate"].(json.Number); ok {
@@ -453,12 +455,19 @@ func faultsNamed(fs []*plannedFault) string {
 // unit of the budget whatever the client saw (FAULT-27, FAULT-29): what it
 // wrote is unknown, what it spent is not. Anything else may have done
 // anything, and the model forgets what it cannot know.
-func (a *account) abandoned(method, path string, exact bool) {
+func (a *account) abandoned(method, path, query string, exact bool, waited time.Duration) {
 	if !exact || !a.plan.known || !strings.HasPrefix(path, "/v1") {
 		a.forget()
 		return
 	}
 	may, must := a.plan.candidates(method, path)
+	if must != nil && len(may) == 1 && !must.after && must.delay > 0 && waited < must.delay/2 {
+		// Given up well within a delay before the API: not carried out,
+		// nothing spent or written, journalled with no status (FAULT-42).
+		a.plan.fire(must)
+		a.reqlog = append(a.reqlog, logEntry{method: method, path: path, query: query, fault: must.id, size: entrySize(method, path, query, nil, 0)})
+		return
+	}
 	if must != nil && len(may) == 1 && must.carriesOut() {
 		if replayable(method) && (must.network == netReset || must.network == netClose) {
 			// Sent again by the client's HTTP stack, each attempt carried
@@ -483,7 +492,7 @@ func (a *account) abandoned(method, path string, exact bool) {
 		return
 	}
 	a.plan.fire(must)
-	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, fault: must.id, size: entrySize(method, path, "", nil, 0)})
+	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, query: query, fault: must.id, size: entrySize(method, path, query, nil, 0)})
 }
 
 // dropsAfter says whether a fault of phase after that drops the connection

@@ -200,6 +200,9 @@ func (m *Model) account(key string) *account {
 type Flight struct {
 	acct       *account
 	overlapped bool
+	// sent is when the request left, so that a request given up on can be
+	// placed against a planned delay.
+	sent time.Time
 }
 
 // Begin opens the flight of one request of key, before it is sent, so
@@ -209,7 +212,7 @@ func (m *Model) Begin(key string) *Flight {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a := m.account(key)
-	f := &Flight{acct: a}
+	f := &Flight{acct: a, sent: time.Now()}
 	if len(a.inflight) > 0 {
 		f.overlapped = true
 		for o := range a.inflight {
@@ -220,13 +223,13 @@ func (m *Model) Begin(key string) *Flight {
 	return f
 }
 
-// Abandon ends a flight of method and path that got no answer: a planned
-// fault dropped it, or what it did is unknown.
-func (m *Model) Abandon(f *Flight, method, path string) {
+// Abandon ends a flight of method, path and raw query that got no answer:
+// a planned fault dropped it, or what it did is unknown.
+func (m *Model) Abandon(f *Flight, method, path, query string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(f.acct.inflight, f)
-	f.acct.abandoned(method, path, f.acct.owned && !f.overlapped)
+	f.acct.abandoned(method, path, query, f.acct.owned && !f.overlapped, time.Since(f.sent))
 	f.acct.remember(method + " " + path + " → no answer")
 }
 

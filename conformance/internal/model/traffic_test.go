@@ -53,7 +53,7 @@ func replay(t *testing.T, exchanges []ex) []string {
 		}
 		f := m.Begin(trafficKey)
 		if e.dropped {
-			m.Abandon(f, method, u.Path)
+			m.Abandon(f, method, u.Path, u.RawQuery)
 			continue
 		}
 		h := http.Header{"Date": {trafficNow.Format(http.TimeFormat)}}
@@ -355,6 +355,23 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
 			},
 			want: "want X-RateLimit-Remaining 997",
+		},
+		{
+			name: "FAULT-42: a request given up on during a delay before the API spends nothing",
+			keeps: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","delayMs":5000}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Gone","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 999", answer: emptyList},
+				{req: "GET /_sandbox/requests", status: 200, answer: `{"success":true,"data":{"items":[
+					{"method":"GET","path":"/v1/campaigns","query":"","status":200,"fault":null},
+					{"method":"POST","path":"/v1/campaigns","query":"","status":null,"fault":{"id":"flt_000001"}}],"hasMore":false,"nextCursor":null}}`},
+			},
+			breaks: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","delayMs":5000}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Gone","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 998", answer: emptyList},
+			},
+			want: "want X-RateLimit-Remaining 999 after its first request",
 		},
 		{
 			name: "FAULT-30, FAULT-31, FAULT-32: the plan lists what is left, and clearing says how many it cleared",

@@ -99,7 +99,7 @@ func (t *Target) Send(ctx context.Context, r Request) (*wire.Exchange, error) {
 	ex.Elapsed = time.Since(ex.Sent)
 	if err != nil {
 		if fl != nil {
-			t.Model.Abandon(fl, req.Method, req.URL.Path)
+			t.Model.Abandon(fl, req.Method, req.URL.Path, req.URL.RawQuery)
 		}
 		return ex, err
 	}
