@@ -50,7 +50,7 @@ func webhookFaultProofs() []proof {
 		},
 		{
 			name: "a delay of a tenth", rule: "FAULT-36", opts: frozen,
-			caught: []string{"A delayed webhook fault holds the delivery until the account's clock passes it"},
+			caught: []string{"A delayed webhook fault holds the delivery, counted as scheduled, until its time comes"},
 			wrap: plans(func(plan map[string]any) {
 				if plan["delayMs"] != nil {
 					plan["delayMs"] = 100

@@ -534,7 +534,8 @@ Feature: Planned faults
     And the delivery's signature should not verify with the webhook's secret
     And within 10 seconds the receiver should get the same event again
     And the delivery should be signed with the webhook's secret
-    When I send a POST request to "/_sandbox/bugs" with the body '{"campaignId": "{campaignId}", "title": "Second hit", "severity": "low"}'
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    And I send a POST request to "/_sandbox/bugs" with the body '{"campaignId": "{campaignId}", "title": "Second hit", "severity": "low"}'
     Then within 10 seconds the receiver should get a "bug.created" event
     And the delivery's signature should not verify with the webhook's secret
     When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
@@ -582,7 +583,7 @@ Feature: Planned faults
   Scenario: A delayed webhook fault holds the delivery, counted as scheduled, until its time comes
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
-    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "delayMs": 3000}'
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "delayMs": 5000}'
     And I save the JSON at "data.id" as "faultId"
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Later", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
     And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 200}'
@@ -590,6 +591,7 @@ Feature: Planned faults
       """
       {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 1, "held": 0}
       """
+    And the receiver should have got no "campaign.created" event
     And no further "campaign.created" delivery should reach the receiver within 1 second
     And within 10 seconds the receiver should get a "campaign.created" event
     And the delivery should be signed with the webhook's secret
