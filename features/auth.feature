@@ -124,6 +124,20 @@ Feature: Authentication
     Then the response status should be 200
     And the response should be a success envelope
 
+  @sandbox @stable @AUTH-9
+  Scenario Outline: The scheme word is matched in any case: <scheme>
+    Given I use the Authorization header "<scheme> {key}"
+    When I send a <method> request to "<path>"
+    Then the response status should be 200
+    And the response should be a success envelope
+
+    Examples:
+      | scheme | method | path          |
+      | bearer | GET    | /v1/bugs      |
+      | BEARER | GET    | /v1/campaigns |
+      | BeArEr | GET    | /v1/testers   |
+      | bEARER | GET    | /v1/analytics |
+
   @must @stable @AUTH-1
   Scenario: A key sent without the Bearer scheme is not accepted
     Spec §5: every request carries "Authorization: Bearer <API_KEY>". A
@@ -143,23 +157,53 @@ Feature: Authentication
     And the response should be an error envelope
 
   @sandbox @stable @AUTH-11 @AUTH-14 @AUTH-5
-  Scenario Outline: The sandbox refuses <case> with 401 INVALID_API_KEY
+  Scenario Outline: The sandbox refuses <case> with 401 INVALID_API_KEY, saying why
+    The message names the problem in a word a reader looks for (AUTH-14).
+
     Given I use the Authorization header "<header>"
     When I send a GET request to "/v1/campaigns"
     Then the response status should be 401
     And the response should be an error envelope
     And the error code should be "INVALID_API_KEY"
     And the header "WWW-Authenticate" should contain "Bearer"
+    And the JSON at "error.message" should match the pattern "(?i)<says>"
 
     Examples:
-      | case                     | header                                |
-      | another scheme           | Basic {key}                           |
-      | an empty key             | Bearer                                |
-      | an unknown prefix        | Bearer sk_test_{random}               |
-      | an empty secret          | Bearer svc_test_                      |
-      | a secret with bad chars  | Bearer svc_test_has*star              |
-      | an expired key           | Bearer svc_test_expired{random}       |
-      | a live key               | Bearer svc_live_{random}              |
+      | case                     | header                                | says      |
+      | another scheme           | Basic {key}                           | scheme    |
+      | an empty key             | Bearer                                | empty     |
+      | an unknown prefix        | Bearer sk_test_{random}               | prefix    |
+      | an empty secret          | Bearer svc_test_                      | malformed |
+      | a secret with bad chars  | Bearer svc_test_has*star              | malformed |
+      | an expired key           | Bearer svc_test_expired{random}       | expired   |
+      | a live key               | Bearer svc_live_{random}              | live      |
+
+  @sandbox @stable @AUTH-14 @AUTH-7
+  Scenario: The sandbox says that the Authorization header is missing
+    Given I am not authenticated
+    When I send a GET request to "/v1/bugs"
+    Then the response status should be 401
+    And the error code should be "INVALID_API_KEY"
+    And the JSON at "error.message" should match the pattern "(?i)missing"
+
+  @sandbox @stable @AUTH-15 @AUTH-7
+  Scenario Outline: Authentication comes before routing: <method> <path> without a key is 401
+    Given I am not authenticated
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the response status should be 401
+    And the response should be an error envelope
+    And the error code should be "INVALID_API_KEY"
+    And the header "WWW-Authenticate" should contain "Bearer"
+
+    Examples:
+      | method | path                      | body |
+      | GET    | /v1/conform-no-such-route |      |
+      | GET    | /v1/campaigns/            |      |
+      | DELETE | /v1/campaigns             |      |
+      | POST   | /v1/bugs                  | {}   |
+      | GET    | /v1                       |      |
+      | GET    | /_sandbox/no-such-control |      |
+      | GET    | /_sandbox/events          |      |
 
   @sandbox @AUTH-7 @AUTH-15 @RATE-8
   Scenario Outline: The sandbox refuses <method> <path> without a header with 401 INVALID_API_KEY

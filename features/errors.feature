@@ -154,6 +154,40 @@ Feature: Errors
     And the response should be an error envelope
     And the error code should be "UNSUPPORTED_MEDIA_TYPE"
 
+  @sandbox @stable @writes @ERR-18
+  Scenario Outline: A JSON body sent as <type> is read
+    The media type is matched in any case, and its parameters are allowed.
+
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with a "<type>" body:
+      """
+      {"name": "Typed", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}
+      """
+    Then the response status should be 200
+    And the JSON at "data.name" should be "Typed"
+
+    Examples:
+      | type                            |
+      | application/json; charset=utf-8 |
+      | application/json;charset=UTF-8  |
+      | Application/JSON                |
+
+  @sandbox @stable @ERR-18
+  Scenario Outline: A body sent as <type> is 415 UNSUPPORTED_MEDIA_TYPE
+    When I send a POST request to "/v1/campaigns" with a "<type>" body:
+      """
+      {"name": "Typed", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}
+      """
+    Then the response status should be 415
+    And the response should be an error envelope
+    And the error code should be "UNSUPPORTED_MEDIA_TYPE"
+
+    Examples:
+      | type                              |
+      | text/json                         |
+      | application/x-www-form-urlencoded |
+      | application/vnd.api+json          |
+
   @sandbox @stable @ERR-19
   Scenario: A body over 1 MiB is 413 PAYLOAD_TOO_LARGE
     When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes
@@ -183,6 +217,30 @@ Feature: Errors
       """
     Then the response status should be 400
     And the error code should be "INVALID_JSON"
+
+  @sandbox @stable @ERR-9
+  Scenario Outline: A JSON body that is not one object is 400 INVALID_JSON: <body>
+    When I send a POST request to "/v1/campaigns" with the body '<body>'
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+
+    Examples:
+      | body                                                                           |
+      | []                                                                             |
+      | [{"name": "In an array", "platform": "web", "testersRequired": 1, "rewardPerBug": 1}] |
+      | "campaign"                                                                     |
+      | 42                                                                             |
+      | null                                                                           |
+
+  @sandbox @stable @writes @ERR-11
+  Scenario: A JSON object that repeats a field name is 400 INVALID_JSON
+    Given a fresh sandbox account
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Twice", "platform": "web", "testersRequired": 1, "rewardPerBug": 1, "name": "Again"}'
+    Then the response status should be 400
+    And the error code should be "INVALID_JSON"
+    When I send a GET request to "/v1/campaigns"
+    Then no item at "data.items" should have "name" equal to "Again"
+    And no item at "data.items" should have "name" equal to "Twice"
 
   @sandbox @stable @ERR-10
   Scenario: A JSON object followed by more data is 400 INVALID_JSON

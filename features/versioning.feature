@@ -49,6 +49,38 @@ Feature: Versioning
       | /v1//campaigns        |
       | /v1/bugs/.            |
 
+  @sandbox @stable @ROUTE-3
+  Scenario Outline: A path with a trailing slash is an unknown route: <method> <path>
+    When I send a <method> request to "<path>" with the body '<body>'
+    Then the response status should be 404
+    And the response should be an error envelope
+    And the error code should be "NOT_FOUND"
+
+    Examples:
+      | method | path                               | body |
+      | GET    | /v1/campaigns/                     |      |
+      | POST   | /v1/campaigns/                     | {}   |
+      | GET    | /v1/bugs/                          |      |
+      | GET    | /v1/testers/                       |      |
+      | GET    | /v1/analytics/                     |      |
+      | POST   | /v1/webhooks/                      | {}   |
+      | GET    | /v1/                               |      |
+
+  @sandbox @stable @ROUTE-5
+  Scenario Outline: HEAD <path> is answered as GET is, without a body
+    When I send a HEAD request to "<path>"
+    Then the response status should be <status>
+    And the header "Content-Type" should be "application/json"
+    And the rate-limit headers should be present as integers
+
+    Examples:
+      | path                              | status |
+      | /v1/campaigns                     | 200    |
+      | /v1/bugs?status=new               | 200    |
+      | /v1/testers                       | 200    |
+      | /v1/analytics                     | 200    |
+      | /v1/campaigns/cmp_conform_no_such | 404    |
+
   @sandbox @stable @ROUTE-6
   Scenario: GET /healthz needs no key and says how the sandbox is
     Given I am not authenticated

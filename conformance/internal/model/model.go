@@ -19,6 +19,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -374,6 +375,10 @@ func (c *check) api() {
 		}
 	}
 	method := o.Method
+	if served := servedMethods(parts); served != nil && !slices.Contains(served, method) {
+		c.wrongMethod(served)
+		return
+	}
 	if method == http.MethodHead {
 		c.head()
 		return
@@ -414,13 +419,78 @@ func (c *check) unknownRoute() {
 }
 
 // head holds HEAD to what GET would answer (ROUTE-5: HEAD is answered wherever
-// GET is): no body, and nothing changes.
+// GET is, with the headers GET would send): no body, and nothing changes.
 func (c *check) head() {
 	c.judge("ROUTE-5")
-	if c.sandbox && c.o.Status == http.StatusOK && len(c.o.Body) > 0 {
+	if c.sandbox && c.o.Status == http.StatusMethodNotAllowed {
+		c.fail("ROUTE-5", "HEAD is answered wherever GET is", "the answer GET would give", fmt.Sprintf("%d %s", c.o.Status, c.o.errorCode()))
+		return
+	}
+	if !c.sandbox || c.o.Status != http.StatusOK {
+		return
+	}
+	if len(c.o.Body) > 0 {
 		c.fail("ROUTE-5", "HEAD is answered like GET, without a body", "an empty body", fmt.Sprintf("%d bytes", len(c.o.Body)))
 	}
+	if ct := c.o.Header.Get("Content-Type"); ct != "application/json" {
+		c.fail("ROUTE-5", "HEAD carries the headers GET would send", "Content-Type: application/json", fmt.Sprintf("Content-Type: %q", ct))
+	}
 }
+
+// servedMethods are the methods a /v1 route serves, HEAD wherever GET is;
+// nil for a path no route has.
+func servedMethods(parts []string) []string {
+	switch {
+	case len(parts) == 2 && parts[1] == "campaigns":
+		return []string{http.MethodGet, http.MethodHead, http.MethodPost}
+	case len(parts) == 2 && (parts[1] == "bugs" || parts[1] == "testers" || parts[1] == "analytics"),
+		len(parts) == 3 && parts[1] == "campaigns":
+		return []string{http.MethodGet, http.MethodHead}
+	case len(parts) == 2 && parts[1] == "webhooks":
+		return []string{http.MethodPost}
+	case len(parts) == 3 && parts[1] == "bugs":
+		return []string{http.MethodPatch}
+	}
+	return nil
+}
+
+// wrongMethod holds a method a known route does not serve to 405
+// METHOD_NOT_ALLOWED with an Allow naming exactly the methods it serves
+// (ERR-17), and HEAD where GET is served to an answer (ROUTE-5). A request
+// refused before routing (its query, its size, its body's type) keeps its
+// refusal; a method outside the API's own, such as a browser's OPTIONS,
+// is a matter of CORS.
+func (c *check) wrongMethod(served []string) {
+	o := c.o
+	if !c.sandbox || !slices.Contains(routableMethods, o.Method) {
+		return
+	}
+	if o.Status != http.StatusMethodNotAllowed && o.Status >= 400 && o.Status != http.StatusNotFound {
+		return
+	}
+	c.judge("ERR-17")
+	if o.Status != http.StatusMethodNotAllowed || o.errorCode() != "METHOD_NOT_ALLOWED" {
+		c.fail("ERR-17", "a method a known path does not serve is 405 METHOD_NOT_ALLOWED", "405 METHOD_NOT_ALLOWED", fmt.Sprintf("%d %s", o.Status, o.errorCode()))
+		return
+	}
+	var allowed []string
+	for _, v := range o.Header.Values("Allow") {
+		for _, m := range strings.Split(v, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				allowed = append(allowed, m)
+			}
+		}
+	}
+	slices.Sort(allowed)
+	want := slices.Sorted(slices.Values(served))
+	if !slices.Equal(allowed, want) {
+		c.fail("ERR-17", "Allow lists exactly the methods the path serves", "Allow: "+strings.Join(want, ", "), "Allow: "+strings.Join(o.Header.Values("Allow"), ", "))
+	}
+}
+
+// routableMethods are the methods the API routes; others are not judged
+// against its routes.
+var routableMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 
 // refusal says whether the answer refuses the request, and checks that it
 // refuses it the way the contract says. codes lists the acceptable codes

@@ -192,10 +192,55 @@ func TestModelRules(t *testing.T) {
 		name: "HEAD has no body",
 		rule: "HEAD is answered like GET, without a body",
 		kept: func(f *fakeAccount) []Disagreement {
-			return f.exchange("HEAD", "/v1/campaigns", "", 200, "")
+			return f.exchange("HEAD", "/v1/campaigns", "", 200, "", "Content-Type", "application/json")
 		},
 		broken: func(f *fakeAccount) []Disagreement {
-			return f.exchange("HEAD", "/v1/campaigns", "", 200, list())
+			return f.exchange("HEAD", "/v1/campaigns", "", 200, list(), "Content-Type", "application/json")
+		},
+	}, {
+		name: "HEAD carries the content type GET sends",
+		rule: "HEAD carries the headers GET would send",
+		kept: func(f *fakeAccount) []Disagreement {
+			return f.exchange("HEAD", "/v1/bugs", "", 200, "", "Content-Type", "application/json")
+		},
+		broken: func(f *fakeAccount) []Disagreement {
+			return f.exchange("HEAD", "/v1/bugs", "", 200, "")
+		},
+	}, {
+		name: "HEAD is answered wherever GET is",
+		rule: "HEAD is answered wherever GET is",
+		kept: func(f *fakeAccount) []Disagreement {
+			return f.exchange("HEAD", "/v1/testers", "", 200, "", "Content-Type", "application/json")
+		},
+		broken: func(f *fakeAccount) []Disagreement {
+			return f.exchange("HEAD", "/v1/testers", "", 405, failure(405, "METHOD_NOT_ALLOWED"), "Allow", "GET")
+		},
+	}, {
+		name: "Allow names exactly the methods served",
+		rule: "Allow lists exactly the methods the path serves",
+		kept: func(f *fakeAccount) []Disagreement {
+			return f.exchange("DELETE", "/v1/campaigns", "", 405, failure(405, "METHOD_NOT_ALLOWED"), "Allow", "POST, GET,HEAD")
+		},
+		broken: func(f *fakeAccount) []Disagreement {
+			return f.exchange("DELETE", "/v1/campaigns", "", 405, failure(405, "METHOD_NOT_ALLOWED"), "Allow", "GET, HEAD, POST, DELETE")
+		},
+	}, {
+		name: "a wrong method is 405",
+		rule: "a method a known path does not serve is 405 METHOD_NOT_ALLOWED",
+		kept: func(f *fakeAccount) []Disagreement {
+			return f.exchange("GET", "/v1/webhooks", "", 405, failure(405, "METHOD_NOT_ALLOWED"), "Allow", "POST")
+		},
+		broken: func(f *fakeAccount) []Disagreement {
+			return f.exchange("GET", "/v1/webhooks", "", 404, failure(404, "NOT_FOUND"))
+		},
+	}, {
+		name: "a body sent as JSON is read, never 415",
+		rule: "a body sent as application/json, with parameters or in any case, is read",
+		kept: func(f *fakeAccount) []Disagreement {
+			return f.exchange("POST", "/v1/campaigns", `{"name":"x"`, 400, failure(400, "INVALID_JSON"))
+		},
+		broken: func(f *fakeAccount) []Disagreement {
+			return f.exchange("POST", "/v1/campaigns", `{"name":"x"`, 415, failure(415, "UNSUPPORTED_MEDIA_TYPE"))
 		},
 	}, {
 		name: "a bug moves only as the lifecycle table allows",

@@ -61,6 +61,10 @@ func (c *check) body() (map[string]any, bool) {
 		}
 		return nil, false
 	}
+	if c.sandbox && o.Status == http.StatusUnsupportedMediaType {
+		c.fail("ERR-18", "a body sent as application/json, with parameters or in any case, is read", "the body read", fmt.Sprintf("415 for Content-Type %q", ct))
+		return nil, false
+	}
 	obj, dup, err := decodeStrictObject(o.ReqBody)
 	if err != nil {
 		rule := "ERR-9"

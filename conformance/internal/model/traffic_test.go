@@ -417,14 +417,14 @@ func TestModelJudgesTheRestOfAnyTraffic(t *testing.T) {
 			keeps: []ex{
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
 				{req: "GET /v1/bugs?limit=5", status: 200, headers: "Remaining: 998", answer: emptyList},
-				{req: "HEAD /v1/bugs", status: 200, headers: "Remaining: 997"},
+				{req: "HEAD /v1/bugs", status: 200, headers: "Remaining: 997; Content-Type: application/json"},
 				{req: "GET /_sandbox/requests?method=GET&path=/v1/bugs*", status: 200, answer: `{"success":true,"data":{"items":[
 					{"method":"GET","path":"/v1/bugs","query":"limit=5","status":200,"fault":null}],"hasMore":false,"nextCursor":null}}`},
 			},
 			breaks: []ex{
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
 				{req: "GET /v1/bugs?limit=5", status: 200, headers: "Remaining: 998", answer: emptyList},
-				{req: "HEAD /v1/bugs", status: 200, headers: "Remaining: 997"},
+				{req: "HEAD /v1/bugs", status: 200, headers: "Remaining: 997; Content-Type: application/json"},
 				{req: "GET /_sandbox/requests?method=GET&path=/v1/bugs*", status: 200, answer: `{"success":true,"data":{"items":[
 					{"method":"HEAD","path":"/v1/bugs","query":"","status":200,"fault":null},
 					{"method":"GET","path":"/v1/bugs","query":"limit=5","status":200,"fault":null}],"hasMore":false,"nextCursor":null}}`},

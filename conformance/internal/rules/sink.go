@@ -134,11 +134,14 @@ func (s *Sink) SentKeys() []string {
 }
 
 // leaks tells whether text shows more of key than its prefix and last four
-// characters, in any of the spellings every report is cleaned of.
+// characters: the key in any of the spellings every report is cleaned of,
+// or a fragment of it.
 func leaks(text []byte, key string) bool {
-	for _, sp := range wire.Spellings(key) {
-		if bytes.Contains(text, []byte(sp)) {
-			return true
+	for _, forms := range [][]string{wire.Spellings(key), wire.Fragments(key)} {
+		for _, f := range forms {
+			if bytes.Contains(text, []byte(f)) {
+				return true
+			}
 		}
 	}
 	return false
@@ -196,6 +199,16 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 		}
 		if err := CheckJSONContentType(e); err != nil {
 			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: contentLevel, Message: err.Error(), Request: where, Exchange: e})
+		}
+	}
+	// The sandbox says exactly application/json, HEAD included, which
+	// answers the headers GET would: a charset or a +json type is a choice
+	// it documents against (ENV-9), whatever the spec allows (ENV-8).
+	if profile == wire.ProfileSandbox && !planned && !unread && (inAPI || strings.HasPrefix(req.URL.Path, "/_sandbox/")) {
+		sink.Judged("ENV-9")
+		if ct := e.Header.Get("Content-Type"); ct != "application/json" {
+			sink.Broke(RuleViolation{ID: "ENV-9", Rule: "every answer under /v1/ and /_sandbox/ says Content-Type: application/json", Level: wire.LevelSandbox,
+				Message: fmt.Sprintf("want Content-Type \"application/json\" exactly, got %q", ct), Request: where, Exchange: e})
 		}
 	}
 	if profile == wire.ProfileSandbox && !planned && !unread {

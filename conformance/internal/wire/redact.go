@@ -43,10 +43,53 @@ func Spellings(key string) []string {
 	return redactions.of(key).spellings
 }
 
+// Fragments are the parts of key that show more of it than its hint (AUTH-6:
+// no answer repeats a key beyond its prefix and last four characters): its
+// prefix with the first four characters of its secret, in every spelling
+// Spellings knows, and every run of twelve characters of a secret long
+// enough to hold one apart from its last four. A run of one repeated
+// character is left out: it says nothing of the key, and padding shows it.
+func Fragments(key string) []string {
+	return redactions.of(key).fragments
+}
+
+// fragmentRun is the length of a run of a secret that gives it away.
+const fragmentRun = 12
+
+func fragments(key string) []string {
+	prefix := ""
+	for _, p := range []string{LivePrefix, TestPrefix} {
+		if strings.HasPrefix(key, p) {
+			prefix = p
+		}
+	}
+	secret := key[len(prefix):]
+	if prefix == "" || len(secret) <= 4 {
+		return nil
+	}
+	var out []string
+	for _, u := range escapes['_'] {
+		for _, h := range escapes['-'] {
+			out = append(out, spell(prefix+secret[:4], u, h))
+		}
+	}
+	if len(secret) < fragmentRun+4 {
+		return out
+	}
+	for i := 0; i+fragmentRun <= len(secret); i++ {
+		run := secret[i : i+fragmentRun]
+		if strings.Count(run, run[:1]) < fragmentRun {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
 // redaction is what Spellings and Redactor work out for one key, kept
 // since every answer and every report line asks again.
 type redaction struct {
 	spellings []string
+	fragments []string
 	replacer  *strings.Replacer
 }
 
@@ -79,7 +122,7 @@ func (c *redactionCache) of(key string) *redaction {
 	for _, s := range sp {
 		pairs = append(pairs, s, shown)
 	}
-	r = &redaction{spellings: sp, replacer: strings.NewReplacer(pairs...)}
+	r = &redaction{spellings: sp, fragments: fragments(key), replacer: strings.NewReplacer(pairs...)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if kept, ok := c.byKey[key]; ok {
