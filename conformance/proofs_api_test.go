@@ -51,6 +51,7 @@ func envelopeProofs() []proof {
 	return []proof{
 		{
 			name: "success is the string \"true\"", rule: "ENV-1",
+			says:   "envelope rule (spec §4): \"success\" must be a boolean",
 			caught: []string{"GET /v1/campaigns answers in the envelope", "GET /v1/analytics succeeds with data as an object", "A new campaign is a draft"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.envelope(func(m map[string]any) {
@@ -62,6 +63,7 @@ func envelopeProofs() []proof {
 		},
 		{
 			name: "success left out of failures", rule: "ENV-1",
+			says:   "\"success\" is missing",
 			caught: []string{"A refused request answers with the error envelope", "PATCH /v1/bugs/bug_conform_no_such answers in the envelope"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.envelope(func(m map[string]any) {
@@ -73,6 +75,7 @@ func envelopeProofs() []proof {
 		},
 		{
 			name: "data is an array", rule: "ENV-2",
+			says:   "\"data\" must be an object",
 			caught: []string{"GET /v1/bugs succeeds with data as an object", "GET /v1/testers answers in the envelope"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.envelope(func(m map[string]any) {
@@ -103,11 +106,13 @@ func envelopeProofs() []proof {
 		},
 		{
 			name: "error.message missing", rule: "ENV-5",
+			says:   "\"error.message\" must be a string",
 			caught: []string{"A refused request answers with the error envelope", "POST /v1/webhooks answers in the envelope"},
 			wrap:   answers(func(_ *http.Request, r *response) { r.errorObject(func(e map[string]any) { delete(e, "message") }) }),
 		},
 		{
 			name: "error.status differs from the HTTP status", rule: "ENV-6",
+			says:   "\"error.status\" must repeat the HTTP status",
 			caught: []string{"An error repeats its HTTP status and carries a code and a message", "GET /v1/campaigns/cmp_conform_no_such answers in the envelope", "GET /v1/testers rejects an invalid key with 401 INVALID_API_KEY"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.errorObject(func(e map[string]any) { e["status"] = json.Number("400") })
@@ -115,6 +120,7 @@ func envelopeProofs() []proof {
 		},
 		{
 			name: "error.status a string", rule: "ENV-6",
+			says:   "\"error.status\" must be an integer",
 			caught: []string{"A refused request answers with the error envelope", "An error repeats its HTTP status and carries a code and a message"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.errorObject(func(e map[string]any) { e["status"] = strconv.Itoa(r.status) })
@@ -122,6 +128,7 @@ func envelopeProofs() []proof {
 		},
 		{
 			name: "error.status wrong only on 405", rule: "ENV-6",
+			says:   "\"error.status\" must repeat the HTTP status 405",
 			caught: []string{"A wrong method is 405 METHOD_NOT_ALLOWED with Allow"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusMethodNotAllowed {
@@ -141,11 +148,13 @@ func envelopeProofs() []proof {
 		},
 		{
 			name: "text/plain content type", rule: "ENV-8",
+			says:   "want Content-Type application/json",
 			caught: []string{"GET /v1/campaigns answers with a JSON content type", "Errors answer with a JSON content type"},
 			wrap:   answers(func(_ *http.Request, r *response) { r.header.Set("Content-Type", "text/plain; charset=utf-8") }),
 		},
 		{
 			name: "HTML on 404", rule: "ENV-8",
+			says:   "every response is JSON with a JSON content type",
 			caught: []string{"An unknown id is 404 NOT_FOUND", "An unknown route is 404 NOT_FOUND"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusNotFound {
@@ -180,16 +189,19 @@ func envelopeProofs() []proof {
 		},
 		{
 			name: "timestamps with an offset instead of Z", rule: "ENV-11",
+			says:   "exactly three fractional digits",
 			caught: []string{"Timestamps are RFC 3339 in UTC with milliseconds"},
 			wrap:   answers(func(_ *http.Request, r *response) { r.body = bytes.ReplaceAll(r.body, []byte(`Z"`), []byte(`+00:00"`)) }),
 		},
 		{
 			name: "timestamps with trailing zeros trimmed", rule: "ENV-11", opts: frozen,
+			says:   "exactly three fractional digits",
 			caught: []string{"Timestamps are RFC 3339 in UTC with milliseconds", "Bug timestamps are RFC 3339 in UTC with milliseconds"},
 			wrap:   answers(func(_ *http.Request, r *response) { r.body = bytes.ReplaceAll(r.body, []byte(`.000Z"`), []byte(`Z"`)) }),
 		},
 		{
 			name: "trimmed timestamps only in PATCH answers", rule: "ENV-11", opts: frozen,
+			says: "every timestamp is RFC 3339 UTC with three fractional digits",
 			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPatch {
 					r.body = bytes.ReplaceAll(r.body, []byte(`.000Z"`), []byte(`Z"`))
@@ -204,6 +216,7 @@ func authProofs() []proof {
 	return []proof{
 		{
 			name: "200 for a request without a key", rule: "AUTH-1",
+			says:   "want a refusal",
 			caught: []string{"GET /v1/campaigns refuses a request without credentials", "GET /v1/bugs refuses a request without credentials", "GET /v1/analytics refuses a request without credentials"},
 			wrap: asks(func(r *http.Request) {
 				if r.Header.Get("Authorization") == "" && inAPI(r) {
@@ -232,6 +245,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "401 without INVALID_API_KEY", rule: "AUTH-3",
+			says:   "want error code \"INVALID_API_KEY\"",
 			caught: []string{"GET /v1/bugs rejects an invalid key with 401 INVALID_API_KEY", "An error repeats its HTTP status and carries a code and a message"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusUnauthorized {
@@ -241,6 +255,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "403 for an invalid key", rule: "AUTH-3",
+			says:   "want HTTP status 401, got 403",
 			caught: []string{"PATCH /v1/bugs/bug_conform_no_such rejects an invalid key with 401 INVALID_API_KEY"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusUnauthorized {
@@ -269,11 +284,13 @@ func authProofs() []proof {
 		},
 		{
 			name: "no WWW-Authenticate on 401", rule: "AUTH-5",
+			says:   "WWW-Authenticate is missing",
 			caught: []string{"A 401 from GET /v1/campaigns names the Bearer scheme in WWW-Authenticate"},
 			wrap:   answers(func(_ *http.Request, r *response) { r.header.Del("WWW-Authenticate") }),
 		},
 		{
 			name: "WWW-Authenticate only on GET", rule: "AUTH-5",
+			says:   "WWW-Authenticate is missing",
 			caught: []string{"A 401 from POST /v1/campaigns names the Bearer scheme in WWW-Authenticate", "A 401 from PATCH /v1/bugs/bug_conform_no_such names the Bearer scheme in WWW-Authenticate"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if r.status == http.StatusUnauthorized && req.Method != http.MethodGet {
@@ -283,6 +300,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "the key echoed by one endpoint", rule: "AUTH-6",
+			says:   "a key is never echoed whole",
 			caught: []string{"GET /v1/testers rejects an invalid key with 401 INVALID_API_KEY"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/v1/testers" && r.status == http.StatusUnauthorized {
@@ -292,6 +310,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "the secret echoed without its prefix", rule: "AUTH-6",
+			says:   "a key is never echoed whole",
 			caught: []string{"GET /v1/bugs rejects an invalid key with 401 INVALID_API_KEY"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/v1/bugs" && r.status == http.StatusUnauthorized {
@@ -303,6 +322,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "the operator's key echoed in a header", rule: "AUTH-6",
+			says:   "a key is never echoed whole",
 			caught: []string{"Reading analytics succeeds"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/v1/analytics" {
@@ -321,6 +341,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "a missing header answered 403", rule: "AUTH-7",
+			says:   "want HTTP status 401, got 403",
 			caught: []string{"The sandbox refuses PATCH /v1/bugs/bug_conform_no_such without a header with 401 INVALID_API_KEY"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if r.status == http.StatusUnauthorized && req.Method == http.MethodPatch && req.Header.Get("Authorization") == "" {
@@ -340,6 +361,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "a lower-case scheme refused", rule: "AUTH-9",
+			says:   "want HTTP status 200, got 401",
 			caught: []string{"The scheme word is case-insensitive"},
 			wrap: asks(func(r *http.Request) {
 				if scheme(r) == "bearer" {
@@ -366,6 +388,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "a 129-character secret accepted", rule: "AUTH-11",
+			says:   "want HTTP status 401, got 200",
 			caught: []string{"A secret of 129 characters is refused"},
 			wrap: asks(func(r *http.Request) {
 				if tok := bearer(r); len(tok) == len("svc_test_")+129 {
@@ -375,6 +398,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "live keys accepted on PATCH", rule: "AUTH-12",
+			says:   "want HTTP status 401, got",
 			caught: []string{"The sandbox refuses a live key on PATCH /v1/bugs/bug_conform_no_such, without echoing it"},
 			wrap: asks(func(r *http.Request) {
 				if r.Method == http.MethodPatch && strings.HasPrefix(bearer(r), "svc_live_") {
@@ -419,6 +443,7 @@ func errorProofs() []proof {
 	return []proof{
 		{
 			name: "500 instead of 400 for malformed JSON", rule: "ERR-1",
+			says:   "want HTTP status 400, got 500",
 			caught: []string{"Malformed JSON is a client error, not a server error", "Registering with malformed JSON is a client error"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusBadRequest && bytes.Contains(r.body, []byte("INVALID_JSON")) {
@@ -429,6 +454,7 @@ func errorProofs() []proof {
 		},
 		{
 			name: "200 for an unknown id", rule: "ERR-2",
+			says:   "want HTTP status 404, got 200",
 			caught: []string{"An unknown campaign id is 404", "An unknown bug id is 404"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusNotFound {
@@ -561,6 +587,7 @@ func errorProofs() []proof {
 		},
 		{
 			name: "405 without Allow on one endpoint", rule: "ERR-17",
+			says:   "the header Allow is missing",
 			caught: []string{"A wrong method on /v1/testers is 405 METHOD_NOT_ALLOWED, Allow naming GET"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if r.status == http.StatusMethodNotAllowed && req.URL.Path == "/v1/testers" {
@@ -645,6 +672,7 @@ func routeProofs() []proof {
 	return []proof{
 		{
 			name: "the /v1 prefix ignored", rule: "ROUTE-1",
+			says:   "want a refusal",
 			caught: []string{"The version prefix is not optional: /campaigns", "The version prefix is not optional: /v2/campaigns"},
 			wrap: asks(func(r *http.Request) {
 				if !strings.HasPrefix(r.URL.Path, "/v1/") && !strings.HasPrefix(r.URL.Path, "/_sandbox/") && !strings.HasPrefix(r.URL.Path, "/openapi.") && r.URL.Path != "/healthz" {
@@ -743,6 +771,7 @@ func firstBreakProofs() []proof {
 	return []proof{
 		{
 			name: "a new campaign is not a draft", rule: "CMP-3",
+			says:   "\"active\"",
 			caught: []string{"A new campaign is a draft", "A created campaign can be read back with its details and status"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.data(func(d map[string]any) {
@@ -754,6 +783,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "createdAt as a Unix number", rule: "CMP-4",
+			says:   "\"<timestamp>\"",
 			caught: []string{"A new campaign is a draft"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.data(func(d map[string]any) {
@@ -765,6 +795,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "no rate-limit headers", rule: "RATE-1",
+			says:   "rate-limit rule (spec §8): the header X-RateLimit-Limit is missing",
 			caught: []string{"GET /v1/campaigns carries the rate-limit headers as integers", "The remaining count goes down with each request", "The limit in force does not exceed the published limits"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				for _, h := range []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
@@ -774,6 +805,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "X-RateLimit-Remaining not an integer", rule: "RATE-1",
+			says:   "must be an integer",
 			caught: []string{"GET /v1/testers carries the rate-limit headers as integers"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if v := r.header.Get("X-RateLimit-Remaining"); v != "" {
@@ -783,6 +815,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "a limit above the published maxima", rule: "RATE-2",
+			says:   "exceeds the published maximum 1000",
 			caught: []string{"The limit in force does not exceed the published limits"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Limit") != "" {
@@ -793,6 +826,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "X-RateLimit-Remaining above the limit", rule: "RATE-3",
+			says:   "exceeds X-RateLimit-Limit",
 			caught: []string{"GET /v1/analytics carries the rate-limit headers as integers"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Limit") != "" {
@@ -802,6 +836,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "X-RateLimit-Reset far away", rule: "RATE-4",
+			says:   "neither seconds until the reset",
 			caught: []string{"The reset time is plausible in every reading of its unit"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Reset") != "" {
@@ -811,6 +846,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "503 instead of 429 over the limit", rule: "RATE-5", opts: sandboxtest.Options{MinuteLimit: 10},
+			says: "want HTTP status 429, got 503",
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusTooManyRequests {
 					r.status = http.StatusServiceUnavailable
@@ -820,6 +856,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "a rolling window instead of one aligned to the minute", rule: "RATE-6",
+			says:   "not on a whole UTC minute",
 			caught: []string{"The minute window ends on a whole UTC minute"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Reset") != "" {
@@ -829,6 +866,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "X-RateLimit-Remaining never goes down", rule: "RATE-7",
+			says:   "must count down",
 			caught: []string{"The remaining count goes down with each request", "Every request counts, several in a row"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if v := r.header.Get("X-RateLimit-Limit"); v != "" {
@@ -838,6 +876,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "the remaining count frozen while the reset moves later", rule: "RATE-7",
+			says:   "must count down",
 			caught: []string{"The remaining count goes down with each request"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if l := r.header.Get("X-RateLimit-Limit"); l != "" {
@@ -848,6 +887,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "POST requests not counted", rule: "RATE-7",
+			says:   "want it equal to the header",
 			caught: []string{"POST /v1/campaigns uses one unit of the window"},
 			wrap: func(next http.Handler) http.Handler {
 				var posts perKey
@@ -866,6 +906,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "429 without Retry-After", rule: "RATE-11",
+			says:   "Retry-After is missing",
 			caught: []string{"A quick 429 through an injected fault carries Retry-After"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusTooManyRequests {
@@ -875,6 +916,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "default page size 25", rule: "LIST-3",
+			says:   "want 20 item(s), got 25",
 			caught: []string{"A list has 20 items a page by default"},
 			wrap: asks(func(r *http.Request) {
 				if r.Method == http.MethodGet && r.URL.Path == "/v1/campaigns" && r.URL.Query().Get("limit") == "" {
@@ -886,6 +928,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "hasMore true on the last page", rule: "LIST-7",
+			says:   "hasMore is true but nextCursor is null",
 			caught: []string{"Campaigns are walked page by page without loss or repeat, 3 a page", "Testers are walked page by page without loss or repeat, 2 a page"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.data(func(d map[string]any) {
@@ -897,6 +940,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "a cursor that skips an item", rule: "LIST-8",
+			says:   "list rule",
 			caught: []string{"Campaigns are walked page by page without loss or repeat, 2 a page", "Bugs are walked page by page without loss or repeat", "Testers are walked page by page without loss or repeat, 1 a page"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Query().Get("cursor") != "" {
@@ -910,6 +954,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "the platform filter ignored", rule: "LIST-10",
+			says:   "filter rule",
 			caught: []string{"Campaigns filter by platform = ios alone, exactly", "Lists filter by status and platform together"},
 			wrap: asks(func(r *http.Request) {
 				if r.URL.Path == "/v1/campaigns" {
@@ -921,6 +966,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "a status filter that returns nothing", rule: "LIST-10",
+			says:   "filter rule",
 			caught: []string{"Bugs filter by status alone, exactly"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/v1/bugs" && req.URL.Query().Get("status") != "" {
@@ -930,6 +976,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "a severity filter that keeps other severities", rule: "LIST-10",
+			says:   "filter rule",
 			caught: []string{"Bugs filter by severity low alone, exactly"},
 			wrap: asks(func(r *http.Request) {
 				if r.URL.Path == "/v1/bugs" && r.URL.Query().Get("severity") == "low" {
@@ -941,6 +988,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "every event delivered whatever the subscription", rule: "DLV-1",
+			says:   "the receiver got a \"campaign.created\" event (Webhook-Id",
 			caught: []string{"Only the subscribed event types are delivered"},
 			wrap: asks(func(r *http.Request) {
 				if r.URL.Path == "/v1/webhooks" && r.Method == http.MethodPost {
@@ -950,6 +998,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "a webhook secret that does not sign", rule: "DLV-7",
+			says:   "Webhook-Signature",
 			caught: []string{"A campaign.created event is delivered, signed with the secret", "A delivery answered with 500 is retried with the same Webhook-Id"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/v1/webhooks" && r.status == http.StatusOK {
@@ -959,6 +1008,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "webhooks registered but never delivered", rule: "DLV-8",
+			says:   "reached the receiver",
 			caught: []string{"A campaign.created event is delivered, signed with the secret"},
 			wrap: asks(func(r *http.Request) {
 				if r.URL.Path == "/v1/webhooks" && r.Method == http.MethodPost {

@@ -33,7 +33,10 @@ type proof struct {
 	// caught are scenarios that must be among the failed, besides the
 	// run naming the rule.
 	caught []string
-	wrap   func(next http.Handler) http.Handler
+	// says is text that a failed scenario's message must hold: the words
+	// a user reads the break in, where they are the step's own.
+	says string
+	wrap func(next http.Handler) http.Handler
 }
 
 var proofSeeds = flag.Int("proof-seeds", 0, "run every proof of proofs() through the whole default run with the seeds 1..N; 0 leaves the proofs out, as the README's test command does (they take minutes: see docs/conform.md)")
@@ -94,6 +97,9 @@ func TestEveryProofIsCaught(t *testing.T) {
 					continue
 				}
 				wantCaught(t, rep, summary, p.caught)
+				if p.says != "" && !saysIt(rep, p.says) {
+					t.Errorf("seed %d: no failed scenario says %q\n%s", seed, p.says, summary)
+				}
 				if !namesRule(rep, p.rule) {
 					t.Errorf("seed %d: the run failed without naming %s\n%s", seed, p.rule, summary)
 				}
@@ -113,6 +119,16 @@ func namesRule(rep *conformance.Report, id string) bool {
 	}
 	for _, o := range rep.Coverage {
 		if o.Rule.ID == id && o.Broken > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// saysIt says whether a failed scenario's message holds text.
+func saysIt(rep *conformance.Report, text string) bool {
+	for _, s := range rep.With(conformance.Failed) {
+		if strings.Contains(s.Message, text) {
 			return true
 		}
 	}

@@ -36,6 +36,19 @@ Feature: Versioning
       | /campaigns    |
       | /v2/campaigns |
 
+  @sandbox @stable @ROUTE-2 @ERR-16
+  Scenario Outline: A path is matched in its own case: <path> is an unknown route
+    When I send a GET request to "<path>"
+    Then the response status should be 404
+    And the response should be an error envelope
+    And the error code should be "NOT_FOUND"
+
+    Examples:
+      | path          |
+      | /V1/campaigns |
+      | /v1/Campaigns |
+      | /v1/BUGS      |
+
   @sandbox @stable @ROUTE-4
   Scenario Outline: A path that is not clean is an unknown route, never a redirect: <path>
     When I send a GET request to "<path>"
@@ -65,6 +78,8 @@ Feature: Versioning
       | GET    | /v1/analytics/                     |      |
       | POST   | /v1/webhooks/                      | {}   |
       | GET    | /v1/                               |      |
+      | GET    | /v1/campaigns/cmp_000001/          |      |
+      | PATCH  | /v1/bugs/bug_000001/               | {}   |
 
   @sandbox @stable @ROUTE-5
   Scenario Outline: HEAD <path> is answered as GET is, without a body
