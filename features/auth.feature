@@ -168,9 +168,14 @@ Feature: Authentication
     And the header "WWW-Authenticate" should contain "Bearer"
     And the JSON at "error.message" should match the pattern "(?i)<says>"
 
-    Examples:
+    @AUTH-8
+    Examples: another scheme
       | case                     | header                                | says      |
       | another scheme           | Basic {key}                           | scheme    |
+      | a Token scheme           | Token {key}                           | scheme    |
+
+    Examples: the key
+      | case                     | header                                | says      |
       | an empty key             | Bearer                                | empty     |
       | an unknown prefix        | Bearer sk_test_{random}               | prefix    |
       | an empty secret          | Bearer svc_test_                      | malformed |
@@ -205,7 +210,7 @@ Feature: Authentication
       | GET    | /_sandbox/no-such-control |      |
       | GET    | /_sandbox/events          |      |
 
-  @sandbox @AUTH-7 @AUTH-15 @RATE-8
+  @sandbox @AUTH-7 @AUTH-15 @RATE-8 @AUTH-5
   Scenario Outline: The sandbox refuses <method> <path> without a header with 401 INVALID_API_KEY
     Given I am not authenticated
     When I send a <method> request to "<path>" with the body '<body>'
@@ -230,7 +235,7 @@ Feature: Authentication
       | GET    | /v1/testers   |      |
       | GET    | /v1/analytics |      |
 
-  @sandbox @AUTH-12 @AUTH-6
+  @sandbox @AUTH-12 @AUTH-6 @AUTH-5
   Scenario Outline: The sandbox refuses a live key on <method> <path>, without echoing it
     Given I save "svc_live_{random}{random}" as "liveKey"
     And I use the API key "{liveKey}"

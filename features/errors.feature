@@ -68,21 +68,21 @@ Feature: Errors
     Then the response status should be one of "400, 422"
     And the response should be an error envelope
 
-  @sandbox @stable @ERR-7
+  @sandbox @stable @ERR-7 @ERR-1
   Scenario: Malformed JSON is 400 INVALID_JSON
     When I send a POST request to "/v1/campaigns" with the body '{"name": "Broken",'
     Then the response status should be 400
     And the error code should be "INVALID_JSON"
     And the JSON at "error.status" should equal 400
 
-  @sandbox @stable @ERR-15
+  @sandbox @stable @ERR-15 @ERR-2
   Scenario: An unknown id is 404 NOT_FOUND
     When I send a GET request to "/v1/campaigns/cmp_conform_no_such"
     Then the response status should be 404
     And the error code should be "NOT_FOUND"
     And the JSON at "error.status" should equal 404
 
-  @sandbox @stable @ERR-16
+  @sandbox @stable @ERR-16 @ERR-3
   Scenario: An unknown route is 404 NOT_FOUND
     When I send a GET request to "/v1/conform-no-such-route"
     Then the response status should be 404
