@@ -34,6 +34,46 @@ func TestRedactorHidesEverySpelling(t *testing.T) {
 	}
 }
 
+// TestFragmentsShowMoreThanTheHint: AUTH-6 allows a key's prefix and last
+// four characters, and nothing more of it.
+func TestFragmentsShowMoreThanTheHint(t *testing.T) {
+	const key = "svc_test_ci_secret-part_9f3k"
+	shows := func(text string) bool {
+		for _, f := range Fragments(key) {
+			if strings.Contains(text, f) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, text := range []string{"svc_test_ci_s…9f3k", "svc%5Ftest%5Fci%5Fs", "key ci_secret-part was refused", "ecret-part_9f3k"} {
+		if !shows(text) {
+			t.Errorf("%q shows more of %s than its hint, and no fragment was found", text, key)
+		}
+	}
+	for _, text := range []string{"svc_test_…9f3k", "svc_test_****", "ci_secret is a word, part_9f3k too"} {
+		if shows(text) {
+			t.Errorf("%q shows no more than the hint of %s, yet a fragment was found", text, key)
+		}
+	}
+	if got := Fragments("svc_test_" + strings.Repeat("A", 40)); len(repeatedRuns(got)) > 0 {
+		t.Errorf("a run of one repeated character counts as a fragment: %q", repeatedRuns(got))
+	}
+	if got := Fragments("sk_test_abcdefghijklmnop"); got != nil {
+		t.Errorf("a key of no known prefix has fragments %q; only the whole key and its spellings show it", got)
+	}
+}
+
+func repeatedRuns(fragments []string) []string {
+	var runs []string
+	for _, f := range fragments {
+		if len(f) == fragmentRun && strings.Count(f, f[:1]) == fragmentRun {
+			runs = append(runs, f)
+		}
+	}
+	return runs
+}
+
 // TestFreshKeysLeaveTheHeapBounded: `conform explore` makes fresh keys
 // without end, and each passes through the redactor; what is kept for a
 // key must not outlive the run's need of it.
