@@ -187,6 +187,14 @@ func envelopeProofs() []proof {
 			}),
 		},
 		{
+			name: "a webhook registration answered 201", rule: "ENV-10",
+			wrap: answers(func(req *http.Request, r *response) {
+				if req.Method == http.MethodPost && req.URL.Path == "/v1/webhooks" && r.status == http.StatusOK {
+					r.status = http.StatusCreated
+				}
+			}),
+		},
+		{
 			name: "timestamps with an offset instead of Z", rule: "ENV-11",
 			says:   "exactly three fractional digits",
 			caught: []string{"Timestamps are RFC 3339 in UTC with milliseconds"},
@@ -741,7 +749,17 @@ func routeProofs() []proof {
 		},
 		{
 			name: "a key in a query echoed percent-encoded", rule: "SHR-12",
-			wrap: onJournal(),
+			caught: []string{"Every key in an entry appears only as its hint"},
+			wrap:   onJournal(),
+		},
+		{
+			name: "a key in a cookie echoed whole", rule: "SHR-12",
+			caught: []string{"A key in a cookie, in a header's name or beside another key appears only as its hint"},
+			wrap: answers(func(req *http.Request, r *response) {
+				if isGet(req, "/_sandbox/requests") {
+					r.body = bytes.ReplaceAll(r.body, []byte("session=svc_test_…"), []byte("session="+bearer(req)+"+"))
+				}
+			}),
 		},
 	}
 }

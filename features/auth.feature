@@ -178,6 +178,7 @@ Feature: Authentication
       | case                     | header                                | says      |
       | an empty key             | Bearer                                | empty     |
       | an unknown prefix        | Bearer sk_test_{random}               | prefix    |
+      | an upper-case prefix     | Bearer SVC_TEST_{random}              | prefix    |
       | an empty secret          | Bearer svc_test_                      | malformed |
       | a secret with bad chars  | Bearer svc_test_has*star              | malformed |
       | an expired key           | Bearer svc_test_expired{random}       | expired   |
@@ -272,6 +273,12 @@ Feature: Authentication
       | 1      | accepted | 200    | svc_test_a |
       | 128    | accepted | 200    | svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_abc123 |
       | 129    | refused  | 401    | svc_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-_abc123 |
+
+  @sandbox @stable @AUTH-10 @AUTH-13
+  Scenario: Only a secret that starts with "expired", in that case, is expired
+    Given I use the API key "svc_test_Expired{random}"
+    When I send a GET request to "/v1/testers"
+    Then the response status should be 200
 
   @sandbox @stable @AUTH-12 @AUTH-14 @AUTH-6
   Scenario: The sandbox says why it refuses a live key, without echoing it

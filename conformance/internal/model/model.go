@@ -528,6 +528,9 @@ func (c *check) expectSuccess(id, why string) bool {
 		if c.o.Status < 200 || c.o.Status > 299 {
 			return false
 		}
+	} else if c.o.Status >= 200 && c.o.Status < 300 && c.o.Status != http.StatusOK {
+		// Carried out, under another status than the sandbox's one (ENV-10).
+		c.fail("ENV-10", "every success is 200, creations included", "200", fmt.Sprintf("%d", c.o.Status))
 	} else if c.o.Status != http.StatusOK {
 		c.fail(id, "a valid request succeeds ("+why+")", "200", fmt.Sprintf("%d %s", c.o.Status, c.o.errorCode()))
 		return false

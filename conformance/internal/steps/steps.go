@@ -288,11 +288,17 @@ func (s *ScenarioState) freshAccount(ctx context.Context) error {
 }
 
 func (s *ScenarioState) setHeader(ctx context.Context, name, value string) error {
+	// A name is expanded too: a header's name is one more place a
+	// deployment may echo a key from (SHR-12).
+	n, err := s.expand(name)
+	if err != nil {
+		return err
+	}
 	v, err := s.expand(value)
 	if err != nil {
 		return err
 	}
-	s.headers.Set(name, v)
+	s.headers.Set(n, v)
 	return nil
 }
 
