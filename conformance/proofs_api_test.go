@@ -644,6 +644,17 @@ func errorProofs() []proof {
 			}),
 		},
 		{
+			name: "a body bound of a million bytes", rule: "ERR-19",
+			caught: []string{"A body of 1 MiB is read, and one byte more is 413 PAYLOAD_TOO_LARGE"},
+			wrap: func(next http.Handler) http.Handler {
+				return breakingWithBody(next, func(req *http.Request, body []byte, r *response) {
+					if len(body) > 1_000_000 && r.status != http.StatusRequestEntityTooLarge {
+						r.refuse(http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE")
+					}
+				})
+			},
+		},
+		{
 			name: "a query with a semicolon read up to it", rule: "ERR-22",
 			caught: []string{"A query string that cannot be read is 400 INVALID_PARAMETER: limit=5;x=1"},
 			wrap: asks(func(r *http.Request) {

@@ -195,6 +195,18 @@ Feature: Errors
     And the response should be an error envelope
     And the error code should be "PAYLOAD_TOO_LARGE"
 
+  @sandbox @stable @ERR-19
+  Scenario: A body of 1 MiB is read, and one byte more is 413 PAYLOAD_TOO_LARGE
+    The bound is 1 MiB, 1048576 bytes, not a million: the body of 1 MiB is
+    read and refused for its fields alone.
+
+    When I send a POST request to "/v1/campaigns" with a JSON body of 1048576 bytes
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+    When I send a POST request to "/v1/campaigns" with a JSON body of 1048577 bytes
+    Then the response status should be 413
+    And the error code should be "PAYLOAD_TOO_LARGE"
+
   @sandbox @stable @ERR-6
   Scenario: Invalid fields are 400 VALIDATION_ERROR with one detail per field
     When I send a POST request to "/v1/campaigns" with JSON:
