@@ -17,6 +17,9 @@ func TestLeaks(t *testing.T) {
 		{"key svc_test_0123456789abcdef refused", true},
 		{"secret 0123456789abcdef refused", true},
 		{"key svc_test_0123456789ab… refused", true},
+		{"key svc_test_0123…cdef refused", true},
+		{"key …3456789abcde refused", true},
+		{"svc_test_ keys end in cdef", false},
 		{"nothing here", false},
 	}
 	for _, tt := range tests {
