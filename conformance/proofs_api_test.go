@@ -31,7 +31,7 @@ func asks(f func(*http.Request)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler { return breaking(next, f, nil) }
 }
 
-// refusing rewrites an answer into the refusal status and code given.
+// refuse rewrites an answer into a refusal with the status and code given.
 func (r *response) refuse(status int, code string) {
 	r.status = status
 	r.header.Set("Content-Type", "application/json")
@@ -514,7 +514,7 @@ func errorProofs() []proof {
 			name: "an array body answered VALIDATION_ERROR", rule: "ERR-9",
 			wrap: func(next http.Handler) http.Handler {
 				return breakingWithBody(next, func(req *http.Request, body []byte, r *response) {
-					if first(body) != '{' && len(bytes.TrimSpace(body)) > 0 && r.status == http.StatusBadRequest {
+					if firstByte(body) != '{' && len(bytes.TrimSpace(body)) > 0 && r.status == http.StatusBadRequest {
 						r.errorObject(func(e map[string]any) { e["code"] = "VALIDATION_ERROR" })
 					}
 				})
@@ -527,7 +527,7 @@ func errorProofs() []proof {
 				rewriteRaw(r, func(b []byte) []byte {
 					dec := json.NewDecoder(bytes.NewReader(b))
 					var v json.RawMessage
-					if first(b) == '{' && dec.Decode(&v) == nil && dec.More() {
+					if firstByte(b) == '{' && dec.Decode(&v) == nil && dec.More() {
 						return v
 					}
 					return b
@@ -542,7 +542,7 @@ func errorProofs() []proof {
 						dec := json.NewDecoder(bytes.NewReader(b))
 						dec.UseNumber()
 						var m map[string]any
-						if first(b) != '{' || dec.Decode(&m) != nil || dec.More() {
+						if firstByte(b) != '{' || dec.Decode(&m) != nil || dec.More() {
 							return b
 						}
 						kept, _ := json.Marshal(m)
@@ -666,7 +666,8 @@ func errorProofs() []proof {
 	}
 }
 
-func first(b []byte) byte {
+// firstByte is the first byte of a body past its white space, 0 for none.
+func firstByte(b []byte) byte {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return 0
