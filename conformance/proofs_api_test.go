@@ -251,7 +251,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "401 without INVALID_API_KEY", rule: "AUTH-3",
-			says:   "want error code \"INVALID_API_KEY\"",
+			says:   "\"UNAUTHORIZED\" is not one of the sandbox's codes",
 			caught: []string{"GET /v1/bugs rejects an invalid key with 401 INVALID_API_KEY", "An error repeats its HTTP status and carries a code and a message"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusUnauthorized {
@@ -261,7 +261,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "403 for an invalid key", rule: "AUTH-3",
-			says:   "want HTTP status 401, got 403",
+			says:   "INVALID_API_KEY comes with HTTP 401, got HTTP 403",
 			caught: []string{"PATCH /v1/bugs/bug_conform_no_such rejects an invalid key with 401 INVALID_API_KEY"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusUnauthorized {
@@ -347,7 +347,7 @@ func authProofs() []proof {
 		},
 		{
 			name: "a missing header answered 403", rule: "AUTH-7",
-			says:   "want HTTP status 401, got 403",
+			says:   "INVALID_API_KEY comes with HTTP 401, got HTTP 403",
 			caught: []string{"The sandbox refuses PATCH /v1/bugs/bug_conform_no_such without a header with 401 INVALID_API_KEY"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if r.status == http.StatusUnauthorized && req.Method == http.MethodPatch && req.Header.Get("Authorization") == "" {
@@ -449,7 +449,7 @@ func errorProofs() []proof {
 	return []proof{
 		{
 			name: "500 instead of 400 for malformed JSON", rule: "ERR-1",
-			says:   "want HTTP status 400, got 500",
+			says:   "want 400 INVALID_JSON, got 500 INTERNAL_ERROR",
 			caught: []string{"Malformed JSON is 400 INVALID_JSON"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusBadRequest && bytes.Contains(r.body, []byte("INVALID_JSON")) {
@@ -811,7 +811,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "createdAt as a Unix number", rule: "CMP-4",
-			says:   "\"<timestamp>\"",
+			says:   "\"data.createdAt\" must be a string, got integer 1763780000",
 			caught: []string{"A new campaign is a draft"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				r.data(func(d map[string]any) {
@@ -864,7 +864,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "X-RateLimit-Reset far away", rule: "RATE-4",
-			says:   "neither seconds until the reset",
+			says:   "RATE-10 X-RateLimit-Reset is the end of the reported UTC window",
 			caught: []string{"The reset time is plausible in every reading of its unit"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Reset") != "" {
@@ -874,7 +874,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "503 instead of 429", rule: "FAULT-13",
-			says: "want HTTP status 429, got 503",
+			says: "RATE_LIMIT_EXCEEDED comes with HTTP 429, got HTTP 503",
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusTooManyRequests {
 					r.status = http.StatusServiceUnavailable
@@ -884,7 +884,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "a rolling window instead of one aligned to the minute", rule: "RATE-6",
-			says:   "not on a whole UTC minute",
+			says:   "RATE-10 X-RateLimit-Reset is the end of the reported UTC window",
 			caught: []string{"The minute window ends on a whole UTC minute"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Reset") != "" {
@@ -904,7 +904,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "the remaining count frozen while the reset moves later", rule: "RATE-7",
-			says:   "must count down",
+			says:   "RATE-10 X-RateLimit-Reset is the end of the reported UTC window",
 			caught: []string{"The remaining count goes down with each request"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if l := r.header.Get("X-RateLimit-Limit"); l != "" {
@@ -915,7 +915,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "POST requests not counted", rule: "RATE-7",
-			says:   "want it equal to the header",
+			says:   "RATE-7 a fresh or reset account has its whole window",
 			caught: []string{"POST /v1/campaigns uses one unit of the window"},
 			wrap: func(next http.Handler) http.Handler {
 				var posts perKey
@@ -934,7 +934,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "429 without Retry-After", rule: "FAULT-14",
-			says:   "Retry-After is missing",
+			says:   "FAULT-14 an injected answer carries Retry-After as planned",
 			caught: []string{"A quick 429 through an injected fault carries Retry-After"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusTooManyRequests {
@@ -944,7 +944,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "default page size 25", rule: "LIST-3",
-			says:   "want 20 item(s), got 25",
+			says:   "LIST-4 a page holds at most limit items: want at most 20 items, got 25",
 			caught: []string{"A list has 20 items a page by default"},
 			wrap: asks(func(r *http.Request) {
 				if r.Method == http.MethodGet && r.URL.Path == "/v1/campaigns" && r.URL.Query().Get("limit") == "" {
@@ -1016,7 +1016,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "every event delivered whatever the subscription", rule: "DLV-1",
-			says:   "the receiver got a \"campaign.created\" event (Webhook-Id",
+			says:   "WH-4 a webhook keeps the events sent, each once",
 			caught: []string{"Only the subscribed event types are delivered"},
 			wrap: asks(func(r *http.Request) {
 				if r.URL.Path == "/v1/webhooks" && r.Method == http.MethodPost {
@@ -1036,7 +1036,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "webhooks registered but never delivered", rule: "DLV-8",
-			says:   "reached the receiver",
+			says:   "WH-5 a write's answer holds exactly the values sent: want url",
 			caught: []string{"A campaign.created event is delivered, signed with the secret"},
 			wrap: asks(func(r *http.Request) {
 				if r.URL.Path == "/v1/webhooks" && r.Method == http.MethodPost {
