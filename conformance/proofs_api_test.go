@@ -874,7 +874,7 @@ func firstBreakProofs() []proof {
 		},
 		{
 			name: "503 instead of 429", rule: "FAULT-13",
-			says: "RATE_LIMIT_EXCEEDED comes with HTTP 429, got HTTP 503",
+			says: "FAULT-13 a planned status fault answers with that status and its code: want 429 RATE_LIMIT_EXCEEDED, got 503",
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusTooManyRequests {
 					r.status = http.StatusServiceUnavailable
