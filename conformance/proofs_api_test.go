@@ -1015,16 +1015,6 @@ func firstBreakProofs() []proof {
 			}),
 		},
 		{
-			name: "every event delivered whatever the subscription", rule: "DLV-1",
-			says:   "WH-4 a webhook keeps the events sent, each once",
-			caught: []string{"Only the subscribed event types are delivered"},
-			wrap: asks(func(r *http.Request) {
-				if r.URL.Path == "/v1/webhooks" && r.Method == http.MethodPost {
-					rewriteBody(r, func(m map[string]any) { m["events"] = []any{"*"} })
-				}
-			}),
-		},
-		{
 			name: "a webhook secret that does not sign", rule: "DLV-7",
 			says:   "Webhook-Signature",
 			caught: []string{"A campaign.created event is delivered, signed with the secret", "A delivery answered with 500 is retried with the same Webhook-Id"},
