@@ -8,5 +8,4 @@ var unprovenYet = map[string]bool{
 	"CTL-2": true, "CTL-4": true, "CTL-5": true, "CTL-6": true,
 	"RESET-1": true, "RESET-3": true, "RESET-6": true,
 	"CLK-1": true, "CLK-5": true,
-	"SHR-12": true,
 }
