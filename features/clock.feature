@@ -76,6 +76,7 @@ Feature: Each account's clock
     Then the JSON at "data.updatedAt" should be equal to the saved "filedAt" plus 7200
     And the JSON at "data.createdAt" should equal the saved "filedAt"
     And the header "X-RateLimit-Reset" should be at least the saved "reset" plus 7200
+    And the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
     When I send a GET request to "/_sandbox/events?limit=1"
     Then the JSON at "data.items.0.type" should be "bug.updated"
     And the JSON at "data.items.0.createdAt" should be equal to the saved "filedAt" plus 7200
@@ -185,3 +186,23 @@ Feature: Each account's clock
     When I send a GET request to "/v1/analytics"
     And I send a GET request to "/_sandbox/requests"
     Then the JSON at "data.items.0.at" should be at least the saved "before"
+
+  @writes @delivery @CLK-10 @FAULT-36
+  Scenario: Settling does not wait for a delivery scheduled later, and counts it
+    A delivery a delay fault holds is scheduled, not due: a settle answers
+    as soon as nothing is in flight, queued or due, saying what is still
+    scheduled, and the delivery keeps its time.
+
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "delayMs": 30000}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Scheduled", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    And I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the response status should be 200
+    And the JSON at "data" should match:
+      """
+      {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 1, "held": 0}
+      """
+    And the receiver should have got no "campaign.created" event
+    When I send a GET request to "/_sandbox/faults"
+    Then the JSON at "data.items" should be empty

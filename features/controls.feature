@@ -59,6 +59,28 @@ Feature: The sandbox's controls
     And I send a GET request to "/_sandbox/deliveries"
     Then the header "X-RateLimit-Remaining" should be equal to the saved "controlsLeft" minus 3
 
+  @writes @WEB-1
+  Scenario: A script of another origin is let in wholly, or no Access-Control header is sent
+    A run cannot see -cors-origins, but the answers show it: an answer that
+    lets the origin in says it is listed, and then every answer to it,
+    errors and faults included, exposes the headers scripts read, and its
+    preflights are answered as such (WEB-2, WEB-3); otherwise no answer
+    carries any Access-Control-* header (WEB-1).
+
+    Given a fresh sandbox account
+    And I set the request header "Origin" to "http://conform.invalid"
+    When I send a GET request to "/v1/campaigns"
+    And I send a GET request to "/v1/campaigns/cmp_conform_no_such"
+    And I send a POST request to "/_sandbox/faults" with the body '{"status": 503, "count": 1}'
+    And I send a GET request to "/v1/testers"
+    Then the response status should be 503
+    Given I am not authenticated
+    And I set the request header "Access-Control-Request-Method" to "POST"
+    And I set the request header "Access-Control-Request-Headers" to "authorization, content-type, x-conform-trace"
+    When I send a OPTIONS request to "/v1/campaigns"
+    And I send a OPTIONS request to "/_sandbox/faults"
+    Then the answers to the origin "http://conform.invalid" should let it in wholly or send no Access-Control header
+
   @writes @CTL-4 @EVT-1 @BUG-4
   Scenario: A filed bug is new, unresolved and announced
     Given a fresh sandbox account

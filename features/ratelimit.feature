@@ -138,6 +138,20 @@ Feature: Rate limits
     When I send a GET request to "/v1/campaigns"
     Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 2
 
+  @sandbox @stable @RATE-6 @AUTH-9
+  Scenario: One key is one budget, however its Authorization header is spelt
+    The scheme word is matched in any case and the key read without the
+    blanks around it (AUTH-9), so every spelling names one key, and one key
+    has one budget.
+
+    Given a fresh sandbox account
+    When I send a GET request to "/v1/testers"
+    And I use the Authorization header "bearer {key}"
+    And I send a GET request to "/v1/testers"
+    And I use the Authorization header "BEARER  {key}"
+    And I send a GET request to "/v1/campaigns"
+    Then the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 3
+
   @sandbox @stable @RATE-7
   Scenario: Error answers count like successes
     Given a fresh sandbox account

@@ -58,12 +58,14 @@ Feature: Resetting an account
     When I send a GET request to "/v1/testers"
     Then the header "X-RateLimit-Remaining" should be equal to the saved "apiLeft" plus 2
 
-  @writes @RESET-7 @RESET-8 @FAULT-30
+  @writes @delivery @RESET-7 @RESET-8 @FAULT-30
   Scenario: A reset clears every planned fault and the journal
     Given a fresh sandbox account
     When I send 2 GET requests to "/v1/campaigns"
     And I send a POST request to "/_sandbox/faults" with the body '{"status": 500, "count": 5}'
     And I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/testers", "status": 503}'
+    And I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "webhook": "badSignature", "count": 3}'
+    And I send a POST request to "/_sandbox/faults" with the body '{"event": "*", "delayMs": 30000}'
     And I send a POST request to "/_sandbox/reset"
     And I send a GET request to "/_sandbox/faults"
     Then the JSON at "data.items" should be empty
@@ -75,6 +77,15 @@ Feature: Resetting an account
     When I send a GET request to "/_sandbox/requests"
     Then the JSON at "data.items" should have 1 item
     And the JSON at "data.items.0.path" should be "/v1/testers"
+    Given I register a webhook for "campaign.created"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Unfaulted", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And the delivery should be signed with the webhook's secret
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 5000}'
+    Then the JSON at "data.scheduled" should equal 0
+    When I send a GET request to "/_sandbox/deliveries"
+    Then the JSON at "data.items" should have 1 item
+    And the JSON at "data.items.0.fault" should equal null
 
   @frozen-clock @writes @RESET-2 @RESET-3 @RESET-6 @CLK-1 @ACCT-8
   Scenario: A reset starts the clock over at the frozen instant

@@ -70,6 +70,9 @@ type Options struct {
 	// WrapStore, if set, stands between each account and its database, so
 	// a test can make the store misbehave.
 	WrapStore func(sandbox.Store) sandbox.Store
+	// CORS lets scripts of its origins call the sandbox from a browser, as
+	// -cors-origins does; the zero value lets none in.
+	CORS httpapi.CORS
 	// Clients bounds each client address; zero bounds nothing. Its minutes
 	// are counted at Now when that is set, so they never roll over.
 	Clients httpapi.ClientLimits
@@ -142,6 +145,7 @@ func appConfig(opts Options) app.Config {
 		Logger:    opts.Logger,
 		WrapStore: opts.WrapStore,
 		Clients:   opts.Clients,
+		CORS:      opts.CORS,
 	}
 	if !opts.Now.IsZero() {
 		cfg.ClientClock = func() time.Time { return opts.Now }

@@ -39,7 +39,6 @@ var needsConfiguration = map[string]string{
 	"SHR-7":   "a sandbox started with small bounds on parked requests",
 	"SHR-8":   "a sandbox started with a small -max-conns",
 	"SHR-9":   "a sandbox started with short -idle-timeout and -write-timeout",
-	"WEB-1":   "a sandbox known to be started without -cors-origins, which a run cannot see",
 	"WEB-2":   "a sandbox started with -cors-origins",
 	"WEB-3":   "a sandbox started with -cors-origins",
 	"WEB-7":   "a sandbox started with -cors-origins",

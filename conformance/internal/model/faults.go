@@ -367,6 +367,7 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 	c.a.logRequest(o, c.exact, id)
 	if c.exact {
 		c.faultAnswer(hit)
+		c.faultScope(hit)
 	}
 	c.unspent(hit)
 	return true, id

@@ -177,6 +177,9 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 	// asked for, a malformed body or a raw one included: the model judges
 	// it against the fault (FAULT rules), not against the envelope.
 	planned := profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != ""
+	// A browser's preflight that the sandbox answers as one (WEB-2) is no
+	// answer of the API: it has no body to hold to the envelope.
+	preflight := req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" && e.Header.Get("Access-Control-Allow-Origin") != ""
 	// Headers too large to read are refused by the HTTP server itself,
 	// before any handler could write an envelope (ERR-24).
 	unread := e.Status == http.StatusRequestHeaderFieldsTooLarge
@@ -187,7 +190,7 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 				Message: fmt.Sprintf("want a plain-text 431, got Content-Type %q", e.Header.Get("Content-Type")), Request: where, Exchange: e})
 		}
 	}
-	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && !unread && req.Method != http.MethodHead {
+	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && !unread && !preflight && req.Method != http.MethodHead {
 		contentType, contentLevel := "ENV-8", wire.LevelMust
 		if !inAPI {
 			contentType, contentLevel = "ENV-9", wire.LevelSandbox

@@ -182,6 +182,9 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^the header "([^"]*)" should be an integer$`, `Then the header "Retry-After" should be an integer`, s.headerInteger),
 		d(`^the (JSON at|header) "([^"]*)" should match the pattern "(.*)"$`, `Then the header "Webhook-Id" should match the pattern "^msg_[0-9a-f]{32}$"`, s.matchesPattern),
 
+		// Browsers (WEB).
+		d(`^the answers to the origin "([^"]*)" should let it in wholly or send no Access-Control header$`, `Then the answers to the origin "http://conform.invalid" should let it in wholly or send no Access-Control header`, s.corsWholeOrNone),
+
 		// Rate limits (spec section 8).
 		d(`^the rate-limit headers should be present as integers$`, `Then the rate-limit headers should be present as integers`, s.rateHeadersIntegers),
 		d(`^X-RateLimit-Remaining should not exceed X-RateLimit-Limit$`, `Then X-RateLimit-Remaining should not exceed X-RateLimit-Limit`, s.remainingWithinLimit),
