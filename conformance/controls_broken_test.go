@@ -213,9 +213,9 @@ func controlProofs() []proof {
 		},
 		{
 			name: "a running clock accepts a move", rule: "CLK-4",
-			// conform then takes the clocks for frozen, and the moves it
-			// makes do nothing.
-			caught: []string{"A move shifts the account's time by exactly the advance"},
+			// conform sees the clock take a move without holding it, and
+			// judges it as the running clock it is.
+			caught: []string{"A running clock cannot be moved"},
 			wrap: after(func(req *http.Request, r *response) {
 				if req.URL.Path == "/_sandbox/clock" && r.status == http.StatusConflict {
 					r.status = http.StatusOK

@@ -90,7 +90,12 @@ func limitProofs() []proof {
 					if !inAPI(req) || r.header.Get("X-RateLimit-Remaining") == "" || r.status == http.StatusTooManyRequests {
 						return
 					}
-					key, spelling := bearer(req), req.Header.Get("Authorization")
+					spelling := req.Header.Get("Authorization")
+					words := strings.Fields(spelling)
+					if len(words) == 0 {
+						return
+					}
+					key := words[len(words)-1]
 					mu.Lock()
 					if spent[key] == nil {
 						spent[key] = map[string]int{}
@@ -169,6 +174,49 @@ func limitProofs() []proof {
 				return editHeaders(next, func(_ *http.Request, _ int, h http.Header) {
 					if h.Get("X-RateLimit-Reset") != "" {
 						h.Set("X-RateLimit-Reset", strconv.Itoa(intHeader(h, "X-RateLimit-Reset")+60))
+					}
+				})
+			},
+		},
+		{
+			name: "a request past the limit answered as if within it", rule: "RATE-5", opts: frozen,
+			caught: []string{"A spent window is refused with 429 RATE_LIMIT_EXCEEDED for the key until the clock moves past it"},
+			wrap: func(next http.Handler) http.Handler {
+				var mu sync.Mutex
+				last := map[string][]byte{}
+				return breaking(next, nil, func(req *http.Request, r *response) {
+					at := bearer(req) + " " + req.URL.RequestURI()
+					mu.Lock()
+					defer mu.Unlock()
+					switch {
+					case req.Method != http.MethodGet || !inAPI(req):
+					case r.status == http.StatusOK:
+						last[at] = r.body
+					case r.status == http.StatusTooManyRequests && r.header.Get("X-Sandbox-Fault") == "" && last[at] != nil:
+						r.status, r.body = http.StatusOK, last[at]
+						r.header.Del("Retry-After")
+					}
+				})
+			},
+		},
+		{
+			name: "a spent window's 429 without Retry-After", rule: "RATE-11", opts: frozen,
+			caught: []string{"A spent window is refused with 429 RATE_LIMIT_EXCEEDED for the key until the clock moves past it"},
+			wrap: func(next http.Handler) http.Handler {
+				return editHeaders(next, func(_ *http.Request, status int, h http.Header) {
+					if status == http.StatusTooManyRequests && h.Get("X-Sandbox-Fault") == "" {
+						h.Del("Retry-After")
+					}
+				})
+			},
+		},
+		{
+			name: "a spent window's 429 without X-RateLimit-Scope", rule: "RATE-14", opts: frozen,
+			caught: []string{"A spent window is refused with 429 RATE_LIMIT_EXCEEDED for the key until the clock moves past it"},
+			wrap: func(next http.Handler) http.Handler {
+				return editHeaders(next, func(_ *http.Request, status int, h http.Header) {
+					if status == http.StatusTooManyRequests && h.Get("X-Sandbox-Fault") == "" {
+						h.Del("X-RateLimit-Scope")
 					}
 				})
 			},

@@ -244,6 +244,32 @@ Feature: Rate limits
     And I send a GET request to "/v1/campaigns"
     Then the response status should be 200
 
+  @sandbox @stable @frozen-clock @writes @RATE-5 @RATE-11 @RATE-14 @RATE-16
+  Scenario: A spent window is refused with 429 RATE_LIMIT_EXCEEDED for the key until the clock moves past it
+    Under a frozen clock a window never ends by itself, so a fresh
+    account's whole window is spent and its refusals judged without
+    waiting; a move past its end starts a new one.
+
+    Given a fresh sandbox account
+    When I send GET requests to "/v1/testers" until the rate limit is exceeded
+    Then the response status should be 429
+    And the response should be an error envelope
+    And the error code should be "RATE_LIMIT_EXCEEDED"
+    And the header "Retry-After" should be an integer
+    And the header "Retry-After" should be greater than 0
+    And the header "X-RateLimit-Remaining" should be "0"
+    And the header "X-RateLimit-Scope" should be "key"
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Refused", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then the response status should be 429
+    And X-RateLimit-Remaining should be unchanged since the previous response
+    When I send a GET request to "/_sandbox/faults"
+    Then the response status should be 200
+    When I send a POST request to "/_sandbox/clock" with the body '{"advance": "60s"}'
+    And I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+    And no item at "data.items" should have "name" equal to "Refused"
+    And the header "X-RateLimit-Remaining" should be equal to the header "X-RateLimit-Limit" minus 1
+
   @sandbox @stable @RATE-9
   Scenario: The headers describe the window with the fewest requests left, the minute's
     Given a fresh sandbox account

@@ -337,25 +337,59 @@ func holdsBuiltinSeed(seed *model.Seed) bool {
 // clockKind tells a sandbox whose account clocks are frozen from one whose
 // clocks run, by moving the clock of an account nobody else uses (CLK-2,
 // CLK-4): a frozen clock moves, a running one is 409 CONFLICT. A clock
-// that takes the move and then reads later by itself runs all the same:
-// the @running-clock scenarios judge it, and its taking a move (CLK-4).
+// that takes a move without holding it, whose second move lands neither
+// where the first left it plus the advance nor where it stood, runs all
+// the same: the @running-clock scenarios judge it, and its taking a move
+// (CLK-4). A frozen clock that moves wrongly stays frozen, for the
+// @frozen-clock scenarios to judge (CLK-2).
 func clockKind(ctx context.Context, t *transport.Target) string {
 	key := wire.TestPrefix + "conform_clock_" + wire.RandomToken()
-	ex, _ := t.Send(ctx, transport.Request{Method: http.MethodPost, Path: "/_sandbox/clock", Key: key,
-		Body: []byte(`{"advance": "1ms"}`), ContentType: "application/json"})
-	if ex == nil || ex.Header == nil {
-		return ""
-	}
-	switch ex.Status {
+	first, status := moveClock(ctx, t, key, "1ms")
+	switch status {
 	case http.StatusOK:
-		if clockRuns(ctx, t, key) {
-			return plan.ClockRunning
-		}
-		return plan.ClockFrozen
 	case http.StatusConflict:
 		return plan.ClockRunning
+	default:
+		return ""
 	}
-	return ""
+	second, status := moveClock(ctx, t, key, "1h")
+	if status != http.StatusOK || first.IsZero() || second.IsZero() {
+		return plan.ClockFrozen
+	}
+	switch moved := second.Sub(first); {
+	case moved == 0 && clockRuns(ctx, t, key):
+		return plan.ClockRunning
+	case moved > 0 && moved < 30*time.Minute:
+		return plan.ClockRunning
+	}
+	return plan.ClockFrozen
+}
+
+// moveClock moves the account's clock by advance, and says where it went
+// and the answer's status.
+func moveClock(ctx context.Context, t *transport.Target, key, advance string) (time.Time, int) {
+	ex, _ := t.Send(ctx, transport.Request{Method: http.MethodPost, Path: "/_sandbox/clock", Key: key,
+		Body: []byte(`{"advance": "` + advance + `"}`), ContentType: "application/json"})
+	if ex == nil || ex.Header == nil {
+		return time.Time{}, 0
+	}
+	return clockNow(ex), ex.Status
+}
+
+// clockNow reads the data.now of a clock control's answer; zero when it
+// has none.
+func clockNow(ex *wire.Exchange) time.Time {
+	v, err := ex.JSON()
+	if err != nil {
+		return time.Time{}
+	}
+	now, _ := wire.Lookup(v, "data.now")
+	s, _ := now.(string)
+	t, err := wire.ParseTimestamp(s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // clockRunLimit bounds how long clockRuns reads a clock: a running clock
@@ -366,30 +400,24 @@ const clockRunLimit = 50 * time.Millisecond
 // within clockRunLimit and at least three reads: a frozen clock never
 // does.
 func clockRuns(ctx context.Context, t *transport.Target, key string) bool {
-	read := func() (string, bool) {
+	read := func() time.Time {
 		ex, _ := t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/_sandbox/clock", Key: key})
 		if ex == nil || ex.Status != http.StatusOK {
-			return "", false
+			return time.Time{}
 		}
-		v, err := ex.JSON()
-		if err != nil {
-			return "", false
-		}
-		now, err := wire.Lookup(v, "data.now")
-		s, _ := now.(string)
-		return s, err == nil && s != ""
+		return clockNow(ex)
 	}
-	first, ok := read()
-	if !ok {
+	first := read()
+	if first.IsZero() {
 		return false
 	}
 	start := time.Now()
 	for reads := 1; reads < 3 || time.Since(start) < clockRunLimit; reads++ {
-		now, ok := read()
-		if !ok {
+		now := read()
+		if now.IsZero() {
 			return false
 		}
-		if now != first {
+		if !now.Equal(first) {
 			return true
 		}
 	}
