@@ -58,6 +58,9 @@ type ScenarioState struct {
 	// said of its window (freshLeft is -1 until one said it), so that a
 	// scenario stops before its own setup runs into a small limit.
 	freshLeft, freshLimit int
+	// spends says the scenario spends a fresh account's window on purpose,
+	// and goes on sending past its end to judge the refusals.
+	spends bool
 	// droppable is set once the scenario has planned a network fault, so
 	// that a connection dropped afterwards is an answer to record.
 	droppable bool
@@ -184,7 +187,7 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 		r.Header[k] = vs
 	}
 	fresh := s.auth == authConfigured && s.key != s.t.Key && strings.HasPrefix(path, "/v1")
-	if fresh && s.freshLeft == 0 && !s.Sink.Unbudgeted {
+	if fresh && s.freshLeft == 0 && !s.Sink.Unbudgeted && !s.spends {
 		s.Skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
 		return nil, godog.ErrSkip
 	}

@@ -429,6 +429,7 @@ func (s *ScenarioState) exhaust(ctx context.Context, method, path string) error 
 	if err != nil {
 		return err
 	}
+	s.spends = true
 	start := len(s.history)
 	sent := time.Now()
 	first, err := s.send(ctx, method, p, nil, "")
