@@ -66,6 +66,10 @@ func replay(t *testing.T, exchanges []ex) []string {
 			if name == "Remaining" {
 				h.Set("X-RateLimit-Limit", "1000")
 				h.Set("X-RateLimit-Reset", strconv.FormatInt(trafficNow.Add(time.Minute).Unix(), 10))
+				h.Set("X-RateLimit-Scope", "key")
+				if strings.HasPrefix(u.Path, "/_sandbox/") {
+					h.Set("X-RateLimit-Scope", "controls")
+				}
 				name = "X-RateLimit-Remaining"
 			}
 			h.Set(name, value)
