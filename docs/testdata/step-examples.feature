@@ -271,3 +271,9 @@ Feature: Every example of the step catalogue, run
       """
     When I send 2 GET requests to "/v1/campaigns"
     Then the client rule "CLI-4" should be broken
+
+  Scenario: Answers to a script of another origin
+    Given a fresh sandbox account
+    And I set the request header "Origin" to "http://conform.invalid"
+    When I send a GET request to "/v1/campaigns"
+    Then the answers to the origin "http://conform.invalid" should let it in wholly or send no Access-Control header
