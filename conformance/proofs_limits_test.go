@@ -112,23 +112,6 @@ func limitProofs() []proof {
 			},
 		},
 		{
-			name: "POST requests not counted", rule: "RATE-7",
-			caught: []string{"POST /v1/campaigns uses one unit of the window"},
-			wrap: func(next http.Handler) http.Handler {
-				var posts perKey
-				return editHeaders(next, func(req *http.Request, _ int, h http.Header) {
-					if !inAPI(req) || h.Get("X-RateLimit-Remaining") == "" {
-						return
-					}
-					d := 0
-					if req.Method == http.MethodPost {
-						d = 1
-					}
-					h.Set("X-RateLimit-Remaining", strconv.Itoa(intHeader(h, "X-RateLimit-Remaining")+posts.add(bearer(req), d)))
-				})
-			},
-		},
-		{
 			name: "a budget counted per path", rule: "RATE-7",
 			caught: []string{"GET /v1/campaigns uses one unit of the window"},
 			wrap: func(next http.Handler) http.Handler {
