@@ -593,7 +593,7 @@ func errorProofs() []proof {
 		},
 		{
 			name: "405 without Allow on one endpoint", rule: "ERR-17",
-			says:   "the header Allow is missing",
+			says:   "ERR-17 Allow lists exactly the methods the path serves",
 			caught: []string{"A wrong method on /v1/testers is 405 METHOD_NOT_ALLOWED, Allow naming GET"},
 			wrap: answers(func(req *http.Request, r *response) {
 				if r.status == http.StatusMethodNotAllowed && req.URL.Path == "/v1/testers" {

@@ -206,8 +206,9 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 	}
 	// The sandbox says exactly application/json, HEAD included, which
 	// answers the headers GET would: a charset or a +json type is a choice
-	// it documents against (ENV-9), whatever the spec allows (ENV-8).
-	if profile == wire.ProfileSandbox && !planned && !unread && (inAPI || strings.HasPrefix(req.URL.Path, "/_sandbox/")) {
+	// it documents against (ENV-9), whatever the spec allows (ENV-8). A
+	// preflight answered as one is a 204 with no body, so no type.
+	if profile == wire.ProfileSandbox && !planned && !unread && !preflight && (inAPI || strings.HasPrefix(req.URL.Path, "/_sandbox/")) {
 		sink.Judged("ENV-9")
 		if ct := e.Header.Get("Content-Type"); ct != "application/json" {
 			sink.Broke(RuleViolation{ID: "ENV-9", Rule: "every answer under /v1/ and /_sandbox/ says Content-Type: application/json", Level: wire.LevelSandbox,
