@@ -255,6 +255,16 @@ Feature: Every example of the step catalogue, run
     And the delivery should be signed with the webhook's secret over a Webhook-Timestamp 600 seconds before the event
 
   @writes @delivery
+  Scenario: A delivery whose connection the receiver cuts is sent again
+    Given a fresh sandbox account
+    And I register a webhook for "campaign.created"
+    And the receiver drops the next 1 delivery without an answer
+    When I send a POST request to "/v1/campaigns" with the body '{"name": "Cut", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}'
+    Then within 10 seconds the receiver should get a "campaign.created" event
+    And within 10 seconds the receiver should get the same event again
+    And the delivery should be signed with the webhook's secret
+
+  @writes @delivery
   Scenario: conform's receiver registered for every event
     Given a fresh sandbox account
     When I register conform's receiver as a webhook
