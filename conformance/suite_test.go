@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -163,10 +164,8 @@ type response struct {
 // envelope decodes the body as a JSON object (numbers kept exact), lets edit
 // change it and encodes it again. Bodies that are not objects are left alone.
 func (r *response) envelope(edit func(m map[string]any)) {
-	dec := json.NewDecoder(bytes.NewReader(r.body))
-	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
+	m, ok := decodeObject(r.body)
+	if !ok {
 		return
 	}
 	edit(m)
@@ -232,13 +231,24 @@ func rewriteBody(r *http.Request, edit func(map[string]any)) {
 	if err != nil {
 		return
 	}
-	var m map[string]any
-	if json.Unmarshal(b, &m) == nil {
+	// A body edit leaves alone did not cross the breaker: re-encoded, it
+	// would lose its number spellings, repeated fields and size, each a
+	// rule of its own. Numbers stay json.Number, spelt as sent.
+	if m, ok := decodeObject(b); ok {
 		edit(m)
-		b, _ = json.Marshal(m)
+		if sent, _ := decodeObject(b); !reflect.DeepEqual(sent, m) {
+			b, _ = json.Marshal(m)
+		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	r.ContentLength = int64(len(b))
+}
+
+func decodeObject(b []byte) (map[string]any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	return m, dec.Decode(&m) == nil && m != nil
 }
 
 func intHeader(h http.Header, name string) int {
