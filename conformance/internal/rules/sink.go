@@ -191,27 +191,26 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 		}
 	}
 	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && !unread && !preflight && req.Method != http.MethodHead {
-		contentType, contentLevel := "ENV-8", wire.LevelMust
-		if !inAPI {
-			contentType, contentLevel = "ENV-9", wire.LevelSandbox
-		}
 		sink.Judged(envelopeRules...)
-		sink.Judged(contentType)
 		if err := CheckEnvelope(e, EnvelopeEither); err != nil {
 			sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
 		}
-		if err := CheckJSONContentType(e); err != nil {
-			sink.Broke(RuleViolation{ID: contentType, Rule: "every response is JSON with a JSON content type", Level: contentLevel, Message: err.Error(), Request: where, Exchange: e})
+		if inAPI {
+			sink.Judged("ENV-8")
+			if err := CheckJSONContentType(e); err != nil {
+				sink.Broke(RuleViolation{ID: "ENV-8", Rule: "every response is JSON with a JSON content type", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
+			}
 		}
 	}
-	// The sandbox says exactly application/json, HEAD included, which
-	// answers the headers GET would: a charset or a +json type is a choice
-	// it documents against (ENV-9), whatever the spec allows (ENV-8). A
-	// preflight answered as one is a 204 with no body, so no type.
-	if profile == wire.ProfileSandbox && !planned && !unread && !preflight && (inAPI || strings.HasPrefix(req.URL.Path, "/_sandbox/")) {
+	// The sandbox says exactly application/json on every answer it writes,
+	// HEAD included, which answers the headers GET would: a charset or a
+	// +json type is a choice it documents against (ENV-9), whatever the
+	// spec allows (ENV-8). A preflight answered as one is a 204 with no
+	// body, so no type.
+	if profile == wire.ProfileSandbox && !document && !planned && !unread && !preflight {
 		sink.Judged("ENV-9")
 		if ct := e.Header.Get("Content-Type"); ct != "application/json" {
-			sink.Broke(RuleViolation{ID: "ENV-9", Rule: "every answer under /v1/ and /_sandbox/ says Content-Type: application/json", Level: wire.LevelSandbox,
+			sink.Broke(RuleViolation{ID: "ENV-9", Rule: "every answer of the sandbox says Content-Type: application/json", Level: wire.LevelSandbox,
 				Message: fmt.Sprintf("want Content-Type \"application/json\" exactly, got %q", ct), Request: where, Exchange: e})
 		}
 	}

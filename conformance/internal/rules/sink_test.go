@@ -1,7 +1,10 @@
 package rules
 
 import (
+	"maps"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
@@ -49,5 +52,50 @@ func TestFaultWroteBody(t *testing.T) {
 		if got := FaultWroteBody(c.profile, c.e); got != c.want {
 			t.Errorf("%s: FaultWroteBody = %t, want %t", c.name, got, c.want)
 		}
+	}
+}
+
+// The spec holds an API answer to some JSON content type (ENV-8); the
+// sandbox holds every answer it writes to exactly application/json (ENV-9),
+// outside /v1 and on HEAD too, and a preflight answered as one to none.
+func TestContentTypeRules(t *testing.T) {
+	const ok = `{"success":true,"data":{}}`
+	json := func(ct string) http.Header { return http.Header{"Content-Type": {ct}} }
+	for _, c := range []struct {
+		name    string
+		profile string
+		method  string
+		path    string
+		reqHdr  http.Header
+		e       *wire.Exchange
+		want    []string
+	}{
+		{"an exact type", wire.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("application/json"), ok), nil},
+		{"a charset in the API, sandbox", wire.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ok), []string{"ENV-9"}},
+		{"a charset in the API, spec", wire.ProfileSpec, "GET", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ok), nil},
+		{"HTML in the API, spec", wire.ProfileSpec, "GET", "/v1/campaigns", nil, answer(200, json("text/html"), ok), []string{"ENV-8"}},
+		{"HTML in the API, sandbox", wire.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("text/html"), ok), []string{"ENV-8", "ENV-9"}},
+		{"a +json type of the controls", wire.ProfileSandbox, "GET", "/_sandbox/journal", nil, answer(200, json("application/problem+json"), ok), []string{"ENV-9"}},
+		{"plain text from the health check", wire.ProfileSandbox, "GET", "/healthz", nil, answer(200, json("text/plain"), ok), []string{"ENV-9"}},
+		{"a charset on the health check", wire.ProfileSandbox, "GET", "/healthz", nil, answer(200, json("application/json; charset=utf-8"), ok), []string{"ENV-9"}},
+		{"plain text outside the API, spec", wire.ProfileSpec, "GET", "/healthz", nil, answer(200, json("text/plain"), ""), nil},
+		{"a charset on HEAD", wire.ProfileSandbox, "HEAD", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ""), []string{"ENV-9"}},
+		{"the document as it is", wire.ProfileSandbox, "GET", "/openapi.yaml", nil, answer(200, json("application/yaml"), "openapi: 3.1.0"), nil},
+		{"a preflight answered as one", wire.ProfileSandbox, "OPTIONS", "/v1/campaigns", http.Header{"Access-Control-Request-Method": {"POST"}},
+			answer(204, http.Header{"Access-Control-Allow-Origin": {"*"}}, ""), nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req := httptest.NewRequest(c.method, c.path, nil)
+			maps.Copy(req.Header, c.reqHdr)
+			sink := NewSink(nil)
+			CheckResponse(c.profile, sink, req, c.e)
+			var got []string
+			for _, v := range sink.violations {
+				got = append(got, v.ID)
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("broken rules %v, want %v", got, c.want)
+			}
+		})
 	}
 }
