@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 
@@ -134,7 +135,7 @@ func (g *generator) campaignBody(overrides map[string]string) string {
 	}
 	keys := []string{"name", "platform", "testersRequired", "rewardPerBug"}
 	for k := range overrides {
-		if !model.OneOf(k, keys) {
+		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}

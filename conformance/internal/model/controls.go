@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,7 +89,7 @@ func (c *check) fileBug() {
 	hasDesc = hasDesc && desc != nil
 	descText, descOK := desc.(string)
 	switch {
-	case !titleOK || strings.TrimSpace(title) == "" || utf8.RuneCountInString(title) > maxBugTitle || !OneOf(sev, BugSeverities):
+	case !titleOK || strings.TrimSpace(title) == "" || utf8.RuneCountInString(title) > maxBugTitle || !slices.Contains(BugSeverities, sev):
 		c.expectRefusal("CTL-7", "a bug without a title of 1 to 200 characters, or with an unknown severity", 0)
 		return
 	case hasDesc && (!descOK || utf8.RuneCountInString(descText) > maxBugDescription):
@@ -287,7 +288,7 @@ func (c *check) requestLog() {
 		v := vals[0]
 		prefix, _ := strings.CutSuffix(v, "*")
 		switch {
-		case name == "method" && v != "" && !OneOf(v, journalMethods),
+		case name == "method" && v != "" && !slices.Contains(journalMethods, v),
 			name == "path" && v != "" && (!strings.HasPrefix(v, "/v1") || strings.ContainsAny(prefix, "*?#") || len(v) > 256):
 			c.expectRefusal("JRNL-14", "a journal filter a fault could not take", http.StatusBadRequest, "INVALID_PARAMETER")
 			return

@@ -32,16 +32,6 @@ var (
 	defaultPageSize = 20
 )
 
-// OneOf tells whether s is one of set.
-func OneOf(s string, set []string) bool {
-	for _, x := range set {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // body reads a request body the way the contract does and, when the
 // contract refuses it as a whole, checks the refusal. ok is false then.
 func (c *check) body() (map[string]any, bool) {
@@ -150,7 +140,7 @@ func (c *check) validateCampaign(b map[string]any) verdict {
 	case !ok, utf8.RuneCountInString(name) < 1, utf8.RuneCountInString(name) > 200, strings.TrimSpace(name) == "":
 		v.add("name", true)
 	}
-	if p, ok := b["platform"].(string); !ok || !OneOf(p, Platforms) {
+	if p, ok := b["platform"].(string); !ok || !slices.Contains(Platforms, p) {
 		v.add("platform", true)
 	}
 	switch n, ok := b["testersRequired"].(json.Number); {
@@ -252,7 +242,7 @@ func (c *check) expectValidation(v verdict) {
 	}
 	for f := range named {
 		c.judge("ERR-6")
-		if !OneOf(f, v.invalid) && !OneOf(f, v.maybe) {
+		if !slices.Contains(v.invalid, f) && !slices.Contains(v.maybe, f) {
 			c.fail("ERR-6", "error.details names only invalid fields", "details for "+strings.Join(v.invalid, ", ")+" only", compactJSON(details))
 		}
 	}
@@ -289,7 +279,7 @@ func (c *check) createCampaign() {
 	if c.sandbox {
 		for k := range b {
 			c.judge("CMP-14")
-			if _, echoed := d[k]; echoed && !OneOf(k, campaignFields) {
+			if _, echoed := d[k]; echoed && !slices.Contains(campaignFields, k) {
 				c.fail("CMP-14", "unknown fields are ignored", "no field "+k+" in the campaign", compactJSON(d))
 			}
 		}
@@ -336,7 +326,7 @@ func (c *check) seen(kind recordKind, got map[string]any) {
 	a.pinSeed(kind, got)
 	if kind == KindBug && c.sandbox {
 		c.judge("BUG-5")
-		if !OneOf(str(got["severity"]), BugSeverities) || !OneOf(str(got["status"]), BugStatuses) {
+		if !slices.Contains(BugSeverities, str(got["severity"])) || !slices.Contains(BugStatuses, str(got["status"])) {
 			c.fail("BUG-5", "a bug's severity and status are of their sets", "a severity of "+strings.Join(BugSeverities, ", ")+" and a status of "+strings.Join(BugStatuses, ", "), fmt.Sprintf("severity %s, status %s", compactJSON(got["severity"]), compactJSON(got["status"])))
 		}
 	}
@@ -495,7 +485,7 @@ func (c *check) listQuery(kind recordKind) (q listQuery, ok bool) {
 		case name == "cursor":
 			q.cursor = val
 		case isFilter:
-			if allowed != nil && !OneOf(val, allowed) {
+			if allowed != nil && !slices.Contains(allowed, val) {
 				if c.sandbox {
 					c.expectRefusal("LIST-11", "a filter value outside its set", http.StatusBadRequest, "INVALID_PARAMETER")
 				}
@@ -824,7 +814,7 @@ func (c *check) bugMove(r *record, b map[string]any) (to string, newRes any, mov
 			return "", nil, "", false
 		}
 		return cur, res, "BUG-17", true
-	case !OneOf(to, bugTransitions[cur]):
+	case !slices.Contains(bugTransitions[cur], to):
 		c.judge("BUG-18")
 		c.expectRefusal(lifecycleRule(cur), "the move "+cur+" → "+to+" is not in the lifecycle table", http.StatusConflict, "INVALID_STATUS_TRANSITION")
 		return "", nil, "", false
@@ -855,10 +845,10 @@ func validateBugPatch(b map[string]any) verdict {
 		v.add("status", true)
 		v.add("resolution", false)
 	}
-	if s, ok := st.(string); hasSt && (!ok || !OneOf(s, BugStatuses)) {
+	if s, ok := st.(string); hasSt && (!ok || !slices.Contains(BugStatuses, s)) {
 		v.add("status", true)
 	}
-	if s, ok := res.(string); hasRes && (!ok || !OneOf(s, bugResolutions)) {
+	if s, ok := res.(string); hasRes && (!ok || !slices.Contains(bugResolutions, s)) {
 		v.add("resolution", true)
 	}
 	return v
@@ -956,11 +946,11 @@ func (c *check) createWebhook() {
 	var want []string
 	for _, e := range evs {
 		s, ok := e.(string)
-		if !ok || !OneOf(s, webhookEvents) {
+		if !ok || !slices.Contains(webhookEvents, s) {
 			v.add("events", true)
 			break
 		}
-		if !OneOf(s, want) {
+		if !slices.Contains(want, s) {
 			want = append(want, s)
 		}
 	}
