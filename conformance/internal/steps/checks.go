@@ -541,24 +541,37 @@ func (s *ScenarioState) jsonContains(ctx context.Context, path, want string) err
 // document as "should match:" matches: every listed key, placeholders
 // allowed.
 func (s *ScenarioState) jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) error {
-	text, err := s.expand(doc.Content)
+	want, items, err := s.docAndItems(ctx, path, doc)
 	if err != nil {
 		return err
 	}
-	want, err := wire.DecodeJSON([]byte(text))
+	if slices.ContainsFunc(items, matchedBy(want)) {
+		return nil
+	}
+	return fmt.Errorf("none of the %d item(s) at %q matches:\n%s", len(items), path, strings.Join(wire.JSONLines(want), "\n"))
+}
+
+// docAndItems reads the JSON item a step's document describes, and the
+// array at path to look for it in.
+func (s *ScenarioState) docAndItems(ctx context.Context, path string, doc *godog.DocString) (any, []any, error) {
+	text, err := s.expand(doc.Content)
 	if err != nil {
-		return fmt.Errorf("%w: the expected item is not JSON: %w", wire.ErrUsage, err)
+		return nil, nil, err
+	}
+	item, err := wire.DecodeJSON([]byte(text))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: the item is not JSON: %w", wire.ErrUsage, err)
 	}
 	items, err := s.arrayAt(ctx, path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	for _, it := range items {
-		if wire.MatchDiff(want, it) == "" {
-			return nil
-		}
-	}
-	return fmt.Errorf("none of the %d item(s) at %q matches:\n%s", len(items), path, strings.Join(wire.JSONLines(want), "\n"))
+	return item, items, nil
+}
+
+// matchedBy says whether an item matches doc as "should match:" matches.
+func matchedBy(doc any) func(item any) bool {
+	return func(item any) bool { return wire.MatchDiff(doc, item) == "" }
 }
 
 // jsonLacks is jsonContains turned round: the string at path does not
@@ -592,22 +605,12 @@ func (s *ScenarioState) jsonLacks(ctx context.Context, path, unwanted string) er
 // jsonLacksDoc holds when no item of the array at path matches the
 // document as "should match:" matches.
 func (s *ScenarioState) jsonLacksDoc(ctx context.Context, path string, doc *godog.DocString) error {
-	text, err := s.expand(doc.Content)
+	unwanted, items, err := s.docAndItems(ctx, path, doc)
 	if err != nil {
 		return err
 	}
-	unwanted, err := wire.DecodeJSON([]byte(text))
-	if err != nil {
-		return fmt.Errorf("%w: the unwanted item is not JSON: %w", wire.ErrUsage, err)
-	}
-	items, err := s.arrayAt(ctx, path)
-	if err != nil {
-		return err
-	}
-	for i, it := range items {
-		if wire.MatchDiff(unwanted, it) == "" {
-			return fmt.Errorf("the item at \"%s.%d\" matches what should not be there: %s", path, i, wire.Truncate(wire.Describe(it), 300))
-		}
+	if i := slices.IndexFunc(items, matchedBy(unwanted)); i >= 0 {
+		return fmt.Errorf("the item at \"%s.%d\" matches what should not be there: %s", path, i, wire.Truncate(wire.Describe(items[i]), 300))
 	}
 	return nil
 }
