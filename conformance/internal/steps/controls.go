@@ -101,7 +101,7 @@ func (s *ScenarioState) moveClock(ctx context.Context, by string) error {
 	case http.StatusConflict:
 		return fmt.Errorf("POST /_sandbox/clock answered 409: this sandbox's clocks run; start it with -frozen-clock (tag the scenario @frozen-clock so that it runs only there)")
 	}
-	return fmt.Errorf("POST /_sandbox/clock %s answered %d, want 200: %s", body, ex.Status, wire.Truncate(strings.TrimSpace(string(ex.Body)), 300))
+	return fmt.Errorf("POST /_sandbox/clock %s answered %d, want 200: %s", body, ex.Status, wire.Truncate(s.Redact(strings.TrimSpace(string(ex.Body))), 300))
 }
 
 func (s *ScenarioState) resetAccount(ctx context.Context) error {
@@ -130,18 +130,15 @@ func (s *ScenarioState) settleDeliveries(ctx context.Context, secs int) error {
 	return nil
 }
 
-// journalHolds counts the requests of the account's journal that match a
-// method and a path (a trailing * matches every path under it), as
-// GET /_sandbox/requests?count=true does.
-func (s *ScenarioState) journalHolds(ctx context.Context, n int, method, path string) error {
-	return s.journalCount(ctx, n, method, path)
-}
-
+// journalHoldsAny is journalHolds for every method.
 func (s *ScenarioState) journalHoldsAny(ctx context.Context, n int, path string) error {
-	return s.journalCount(ctx, n, "", path)
+	return s.journalHolds(ctx, n, "", path)
 }
 
-func (s *ScenarioState) journalCount(ctx context.Context, want int, method, path string) error {
+// journalHolds counts the requests of the account's journal that match a
+// method ("" for any) and a path (a trailing * matches every path under
+// it), as GET /_sandbox/requests?count=true does.
+func (s *ScenarioState) journalHolds(ctx context.Context, want int, method, path string) error {
 	p, err := s.expand(path)
 	if err != nil {
 		return err
