@@ -169,11 +169,16 @@ func (a *account) reseed(seed *Seed) {
 
 // forget drops what an unanswered request may have changed.
 func (a *account) forget() {
+	a.carriedOutUnseen()
+	a.plan.known, a.ctl.known = false, false
+}
+
+// carriedOutUnseen drops what a /v1 request the API may have carried out,
+// its answer unseen, may have written and spent: carried out and then cut
+// (FAULT-41), it may have spent the first unit of a fresh window.
+func (a *account) carriedOutUnseen() {
 	a.forgetWrites()
-	a.plan.known, a.v1.known, a.ctl.known = false, false, false
-	// Carried out and then cut (FAULT-41), it may have spent the first
-	// unit of a fresh window.
-	a.v1.untouched = false
+	a.v1.known, a.v1.untouched = false, false
 }
 
 // forgetWrites drops what a request carried out without its answer being

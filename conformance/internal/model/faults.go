@@ -282,8 +282,7 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		}
 		// Some fault hit it, of a kind the model does not hold: it may
 		// have let the API carry the request out first (FAULT-41). Learn.
-		c.a.v1.known, c.a.v1.untouched = false, false
-		c.a.forgetWrites()
+		c.a.carriedOutUnseen()
 		c.a.logRequest(o, c.exact, id)
 		return true, id
 	}
@@ -304,8 +303,7 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		p.known, c.a.logKnown = false, false
 		if dropsAfter(may) {
 			// Each unseen attempt was carried out before its drop.
-			c.a.v1.known, c.a.v1.untouched = false, false
-			c.a.forgetWrites()
+			c.a.carriedOutUnseen()
 		}
 		if id == "" {
 			return false, ""
@@ -317,8 +315,7 @@ func (c *check) faulted() (inPlace bool, faultID string) {
 		}
 		p.fire(hit)
 		if hit.after && hit.replaces() {
-			c.a.v1.known, c.a.v1.untouched = false, false
-			c.a.forgetWrites()
+			c.a.carriedOutUnseen()
 			return true, id
 		}
 		if !hit.answersInPlace() {
