@@ -439,38 +439,46 @@ func TestTheJournalPagesAndCounts(t *testing.T) {
 // A request answered after its delay is answered at the end of it: its Date
 // is then, on the account's clock, and its rate-limit headers describe the
 // window of then, so that a client comparing X-RateLimit-Reset with Date
-// sees one time (CLK-6). The clock is moved while the request waits.
+// sees one time (CLK-6). The clock is moved while the request waits. So is
+// a status answered in the API's place after the write and a delay.
 func TestADelayedAnswerIsDatedWhenItIsAnswered(t *testing.T) {
-	arrived := time.Date(2026, 1, 1, 0, 0, 30, 0, time.UTC)
-	sb := sandboxtest.New(t, sandboxtest.Options{Now: arrived})
-	c := &client{t: t, handler: sb.Handler, key: testKey}
-	c.ok("POST", "/_sandbox/faults", `{"method":"GET","path":"/v1/testers","delayMs":30000}`, nil)
-	answered := make(chan *httptest.ResponseRecorder)
-	go func() {
-		req := httptest.NewRequest("GET", "/v1/testers", nil)
-		req.Header.Set("Authorization", "Bearer "+testKey)
-		rec := httptest.NewRecorder()
-		sb.Handler.ServeHTTP(rec, req)
-		answered <- rec
-	}()
-	// The request is in its delay once the journal shows the fault that
-	// hit it while the request is pending.
-	for {
-		var entries page[journalEntry]
-		c.ok("GET", "/_sandbox/requests?path=/v1/testers", "", &entries)
-		if len(entries.Items) == 1 && entries.Items[0].Fault != nil && entries.Items[0].Pending {
-			break
-		}
-	}
-	c.ok("POST", "/_sandbox/clock", `{"advance":"1h"}`, nil)
-	sb.EndDelays()
-	rec := <-answered
-	wantDate := arrived.Add(time.Hour)
-	if got := rec.Header().Get("Date"); got != wantDate.Format(http.TimeFormat) {
-		t.Errorf("Date %q, want %q, the end of the delay", got, wantDate.Format(http.TimeFormat))
-	}
-	if got, want := rec.Header().Get("X-RateLimit-Reset"), strconv.FormatInt(wantDate.Truncate(time.Minute).Add(time.Minute).Unix(), 10); got != want {
-		t.Errorf("X-RateLimit-Reset %s, want %s, the end of the minute the answer is dated in", got, want)
+	for _, tc := range []struct{ name, fault string }{
+		{"delay before the write", `{"method":"GET","path":"/v1/testers","delayMs":30000}`},
+		{"status after the write and a delay", `{"method":"GET","path":"/v1/testers","delayMs":30000,"phase":"after","status":503}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			arrived := time.Date(2026, 1, 1, 0, 0, 30, 0, time.UTC)
+			sb := sandboxtest.New(t, sandboxtest.Options{Now: arrived})
+			c := &client{t: t, handler: sb.Handler, key: testKey}
+			c.ok("POST", "/_sandbox/faults", tc.fault, nil)
+			answered := make(chan *httptest.ResponseRecorder)
+			go func() {
+				req := httptest.NewRequest("GET", "/v1/testers", nil)
+				req.Header.Set("Authorization", "Bearer "+testKey)
+				rec := httptest.NewRecorder()
+				sb.Handler.ServeHTTP(rec, req)
+				answered <- rec
+			}()
+			// The request is in its delay once the journal shows the fault
+			// that hit it while the request is pending.
+			for {
+				var entries page[journalEntry]
+				c.ok("GET", "/_sandbox/requests?path=/v1/testers", "", &entries)
+				if len(entries.Items) == 1 && entries.Items[0].Fault != nil && entries.Items[0].Pending {
+					break
+				}
+			}
+			c.ok("POST", "/_sandbox/clock", `{"advance":"1h"}`, nil)
+			sb.EndDelays()
+			rec := <-answered
+			wantDate := arrived.Add(time.Hour)
+			if got := rec.Header().Get("Date"); got != wantDate.Format(http.TimeFormat) {
+				t.Errorf("Date %q, want %q, the end of the delay", got, wantDate.Format(http.TimeFormat))
+			}
+			if got, want := rec.Header().Get("X-RateLimit-Reset"), strconv.FormatInt(wantDate.Truncate(time.Minute).Add(time.Minute).Unix(), 10); got != want {
+				t.Errorf("X-RateLimit-Reset %s, want %s, the end of the minute the answer is dated in", got, want)
+			}
+		})
 	}
 }
 
