@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -99,5 +100,51 @@ func TestStartAcceptsClientHeaders(t *testing.T) {
 	createWithClientHeaders(t, srv.URL)
 	if err := srv.Close(); err != nil {
 		t.Error(err)
+	}
+}
+
+// With CORS origins, a browser's preflight and its request are answered as
+// -cors-origins answers them, and the OpenAPI check, which describes the
+// API and not Access-Control-*, leaves them to the kit; a request without
+// an Origin is still checked.
+func TestCORSOriginsLetABrowserInAndKeepTheCheckForTheRest(t *testing.T) {
+	const origin = "https://app.example"
+	rec := &driftRecorder{TB: t}
+	srv := sandboxtest.NewServer(rec, sandboxtest.Options{
+		CORS: httpapi.CORS{Origins: []string{origin}}, StrictRequestHeaders: true,
+	})
+	send := func(method string, header http.Header) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, srv.URL+"/v1/testers", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = header
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res
+	}
+
+	preflight := send(http.MethodOptions, http.Header{
+		"Origin": {origin}, "Access-Control-Request-Method": {"GET"}, "Access-Control-Request-Headers": {"authorization"},
+	})
+	if preflight.StatusCode != http.StatusNoContent || preflight.Header.Get("Access-Control-Allow-Origin") != origin {
+		t.Errorf("preflight: %d, Access-Control-Allow-Origin %q; want 204, %q", preflight.StatusCode, preflight.Header.Get("Access-Control-Allow-Origin"), origin)
+	}
+	browser := send(http.MethodGet, http.Header{"Origin": {origin}, "Authorization": {"Bearer svc_test_cors_browser"}})
+	if browser.StatusCode != http.StatusOK || browser.Header.Get("Access-Control-Allow-Origin") != origin {
+		t.Errorf("GET from %s: %d, Access-Control-Allow-Origin %q; want 200, %q", origin, browser.StatusCode, browser.Header.Get("Access-Control-Allow-Origin"), origin)
+	}
+	if reported := rec.reported(); reported != "" {
+		t.Errorf("the check failed a browser's exchanges:\n%s", reported)
+	}
+
+	send(http.MethodGet, http.Header{"Authorization": {"Bearer svc_test_cors_browser"}, "X-Client-Attempt": {"1"}})
+	if reported := rec.reported(); !strings.Contains(reported, "request undeclared-header X-Client-Attempt") {
+		t.Errorf("a request without Origin was not checked; the check reported:\n%s", reported)
 	}
 }
