@@ -71,7 +71,9 @@ type Options struct {
 	// a test can make the store misbehave.
 	WrapStore func(sandbox.Store) sandbox.Store
 	// CORS lets scripts of its origins call the sandbox from a browser, as
-	// -cors-origins does; the zero value lets none in.
+	// -cors-origins does; the zero value lets none in. With origins listed,
+	// a request carrying an Origin is not checked against the OpenAPI
+	// document, which describes no Access-Control-* header or preflight.
 	CORS httpapi.CORS
 	// Clients bounds each client address; zero bounds nothing. Its minutes
 	// are counted at Now when that is set, so they never roll over.
