@@ -270,10 +270,16 @@ func (c *check) createCampaign() {
 		return
 	}
 	d := o.data()
+	// The reward's spelling is a rule of its own (CMP-13); any other
+	// field answered otherwise than sent is a campaign created wrong.
 	for _, f := range []string{"name", "platform", "testersRequired", "rewardPerBug"} {
-		c.judge("CMP-13")
+		rule := "CMP-1"
+		if f == "rewardPerBug" {
+			rule = "CMP-13"
+		}
+		c.judge(rule)
 		if diff := c.sameJSON(b[f], d[f]); diff != "" {
-			c.fail("CMP-13", "a write's answer holds exactly the values sent", f+" "+compactJSON(b[f]), compactJSON(d[f]))
+			c.fail(rule, "a write's answer holds exactly the values sent", f+" "+compactJSON(b[f]), compactJSON(d[f]))
 		}
 	}
 	if c.sandbox {
