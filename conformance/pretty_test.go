@@ -47,39 +47,45 @@ Feature: Placed
 		t.Fatal(err)
 	}
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
-	var out bytes.Buffer
-	_, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_pretty_placed", Profile: conformance.ProfileSandbox,
-		NoBuiltin: true, FeatureDirs: []string{dir}, Format: conformance.FormatPretty, Output: &out,
-		Explore: -1, Timeout: time.Minute,
-	})
-	if err != nil {
-		t.Fatalf("Run: %v\n%s", err, out.String())
-	}
-	if strings.Contains(out.String(), ".go:") {
-		t.Errorf("pretty still names a Go file:\n%s", out.String())
-	}
 	placed := regexp.MustCompile(`^\s+(Given|When|Then|And) (.*?)\s+# (\S+):([0-9]+)$`)
 	lines := strings.Split(feature, "\n")
-	steps := 0
-	for _, line := range strings.Split(out.String(), "\n") {
-		m := placed.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		steps++
-		var n int
-		if _, err := fmt.Sscan(m[4], &n); err != nil || m[3] != path || n < 1 || n > len(lines) {
-			t.Errorf("the step %q is placed at %s:%s, not in %s", m[2], m[3], m[4], path)
-			continue
-		}
-		if written := strings.TrimSpace(lines[n-1]); written != m[1]+" "+m[2] {
-			t.Errorf("the step %q is placed at line %d, which holds %q", m[1]+" "+m[2], n, written)
-		}
-	}
-	// The background once, the first scenario's four steps, the outline's
-	// two.
-	if steps != 7 {
-		t.Errorf("%d steps placed, want 7:\n%s", steps, out.String())
+	// One at a time, the background once, the first scenario's four
+	// steps and the outline's two are placed. Run at once, scenarios
+	// interleave their lines, and no step is placed rather than one put
+	// at another scenario's line.
+	for concurrency, want := range map[int]int{1: 7, 2: 0} {
+		t.Run(fmt.Sprintf("concurrency %d", concurrency), func(t *testing.T) {
+			var out bytes.Buffer
+			_, err := conformance.Run(context.Background(), conformance.Config{
+				BaseURL: srv.URL, APIKey: "svc_test_pretty_placed", Profile: conformance.ProfileSandbox,
+				NoBuiltin: true, FeatureDirs: []string{dir}, Format: conformance.FormatPretty, Output: &out,
+				Concurrency: concurrency, Explore: -1, Timeout: time.Minute,
+			})
+			if err != nil {
+				t.Fatalf("Run: %v\n%s", err, out.String())
+			}
+			if strings.Contains(out.String(), ".go:") {
+				t.Errorf("pretty still names a Go file:\n%s", out.String())
+			}
+			steps := 0
+			for _, line := range strings.Split(out.String(), "\n") {
+				m := placed.FindStringSubmatch(line)
+				if m == nil {
+					continue
+				}
+				steps++
+				var n int
+				if _, err := fmt.Sscan(m[4], &n); err != nil || m[3] != path || n < 1 || n > len(lines) {
+					t.Errorf("the step %q is placed at %s:%s, not in %s", m[2], m[3], m[4], path)
+					continue
+				}
+				if written := strings.TrimSpace(lines[n-1]); written != m[1]+" "+m[2] {
+					t.Errorf("the step %q is placed at line %d, which holds %q", m[1]+" "+m[2], n, written)
+				}
+			}
+			if steps != want {
+				t.Errorf("%d steps placed, want %d:\n%s", steps, want, out.String())
+			}
+		})
 	}
 }

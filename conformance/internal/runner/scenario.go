@@ -43,7 +43,14 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 	}
 	flush := out.Flush
 	if format == FormatPretty {
-		loc := newStepLocator(godogOut, files)
+		// Scenarios run at once interleave their lines in godog's output,
+		// where following it would put a step at another scenario's line:
+		// then each step only loses godog's comment.
+		placed := files
+		if cfg.Concurrency > 1 {
+			placed = nil
+		}
+		loc := newStepLocator(godogOut, placed)
 		godogOut, flush = loc, func() error { return errors.Join(loc.Flush(), out.Flush()) }
 	}
 	contents := make([]godog.Feature, len(files))
