@@ -27,7 +27,7 @@ var ruleIDRe = regexp.MustCompile(`^@[A-Z]+-[0-9]+$`)
 // kitTags are the tags the kit reads: levels and profiles, areas, maturity,
 // and the tags that decide where a scenario can run.
 var kitTags = sync.OnceValue(func() []string {
-	tags := []string{"@" + wire.LevelMust, "@" + wire.LevelShould, tagSandbox, "@stable", "@beta",
+	tags := []string{"@" + wire.LevelMust, "@" + wire.LevelShould, tagSandbox, tagStable, tagBeta,
 		tagWrites, TagExhaustive, tagSeed, tagDelivery, tagFrozenClock, tagRunningClock}
 	for _, a := range report.AreaOrder {
 		tags = append(tags, "@"+a)

@@ -25,6 +25,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/report"
+	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/features"
 )
@@ -33,14 +34,18 @@ import (
 const (
 	tagWrites     = "@writes"
 	TagExhaustive = "@exhaustive"
-	tagSandbox    = "@sandbox"
-	tagSeed       = "@seed"
-	tagDelivery   = "@delivery"
+	// tagSandbox is also the tag the sandbox's control steps need.
+	tagSandbox  = steps.TagSandbox
+	tagSeed     = "@seed"
+	tagDelivery = "@delivery"
 	// A scenario that moves the account's clock, or reads the instant it
 	// is frozen at, needs a sandbox started with -frozen-clock; one that
 	// checks what a running clock refuses needs one started without it.
-	tagFrozenClock  = "@frozen-clock"
+	tagFrozenClock  = steps.TagFrozenClock
 	tagRunningClock = "@running-clock"
+	// Maturity: how settled the behaviour a scenario checks is.
+	tagStable = "@stable"
+	tagBeta   = "@beta"
 )
 
 // PlanOptions are the parts of a run's configuration that decide which
@@ -414,9 +419,9 @@ func classify(tags []string, uri string) (level, area, maturity string) {
 	level = wire.LevelMust
 	for _, t := range tags {
 		switch t {
-		case "@should":
+		case "@" + wire.LevelShould:
 			level = wire.LevelShould
-		case "@sandbox":
+		case tagSandbox:
 			level = wire.LevelSandbox
 		}
 	}
@@ -430,10 +435,10 @@ func classify(tags []string, uri string) (level, area, maturity string) {
 		area = strings.TrimSuffix(path.Base(uri), ".feature")
 	}
 	switch {
-	case hasTag(tags, "@beta"):
-		maturity = "beta"
-	case hasTag(tags, "@stable"):
-		maturity = "stable"
+	case hasTag(tags, tagBeta):
+		maturity = strings.TrimPrefix(tagBeta, "@")
+	case hasTag(tags, tagStable):
+		maturity = strings.TrimPrefix(tagStable, "@")
 	}
 	return level, area, maturity
 }
