@@ -49,16 +49,18 @@ func CitedRules(cfg Config) ([]CitedFile, error) {
 		return nil, err
 	}
 	var out []CitedFile
-	byURI := map[string]*CitedFile{}
+	// By index, not pointer: out grows, and moves, as files are found.
+	byURI := map[string]int{}
 	cited := map[string]map[string]bool{}
 	for _, p := range planned {
-		f := byURI[p.URI]
-		if f == nil {
+		i, ok := byURI[p.URI]
+		if !ok {
+			i = len(out)
 			out = append(out, CitedFile{URI: p.URI})
-			f = &out[len(out)-1]
-			byURI[p.URI] = f
+			byURI[p.URI] = i
 			cited[p.URI] = map[string]bool{}
 		}
+		f := &out[i]
 		f.Scenarios++
 		ids := coverage.Citations(p.Tags)
 		if len(ids) > 0 {
