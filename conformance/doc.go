@@ -17,7 +17,7 @@
 // conformance/internal, whose imports point one way (imports_test.go holds
 // them to it):
 //
-//	wire       exchanges, JSON paths, key redaction; profiles, levels, errors
+//	wire       exchanges, JSON paths, timestamps, key redaction; profiles, levels, errors
 //	coverage   the rules of docs/contract.md each check judges, tallied
 //	report     results and their summary, junit, cucumber and HTML writers
 //	rules      what every response must meet; rate-limit headers
