@@ -40,19 +40,11 @@ func TestReportsMatchTheGoldenFiles(t *testing.T) {
 		t.Fatalf("no recorded results in testdata: %v", err)
 	}
 	for _, path := range recorded {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, f := range formats {
 			name := strings.TrimSuffix(filepath.Base(path), ".json") + "." + f.ext
 			t.Run(name, func(t *testing.T) {
-				var rep Report
-				if err := json.Unmarshal(b, &rep); err != nil {
-					t.Fatalf("%s: %v", path, err)
-				}
 				var got bytes.Buffer
-				if err := f.write(&rep, &got); err != nil {
+				if err := f.write(recordedReport(t, path), &got); err != nil {
 					t.Fatal(err)
 				}
 				golden := filepath.Join("testdata", "golden", name)
@@ -76,6 +68,20 @@ func TestReportsMatchTheGoldenFiles(t *testing.T) {
 			})
 		}
 	}
+}
+
+// recordedReport reads the results of a run recorded in testdata.
+func recordedReport(t *testing.T, path string) *Report {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &rep
 }
 
 // xmlNode is an XML element as its content means it: name, attributes,

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"html"
 	"os"
 	"path/filepath"
@@ -37,16 +36,8 @@ var (
 // and nothing wider than the window, so no sideways scrolling.
 func TestDeadDeploymentReportFitsAWindowOf1280(t *testing.T) {
 	browser := browsertest.Chromium(t)
-	b, err := os.ReadFile("testdata/dead.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep Report
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
 	var page bytes.Buffer
-	if err := rep.WriteHTML(&page); err != nil {
+	if err := recordedReport(t, "testdata/dead.json").WriteHTML(&page); err != nil {
 		t.Fatal(err)
 	}
 	// The page's policy forbids scripts; the copy that is measured lets the
