@@ -187,7 +187,12 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 	// The report files are written on every exit 2, usage errors
 	// included, so they are created before anything is refused.
 	files, err := createReports(&cfg, o)
-	rep, err := startRun(ctx, cfg, fs, o, exploreOnly, err)
+	var rep *conformance.Report
+	if err != nil {
+		rep, err = conformance.Refuse(cfg, err)
+	} else {
+		rep, err = startRun(ctx, cfg, fs, o, exploreOnly)
+	}
 	if cerr := files.close(); cerr != nil {
 		// A report whose last write failed on close is not a report.
 		err = errors.Join(err, cerr)
@@ -198,13 +203,8 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 	return rep.ExitCode()
 }
 
-// startRun refuses a run its flags cannot start, for refused (the report
-// files that could not be created) or any other reason, and runs the
-// others.
-func startRun(ctx context.Context, cfg conformance.Config, fs *flag.FlagSet, o *suiteOptions, exploreOnly bool, refused error) (*conformance.Report, error) {
-	if refused != nil {
-		return conformance.Refuse(cfg, refused)
-	}
+// startRun refuses a run its flags cannot start, and runs the others.
+func startRun(ctx context.Context, cfg conformance.Config, fs *flag.FlagSet, o *suiteOptions, exploreOnly bool) (*conformance.Report, error) {
 	if fs.NArg() > 0 {
 		hint := ` (the commands are "check", "explore", "steps" and "rules")`
 		if o.openAPI == conformance.OpenAPIServed {
