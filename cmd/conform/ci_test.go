@@ -237,6 +237,12 @@ func TestReportPathsCheckedBeforeTheRun(t *testing.T) {
 			t.Errorf("%s in a missing directory: exit %d\n%s", flag, got.code, got.stderr)
 		}
 	}
+	// The reports that could be created still say why the run was refused.
+	html := filepath.Join(t.TempDir(), "r.html")
+	runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--format", "none", "--junit", filepath.Join(missing, "r"), "--html", html)
+	if b, err := os.ReadFile(html); err != nil || !bytes.Contains(b, []byte("the junit report")) {
+		t.Errorf("the HTML report of a run refused for its junit path does not say so (%v):\n%s", err, b)
+	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d request(s) sent before the report paths were refused", n)
 	}
