@@ -646,8 +646,9 @@ const maxSystemOut = 16 << 10
 // names carry no line number, so that a test's history survives edits
 // above it. Disabled scenarios are not tests of the run: the top-level
 // properties count them, by reason, so that the CI test tab holds the
-// selected scenarios only, as many as the summary counts. A run that stopped (exit 2) carries one error case saying why,
-// so that the pipeline's report step always finds a verdict.
+// selected scenarios only, as many as the summary counts. A run that
+// stopped (exit 2) carries one error case saying why, so that the
+// pipeline's report step always finds a verdict.
 func (r *Report) WriteJUnit(w io.Writer) error {
 	stamp := ""
 	if !r.Started.IsZero() {
