@@ -579,8 +579,12 @@ Feature: Planned faults
       {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 0, "held": 0}
       """
 
-  @writes @delivery @FAULT-36
+  @writes @delivery @FAULT-36 @CLK-10
   Scenario: A delayed webhook fault holds the delivery, counted as scheduled, until its time comes
+    A delivery a delay fault holds is scheduled, not due: a settle answers
+    as soon as nothing is in flight, queued or due, saying what is still
+    scheduled, and the delivery keeps its time.
+
     Given a fresh sandbox account
     And I register a webhook for "campaign.created"
     When I send a POST request to "/_sandbox/faults" with the body '{"event": "campaign.created", "delayMs": 5000}'
@@ -592,6 +596,8 @@ Feature: Planned faults
       {"settled": true, "inFlight": 0, "queued": 0, "due": 0, "scheduled": 1, "held": 0}
       """
     And the receiver should have got no "campaign.created" event
+    When I send a GET request to "/_sandbox/faults"
+    Then the JSON at "data.items" should be empty
     And no further "campaign.created" delivery should reach the receiver within 1 second
     And within 10 seconds the receiver should get a "campaign.created" event
     And the delivery should be signed with the webhook's secret
