@@ -3,7 +3,6 @@ package conformance_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -57,7 +56,8 @@ func toString(v any) string {
 	return s
 }
 
-// perKey counts something per API key for a broken deployment.
+// perKey counts something per key for a broken deployment: an API key,
+// or a webhook and its delivery's Webhook-Id.
 type perKey struct {
 	mu sync.Mutex
 	n  map[string]int
@@ -116,17 +116,11 @@ var frozen = sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC
 // controlProofs break one documented rule each of the controls (EVT, DLV,
 // CLK, RESET, CTL, JRNL).
 func controlProofs() []proof {
-	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
-	}
-	before := func(f func(*http.Request)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler { return breaking(next, f, nil) }
-	}
 	return []proof{
 		{
 			name: "bug changes left out of the events list", rule: "EVT-1",
 			caught: []string{"Each write emits one event of its kind, newest first, carrying the record as answered"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/events") {
 					r.keepItems(func(it map[string]any) bool { return it["type"] != "bug.updated" })
 				}
@@ -135,7 +129,7 @@ func controlProofs() []proof {
 		{
 			name: "an event carries the record as it was before the change", rule: "EVT-2",
 			caught: []string{"Each write emits one event of its kind, newest first, carrying the record as answered"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/events") {
 					r.eachItem(func(it map[string]any) {
 						if d, ok := it["data"].(map[string]any); ok && it["type"] == "bug.updated" && d["status"] == "confirmed" {
@@ -148,7 +142,7 @@ func controlProofs() []proof {
 		{
 			name: "events listed oldest first", rule: "EVT-4",
 			caught: []string{"Each write emits one event of its kind, newest first, carrying the record as answered"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/events") {
 					r.data(func(d map[string]any) {
 						items, _ := d["items"].([]any)
@@ -162,7 +156,7 @@ func controlProofs() []proof {
 		{
 			name: "a failed attempt recorded as a success", rule: "DLV-14",
 			caught: []string{"A failed attempt is recorded with the receiver's status and when the next is due"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
 					r.eachItem(func(it map[string]any) {
 						if toString(it["error"]) != "" {
@@ -175,7 +169,7 @@ func controlProofs() []proof {
 		{
 			name: "retries recorded one second apart, not doubling", rule: "DLV-11",
 			caught: []string{"Each retry waits twice as long as the one before"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
 					r.eachItem(func(it map[string]any) {
 						if it["nextAttemptAt"] != nil {
@@ -188,7 +182,7 @@ func controlProofs() []proof {
 		{
 			name: "a failed attempt's error names the address", rule: "DLV-16",
 			caught: []string{"A destination nobody answers on is recorded with a generic reason, never the address"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
 					r.eachItem(func(it map[string]any) {
 						if it["error"] == "connection refused" {
@@ -201,7 +195,7 @@ func controlProofs() []proof {
 		{
 			name: "a refused destination is said to be retried", rule: "DLV-20",
 			caught: []string{"A link-local destination is refused once and never retried"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/deliveries") {
 					r.eachItem(func(it map[string]any) {
 						if strings.HasPrefix(toString(it["error"]), "destination not allowed") {
@@ -216,7 +210,7 @@ func controlProofs() []proof {
 			// conform sees the clock take a move without holding it, and
 			// judges it as the running clock it is.
 			caught: []string{"A running clock cannot be moved"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/_sandbox/clock" && r.status == http.StatusConflict {
 					r.status = http.StatusOK
 					r.body = []byte(`{"success":true,"data":{"now":"` + time.Now().UTC().Format("2006-01-02T15:04:05.000Z") + `"}}`)
@@ -226,7 +220,7 @@ func controlProofs() []proof {
 		{
 			name: "a move advances the clock twice as far", rule: "CLK-2", opts: frozen,
 			caught: []string{"A move shifts the account's time by exactly the advance"},
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.URL.Path == "/_sandbox/clock" && req.Method == http.MethodPost {
 					rewriteBody(req, func(m map[string]any) {
 						if d, err := time.ParseDuration(toString(m["advance"])); err == nil {
@@ -266,23 +260,23 @@ func controlProofs() []proof {
 		{
 			name: "the Date header on the real clock", rule: "CLK-6", opts: frozen,
 			caught: []string{"Every account starts at the same frozen instant", "A move changes only the caller's clock"},
-			wrap: after(func(_ *http.Request, r *response) {
+			wrap: answers(func(_ *http.Request, r *response) {
 				r.header.Set("Date", time.Now().UTC().Format(http.TimeFormat))
 			}),
 		},
 		{
 			name: "settling answers at once, whatever is in flight", rule: "CLK-10",
 			caught: []string{"Settling waits until the account's deliveries are done"},
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/deliveries/settle" {
-					req.Body, req.ContentLength = io.NopCloser(strings.NewReader(`{"timeoutMs":1}`)), int64(len(`{"timeoutMs":1}`))
+					rewriteRaw(req, func([]byte) []byte { return []byte(`{"timeoutMs":1}`) })
 				}
 			}),
 		},
 		{
 			name: "settling says settled while a delivery is in flight", rule: "CLK-10",
 			caught: []string{"Settling waits until the account's deliveries are done"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/deliveries/settle" {
 					r.data(func(d map[string]any) { d["settled"], d["inFlight"] = true, json.Number("0") })
 				}
@@ -435,7 +429,7 @@ func controlProofs() []proof {
 		{
 			name: "a title of 201 characters accepted, cut to 200", rule: "CTL-7",
 			caught: []string{"Filing a bug with a title of 201 chars is refused, naming title"},
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.URL.Path == "/_sandbox/bugs" {
 					rewriteBody(req, func(m map[string]any) {
 						if t := toString(m["title"]); len(t) > 200 {
@@ -448,7 +442,7 @@ func controlProofs() []proof {
 		{
 			name: "the journal keeps 50 requests", rule: "JRNL-2",
 			caught: []string{"The journal keeps the last 100 requests"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/requests") {
 					r.data(func(d map[string]any) {
 						if items, _ := d["items"].([]any); len(items) > 50 {
@@ -461,7 +455,7 @@ func controlProofs() []proof {
 		{
 			name: "the journal counts only the body it kept", rule: "JRNL-5",
 			caught: []string{"A long body is kept in part, and its size in whole"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/requests") {
 					r.eachItem(func(it map[string]any) { it["bodyBytes"] = json.Number(strconv.Itoa(len(toString(it["body"])))) })
 				}
@@ -470,7 +464,7 @@ func controlProofs() []proof {
 		{
 			name: "the journal does not say which fault answered", rule: "JRNL-10",
 			caught: []string{"An entry names the fault that answered, and the time a delay took"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/_sandbox/requests") {
 					r.eachItem(func(it map[string]any) { it["fault"] = nil })
 				}
@@ -479,7 +473,7 @@ func controlProofs() []proof {
 		{
 			name: "the journal shows the key in a query", rule: "JRNL-12",
 			caught: []string{"Every key in an entry appears only as its hint"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if key := bearer(req); isGet(req, "/_sandbox/requests") && len(key) > 8 {
 					hint := "svc_test_…" + key[len(key)-4:]
 					r.eachItem(func(it map[string]any) {
@@ -491,7 +485,7 @@ func controlProofs() []proof {
 		{
 			name: "the journal ignores its method filter", rule: "JRNL-13",
 			caught: []string{"The journal filters by method and by path pattern"},
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if isGet(req, "/_sandbox/requests") {
 					q := req.URL.Query()
 					q.Del("method")
@@ -506,8 +500,7 @@ func controlProofs() []proof {
 // request body, which the sandbox behind it has read.
 func breakingWithBody(next http.Handler, after func(req *http.Request, body []byte, r *response)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(body))
+		body := keepBody(req)
 		breaking(next, nil, func(req *http.Request, r *response) { after(req, body, r) }).ServeHTTP(w, req)
 	})
 }

@@ -2,7 +2,6 @@ package conformance_test
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -18,15 +17,6 @@ import (
 // /v1 requests pass through untouched but for their headers, so that the
 // network faults still reach the client as the sandbox makes them.
 func faultProofs() []proof {
-	plans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return onControls(next, func(req *http.Request) {
-				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" {
-					rewriteBody(req, edit)
-				}
-			}, nil)
-		}
-	}
 	journal := func(edit func(req *http.Request, r *response)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return onControls(next, nil, func(req *http.Request, r *response) {
@@ -291,8 +281,7 @@ func faultProofs() []proof {
 						next.ServeHTTP(w, req)
 						return
 					}
-					body, _ := io.ReadAll(req.Body)
-					req.Body = io.NopCloser(bytes.NewReader(body))
+					body := keepBody(req)
 					failed := false
 					editHeaders(next, func(_ *http.Request, status int, h http.Header) {
 						failed = status >= 400 && h.Get("X-Sandbox-Fault") != ""
@@ -405,6 +394,17 @@ func onControls(next http.Handler, before func(*http.Request), after func(*http.
 	})
 }
 
+// plans lets edit change each fault plan on its way to the sandbox.
+func plans(edit func(plan map[string]any)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return onControls(next, func(req *http.Request) {
+			if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" {
+				rewriteBody(req, edit)
+			}
+		}, nil)
+	}
+}
+
 // onControlsWithKey is onControls for a change to a control request that
 // depends on the key that sent it.
 func onControlsWithKey(next http.Handler, before func(key string, req *http.Request)) http.Handler {
@@ -489,8 +489,7 @@ func hidingCut(next http.Handler) http.Handler {
 			next.ServeHTTP(w, req)
 			return
 		}
-		body, _ := io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(body))
+		body := keepBody(req)
 		editor := &headerEditor{ResponseWriter: w, req: req, edit: func(*http.Request, int, http.Header) {}, header: http.Header{}}
 		next.ServeHTTP(editor, req)
 		var sent struct{ Name string }

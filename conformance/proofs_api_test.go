@@ -3,7 +3,6 @@ package conformance_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"path"
 	"slices"
@@ -20,15 +19,6 @@ import (
 // other areas that the built-in suite was first proven against.
 func apiProofs() []proof {
 	return slices.Concat(envelopeProofs(), authProofs(), errorProofs(), routeProofs(), firstBreakProofs())
-}
-
-// answers breaks what the sandbox answers; asks breaks what it is asked.
-func answers(f func(*http.Request, *response)) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
-}
-
-func asks(f func(*http.Request)) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return breaking(next, f, nil) }
 }
 
 // refuse rewrites an answer into a refusal with the status and code given.
@@ -673,17 +663,6 @@ func firstByte(b []byte) byte {
 		return 0
 	}
 	return b[0]
-}
-
-// rewriteRaw lets edit change a request body as bytes.
-func rewriteRaw(r *http.Request, edit func([]byte) []byte) {
-	var buf bytes.Buffer
-	if r.Body != nil {
-		_, _ = buf.ReadFrom(r.Body)
-	}
-	b := edit(buf.Bytes())
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	r.ContentLength = int64(len(b))
 }
 
 func routeProofs() []proof {

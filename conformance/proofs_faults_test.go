@@ -1,9 +1,7 @@
 package conformance_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"slices"
 	"strconv"
@@ -16,15 +14,6 @@ import (
 // only when a planned fault wrote them and they are whole, so that network
 // faults reach the client as the sandbox makes them.
 func plannedFaultProofs() []proof {
-	plans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return onControls(next, func(req *http.Request) {
-				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" {
-					rewriteBody(req, edit)
-				}
-			}, nil)
-		}
-	}
 	requestPlans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
 		return plans(func(plan map[string]any) {
 			if plan["event"] == nil {
@@ -484,8 +473,7 @@ func carryingOutAbandoned(next http.Handler) http.Handler {
 			next.ServeHTTP(w, req)
 			return
 		}
-		body, _ := io.ReadAll(req.Body)
-		req.Body = io.NopCloser(bytes.NewReader(body))
+		body := keepBody(req)
 		e := &headerEditor{ResponseWriter: w, req: req, edit: func(*http.Request, int, http.Header) {}, header: http.Header{}}
 		next.ServeHTTP(e, req)
 		if !e.wrote && !e.hijacked && req.Context().Err() != nil {

@@ -14,13 +14,6 @@ import (
 
 // limitProofs break one rule each of rate limits, the browser's CORS, the controls, reset and the clock (RATE, WEB, CTL, RESET, CLK).
 func limitProofs() []proof {
-	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
-	}
-	before := func(f func(*http.Request)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler { return breaking(next, f, nil) }
-	}
-	inAPI := func(req *http.Request) bool { return strings.HasPrefix(req.URL.Path, "/v1/") }
 	return []proof{
 		{
 			name: "GET /v1/bugs answered without X-RateLimit-Reset", rule: "RATE-1",
@@ -81,61 +74,19 @@ func limitProofs() []proof {
 		{
 			name: "a budget kept per spelling of the Authorization header", rule: "RATE-6",
 			caught: []string{"One key is one budget, however its Authorization header is spelt"},
-			wrap: func(next http.Handler) http.Handler {
-				var mu sync.Mutex
-				// spent counts, per key, the /v1 requests of each spelling
-				// of its header: a budget of its own for each.
-				spent := map[string]map[string]int{}
-				return breaking(next, nil, func(req *http.Request, r *response) {
-					if !inAPI(req) || r.header.Get("X-RateLimit-Remaining") == "" || r.status == http.StatusTooManyRequests {
-						return
-					}
-					spelling := req.Header.Get("Authorization")
-					words := strings.Fields(spelling)
-					if len(words) == 0 {
-						return
-					}
-					key := words[len(words)-1]
-					mu.Lock()
-					if spent[key] == nil {
-						spent[key] = map[string]int{}
-					}
-					spent[key][spelling]++
-					total := 0
-					for _, n := range spent[key] {
-						total += n
-					}
-					own := spent[key][spelling]
-					mu.Unlock()
-					r.header.Set("X-RateLimit-Remaining", strconv.Itoa(intHeader(r.header, "X-RateLimit-Remaining")+total-own))
-				})
-			},
+			wrap: splitBudget(func(req *http.Request) (string, string, bool) {
+				spelling := req.Header.Get("Authorization")
+				words := strings.Fields(spelling)
+				if len(words) == 0 {
+					return "", "", false
+				}
+				return words[len(words)-1], spelling, true
+			}),
 		},
 		{
 			name: "a budget counted per path", rule: "RATE-7",
 			caught: []string{"GET /v1/campaigns uses one unit of the window"},
-			wrap: func(next http.Handler) http.Handler {
-				var mu sync.Mutex
-				spent := map[string]map[string]int{}
-				return editHeaders(next, func(req *http.Request, status int, h http.Header) {
-					if !inAPI(req) || h.Get("X-RateLimit-Remaining") == "" || status == http.StatusTooManyRequests {
-						return
-					}
-					key := bearer(req)
-					mu.Lock()
-					if spent[key] == nil {
-						spent[key] = map[string]int{}
-					}
-					spent[key][req.URL.Path]++
-					total := 0
-					for _, n := range spent[key] {
-						total += n
-					}
-					own := spent[key][req.URL.Path]
-					mu.Unlock()
-					h.Set("X-RateLimit-Remaining", strconv.Itoa(intHeader(h, "X-RateLimit-Remaining")+total-own))
-				})
-			},
+			wrap:   splitBudget(func(req *http.Request) (string, string, bool) { return bearer(req), req.URL.Path, true }),
 		},
 		{
 			name: "errors answered without the rate-limit headers", rule: "RATE-8",
@@ -280,7 +231,7 @@ func limitProofs() []proof {
 		{
 			name: "a filed bug answered as confirmed", rule: "CTL-4",
 			caught: []string{"A filed bug is new, unresolved and announced"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/bugs" && r.status == http.StatusOK {
 					r.data(func(d map[string]any) { d["status"] = "confirmed" })
 				}
@@ -289,7 +240,7 @@ func limitProofs() []proof {
 		{
 			name: "a bug filed without a tester goes to the newest tester", rule: "CTL-5",
 			caught: []string{"Without a tester named, the oldest tester on the campaign's platform files the bug"},
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/bugs" {
 					rewriteBody(req, func(m map[string]any) {
 						if _, named := m["testerId"]; !named {
@@ -303,7 +254,7 @@ func limitProofs() []proof {
 		{
 			name: "an unknown campaign of a filed bug is 404", rule: "CTL-6",
 			caught: []string{"Filing a bug with an unknown campaign is refused, naming campaignId"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/_sandbox/bugs" && r.status == http.StatusBadRequest && strings.Contains(string(r.body), `"campaignId"`) {
 					r.status = http.StatusNotFound
 					r.body = []byte(`{"success":false,"error":{"code":"NOT_FOUND","message":"campaign not found","status":404}}`)
@@ -313,7 +264,7 @@ func limitProofs() []proof {
 		{
 			name: "a reset answered with an empty object", rule: "RESET-1",
 			caught: []string{"A reset gives back the seeded records and starts IDs over"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.URL.Path == "/_sandbox/reset" && r.status == http.StatusOK {
 					r.data(func(d map[string]any) { delete(d, "reset") })
 				}
@@ -393,7 +344,7 @@ func limitProofs() []proof {
 		{
 			name: "a move of 8785h taken as 366 days", rule: "CLK-5", opts: frozen,
 			caught: []string{"A move must be a positive duration of at most 366 days: \"8785h\""},
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.URL.Path == "/_sandbox/clock" && req.Method == http.MethodPost {
 					rewriteBody(req, func(m map[string]any) {
 						if d, err := time.ParseDuration(toString(m["advance"])); err == nil && d > 366*24*time.Hour {
@@ -406,12 +357,44 @@ func limitProofs() []proof {
 		{
 			name: "a new campaign stamped with the machine's clock", rule: "CLK-7", opts: frozen,
 			caught: []string{"A move shifts the account's time by exactly the advance"},
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" && r.status == http.StatusOK {
 					now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
 					r.data(func(d map[string]any) { d["createdAt"], d["updatedAt"] = now, now })
 				}
 			}),
 		},
+	}
+}
+
+// splitBudget is a deployment that keeps a budget of its own for each part
+// of a key's /v1 requests: its answers count only the requests of the part
+// they answer. part names the key and the part, or says the request counts
+// for none.
+func splitBudget(part func(req *http.Request) (key, part string, ok bool)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		var mu sync.Mutex
+		spent := map[string]map[string]int{}
+		return editHeaders(next, func(req *http.Request, status int, h http.Header) {
+			if !inAPI(req) || h.Get("X-RateLimit-Remaining") == "" || status == http.StatusTooManyRequests {
+				return
+			}
+			key, own, ok := part(req)
+			if !ok {
+				return
+			}
+			mu.Lock()
+			if spent[key] == nil {
+				spent[key] = map[string]int{}
+			}
+			spent[key][own]++
+			total := 0
+			for _, n := range spent[key] {
+				total += n
+			}
+			ownSpent := spent[key][own]
+			mu.Unlock()
+			h.Set("X-RateLimit-Remaining", strconv.Itoa(intHeader(h, "X-RateLimit-Remaining")+total-ownSpent))
+		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -22,12 +21,6 @@ func recordProofs() []proof {
 }
 
 func recordRuleProofs() []proof {
-	after := func(f func(*http.Request, *response)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
-	}
-	before := func(f func(*http.Request)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler { return breaking(next, f, nil) }
-	}
 	return []proof{
 		{
 			name: "a key reads another key's campaign", rule: "ACCT-1",
@@ -63,7 +56,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a fresh account is seeded without its oldest campaign", rule: "ACCT-3",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/campaigns") {
 					r.keepItems(func(it map[string]any) bool { return !strings.HasSuffix(toString(it["id"]), "_000001") })
 				}
@@ -111,7 +104,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "seeded records are an hour older than their fixtures say", rule: "ACCT-7",
-			wrap: after(func(_ *http.Request, r *response) {
+			wrap: answers(func(_ *http.Request, r *response) {
 				r.body = seededTimestamp.ReplaceAllFunc(r.body, func(m []byte) []byte {
 					sub := seededTimestamp.FindSubmatch(m)
 					return []byte(string(sub[1]) + toString(plusSeconds(string(sub[2]), -3600)) + `"`)
@@ -152,7 +145,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "names are stored trimmed", rule: "CMP-1",
-			wrap: before(func(r *http.Request) {
+			wrap: asks(func(r *http.Request) {
 				if r.Method == http.MethodPost && r.URL.Path == "/v1/campaigns" {
 					rewriteBody(r, func(m map[string]any) {
 						if s, ok := m["name"].(string); ok && strings.TrimSpace(s) != "" {
@@ -164,7 +157,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a refused transition answers 400 instead of 409", rule: "BUG-18",
-			wrap: after(func(_ *http.Request, r *response) {
+			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusConflict {
 					r.status = http.StatusBadRequest
 					r.errorObject(func(e map[string]any) { e["status"] = json.Number("400") })
@@ -173,7 +166,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a campaign answered with a platform other than ios is refused", rule: "CMP-1",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					rewriteBody(req, func(m map[string]any) {
 						if m["platform"] == "android" {
@@ -185,7 +178,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a creation's answer leaves out createdAt", rule: "CMP-2",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					r.data(func(d map[string]any) { delete(d, "createdAt") })
 				}
@@ -193,7 +186,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a new campaign is answered as pending", rule: "CMP-3",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					r.data(func(d map[string]any) {
 						if d["status"] == "draft" {
@@ -205,7 +198,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a creation's createdAt is a date with a space and no zone", rule: "CMP-4",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					r.data(func(d map[string]any) {
 						if t, err := time.Parse(time.RFC3339Nano, toString(d["createdAt"])); err == nil {
@@ -217,7 +210,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the campaigns list shows only the seeded campaigns", rule: "CMP-5",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/campaigns") {
 					r.keepItems(func(it map[string]any) bool {
 						_, n, ok := idNumber(toString(it["id"]))
@@ -228,7 +221,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a campaign created by the API is 404 by id", rule: "CMP-6",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if id, ok := strings.CutPrefix(req.URL.Path, "/v1/campaigns/"); ok && req.Method == http.MethodGet {
 					if _, n, ok := idNumber(id); ok && n > 4 {
 						req.URL.Path = "/v1/campaigns/cmp_none"
@@ -238,7 +231,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a campaign read by id has one tester fewer than written", rule: "CMP-7",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/campaigns/") {
 					r.data(func(d map[string]any) {
 						if n, err := asNumber(d["testersRequired"]).Int64(); err == nil && n > 1 {
@@ -250,7 +243,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a creation's answer leaves out the platform", rule: "CMP-8",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					r.data(func(d map[string]any) { delete(d, "platform") })
 				}
@@ -258,7 +251,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a blank name is taken", rule: "CMP-9",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					rewriteBody(req, func(m map[string]any) {
 						if s, ok := m["name"].(string); ok && s != "" && strings.TrimSpace(s) == "" {
@@ -270,7 +263,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the platform is read without regard to case", rule: "CMP-10",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					rewriteBody(req, func(m map[string]any) {
 						if s, ok := m["platform"].(string); ok {
@@ -282,7 +275,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "10.0 testers are taken as 10", rule: "CMP-11",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					replaceInBodyRe(req, regexp.MustCompile(`("testersRequired"\s*:\s*[0-9]+)\.0+\b`), "$1")
 				}
@@ -290,7 +283,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a reward of three decimals is taken, rounded down to two", rule: "CMP-12",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					replaceInBodyRe(req, regexp.MustCompile(`("rewardPerBug"\s*:\s*[0-9]+\.[0-9]{2})[0-9]+`), "$1")
 				}
@@ -298,7 +291,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a read returns rewardPerBug in another form than written", rule: "CMP-13",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/campaigns/") {
 					r.body = bytes.ReplaceAll(r.body, []byte(`.50,`), []byte(`.5,`))
 					r.body = bytes.ReplaceAll(r.body, []byte(`.99,`), []byte(`.990,`))
@@ -328,7 +321,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the campaigns' status filter is ignored", rule: "CMP-15",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if isGet(req, "/v1/campaigns") {
 					q := req.URL.Query()
 					q.Del("status")
@@ -338,7 +331,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a creation answers testersRequired as a string", rule: "CMP-17",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPost && req.URL.Path == "/v1/campaigns" {
 					r.data(func(d map[string]any) {
 						if n, ok := d["testersRequired"].(json.Number); ok {
@@ -350,7 +343,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the testers list leaves out nextCursor on its last page", rule: "LIST-1",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/testers") || isGet(req, "/_sandbox/events") {
 					r.data(func(d map[string]any) {
 						if d["nextCursor"] == nil {
@@ -362,7 +355,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "bugs listed oldest first", rule: "LIST-2",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/bugs") {
 					r.data(func(d map[string]any) {
 						items, _ := d["items"].([]any)
@@ -375,7 +368,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a page without limit holds 21 items", rule: "LIST-3",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if (isGet(req, "/v1/campaigns") || isGet(req, "/v1/bugs") || isGet(req, "/v1/testers")) && !req.URL.Query().Has("limit") {
 					q := req.URL.Query()
 					q.Set("limit", "21")
@@ -385,7 +378,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a page holds one item more than its limit", rule: "LIST-4",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/") {
 					q := req.URL.Query()
 					if n, err := strconv.Atoi(q.Get("limit")); err == nil && n >= 1 && n < 100 {
@@ -397,7 +390,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a limit out of bounds is taken as no limit", rule: "LIST-5",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/") {
 					q := req.URL.Query()
 					if n, err := strconv.Atoi(q.Get("limit")); q.Has("limit") && (err != nil || n < 1 || n > 100) {
@@ -413,7 +406,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "hasMore is false on every page", rule: "LIST-7",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/") {
 					r.data(func(d map[string]any) {
 						if _, ok := d["hasMore"]; ok {
@@ -425,7 +418,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the next page starts again at the last item of the page before", rule: "LIST-8",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/") {
 					r.data(func(d map[string]any) {
 						if c, ok := d["nextCursor"].(string); ok {
@@ -459,7 +452,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "filter values are read without regard to case", rule: "LIST-11",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/") {
 					q := req.URL.Query()
 					for _, f := range []string{"status", "platform", "severity"} {
@@ -487,7 +480,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "of two filters only the first is applied", rule: "LIST-13",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodGet && strings.HasPrefix(req.URL.Path, "/v1/") {
 					q := req.URL.Query()
 					if q.Has("status") && (q.Has("platform") || q.Has("severity")) {
@@ -500,7 +493,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the bugs list leaves out the bugs filed since the seed", rule: "BUG-1",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/bugs") {
 					r.keepItems(func(it map[string]any) bool {
 						_, n, ok := idNumber(toString(it["id"]))
@@ -511,7 +504,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the bugs list ignores its filters", rule: "BUG-2",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if isGet(req, "/v1/bugs") {
 					q := req.URL.Query()
 					for _, f := range []string{"status", "severity", "campaignId", "testerId"} {
@@ -536,7 +529,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "bugs are listed without their description", rule: "BUG-4",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/bugs") {
 					r.eachItem(func(it map[string]any) { delete(it, "description") })
 				}
@@ -557,7 +550,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the testerId filter is ignored", rule: "BUG-6",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if isGet(req, "/v1/bugs") {
 					q := req.URL.Query()
 					q.Del("testerId")
@@ -587,7 +580,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the resolution duplicate is refused", rule: "BUG-13",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPatch && strings.HasPrefix(req.URL.Path, "/v1/bugs/") {
 					rewriteBody(req, func(m map[string]any) {
 						if m["resolution"] == "duplicate" {
@@ -617,7 +610,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a reopen sent with a resolution drops the resolution", rule: "BUG-15",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPatch && strings.HasPrefix(req.URL.Path, "/v1/bugs/") {
 					rewriteBody(req, func(m map[string]any) {
 						if m["status"] == "confirmed" || m["status"] == "in_progress" {
@@ -651,7 +644,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "a resolved bug cannot change its resolution", rule: "BUG-17",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.Method == http.MethodPatch && strings.HasPrefix(req.URL.Path, "/v1/bugs/") {
 					rewriteBody(req, func(m map[string]any) {
 						if _, hasSt := m["status"]; !hasSt && m["resolution"] != nil {
@@ -692,7 +685,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "an unknown status is a 409 transition error", rule: "BUG-19",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if req.Method == http.MethodPatch && r.status == http.StatusBadRequest && bytes.Contains(r.body, []byte("VALIDATION_ERROR")) {
 					r.status = http.StatusConflict
 					r.errorObject(func(e map[string]any) {
@@ -734,7 +727,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the testers list is not found", rule: "TST-1",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.URL.Path == "/v1/testers" {
 					req.URL.Path = "/v1/tester"
 				}
@@ -742,7 +735,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "testers are listed without their country", rule: "TST-2",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/testers") {
 					r.eachItem(func(it map[string]any) { delete(it, "country") })
 				}
@@ -750,7 +743,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "the testers' platform filter is ignored", rule: "TST-3",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if isGet(req, "/v1/testers") {
 					q := req.URL.Query()
 					q.Del("platform")
@@ -760,7 +753,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "analytics are not found", rule: "ANL-1",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if req.URL.Path == "/v1/analytics" {
 					req.URL.Path = "/v1/analytic"
 				}
@@ -768,7 +761,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "analytics leave out the statuses no bug has", rule: "ANL-2",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/analytics") {
 					r.data(func(d map[string]any) {
 						b, _ := d["bugs"].(map[string]any)
@@ -786,7 +779,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "analytics count in_progress bugs as confirmed", rule: "ANL-3",
-			wrap: after(func(req *http.Request, r *response) {
+			wrap: answers(func(req *http.Request, r *response) {
 				if isGet(req, "/v1/analytics") {
 					r.data(func(d map[string]any) {
 						b, _ := d["bugs"].(map[string]any)
@@ -802,7 +795,7 @@ func recordRuleProofs() []proof {
 		},
 		{
 			name: "analytics ignore campaignId", rule: "ANL-4",
-			wrap: before(func(req *http.Request) {
+			wrap: asks(func(req *http.Request) {
 				if isGet(req, "/v1/analytics") {
 					req.URL.RawQuery = ""
 				}
@@ -843,23 +836,13 @@ func lendingRecords(next http.Handler) http.Handler {
 
 // replaceInBody replaces old with new in a request body.
 func replaceInBody(r *http.Request, old, new string) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	b = bytes.ReplaceAll(b, []byte(old), []byte(new))
-	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	rewriteRaw(r, func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(old), []byte(new)) })
 }
 
 // replaceInBodyRe rewrites a request body's text, for changes a decoded
 // body would lose (10.0 is not 10 to the API).
 func replaceInBodyRe(r *http.Request, re *regexp.Regexp, repl string) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	b = re.ReplaceAll(b, []byte(repl))
-	r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	rewriteRaw(r, func(b []byte) []byte { return re.ReplaceAll(b, []byte(repl)) })
 }
 
 var numberedID = regexp.MustCompile(`^([a-z]+)_([0-9]+)$`)
@@ -907,11 +890,7 @@ func renumbered(next http.Handler, shift func(key string, req *http.Request, sta
 			req.URL.Path = mapIDs(key, real, req.URL.Path)
 			req.URL.RawPath = ""
 			req.URL.RawQuery = mapIDs(key, real, req.URL.RawQuery)
-			b, err := io.ReadAll(req.Body)
-			if err == nil {
-				b = []byte(mapIDs(key, real, string(b)))
-				req.Body, req.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
-			}
+			rewriteRaw(req, func(b []byte) []byte { return []byte(mapIDs(key, real, string(b))) })
 		}, func(req *http.Request, r *response) {
 			n := shift(key, req, r.status)
 			mu.Lock()
@@ -1096,11 +1075,7 @@ func (b *bugTracker) learn(key string, req *http.Request, r *response) {
 // the sandbox's own answer.
 func (b *bugTracker) watch(next http.Handler, edit func(*http.Request, *response)) http.Handler {
 	return breaking(next, func(req *http.Request) {
-		body, err := io.ReadAll(req.Body)
-		if err == nil {
-			b.bodies.Store(req, body)
-			req.Body = io.NopCloser(bytes.NewReader(body))
-		}
+		b.bodies.Store(req, keepBody(req))
 	}, func(req *http.Request, r *response) {
 		b.learn(bearer(req), req, r)
 		edit(req, r)

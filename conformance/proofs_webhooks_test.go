@@ -154,10 +154,10 @@ func webhookProofs() []proof {
 			name: "a retry under a new Webhook-Id", rule: "DLV-4",
 			caught: []string{"A delivery answered with 500 is retried with the same Webhook-Id"},
 			wrap: func(next http.Handler) http.Handler {
-				var seen attempts
+				var seen perKey
 				return relaying(next, &relay{deliver: func(d *relayed, send func(*relayed) int) int {
 					id := d.header.Get("Webhook-Id")
-					if n := seen.count(d.route.relayURL + id); n > 1 {
+					if n := seen.add(d.route.relayURL+id, 1); n > 1 {
 						d.header.Set("Webhook-Id", messageID(id+strconv.Itoa(n)))
 					}
 					return send(d)
@@ -215,9 +215,9 @@ func webhookProofs() []proof {
 			name: "a retry carries another body", rule: "DLV-9",
 			caught: []string{"A delivery answered with 500 is retried with the same Webhook-Id"},
 			wrap: func(next http.Handler) http.Handler {
-				var seen attempts
+				var seen perKey
 				return relaying(next, &relay{deliver: func(d *relayed, send func(*relayed) int) int {
-					if n := seen.count(d.route.relayURL + d.header.Get("Webhook-Id")); n > 1 {
+					if n := seen.add(d.route.relayURL+d.header.Get("Webhook-Id"), 1); n > 1 {
 						d.editBody(func(e map[string]any) { e["retry"] = true })
 					}
 					return send(d)
@@ -239,10 +239,10 @@ func webhookProofs() []proof {
 			name: "a sixth attempt", rule: "DLV-12", opts: frozen,
 			caught: []string{"Moving the clock past a retry makes it due at once, along the whole backoff schedule"},
 			wrap: func(next http.Handler) http.Handler {
-				var seen attempts
+				var seen perKey
 				return relaying(next, &relay{deliver: func(d *relayed, send func(*relayed) int) int {
 					status := send(d.clone())
-					if seen.count(d.route.relayURL+d.header.Get("Webhook-Id")) == 5 && (status < 200 || status > 299) {
+					if seen.add(d.route.relayURL+d.header.Get("Webhook-Id"), 1) == 5 && (status < 200 || status > 299) {
 						send(d)
 					}
 					return status
@@ -260,11 +260,11 @@ func webhookProofs() []proof {
 				var mu sync.Mutex
 				due := map[string]time.Time{}
 				answered := map[string]int{}
-				var seen attempts
+				var seen perKey
 				rel := &relay{}
 				rel.deliver = func(d *relayed, send func(*relayed) int) int {
 					k := d.route.relayURL + d.header.Get("Webhook-Id")
-					n := seen.count(k)
+					n := seen.add(k, 1)
 					if n == 1 {
 						status := send(d)
 						mu.Lock()
@@ -376,23 +376,6 @@ func registering(change func(in map[string]any) func(out map[string]any)) func(h
 			}).ServeHTTP(w, req)
 		})
 	}
-}
-
-// attempts counts the deliveries a relay saw, by webhook and Webhook-Id.
-type attempts struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-// count counts one more delivery under k and says how many there were.
-func (a *attempts) count(k string) int {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.n == nil {
-		a.n = map[string]int{}
-	}
-	a.n[k]++
-	return a.n[k]
 }
 
 // messageID is a Webhook-Id of the right form made from s.

@@ -70,15 +70,10 @@ func signature(secret, timestamp string, body []byte) string {
 
 // editBody lets edit change the delivery's JSON body, and signs it again.
 func (d *relayed) editBody(edit func(event map[string]any)) {
-	dec := json.NewDecoder(bytes.NewReader(d.body))
-	dec.UseNumber()
-	var m map[string]any
-	if dec.Decode(&m) != nil {
-		return
+	var ok bool
+	if d.body, ok = editObject(d.body, edit); ok {
+		d.resign()
 	}
-	edit(m)
-	d.body, _ = json.Marshal(m)
-	d.resign()
 }
 
 // eventID is the id of the event the delivery carries.
@@ -136,11 +131,7 @@ func relaying(next http.Handler, rel *relay) http.Handler {
 // it was (a URL not of conform's receiver, or one the relay cannot match
 // in length).
 func (rel *relay) register(req *http.Request) *route {
-	body, err := io.ReadAll(req.Body)
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil {
-		return nil
-	}
+	body := keepBody(req)
 	var in struct{ URL string }
 	if json.Unmarshal(body, &in) != nil {
 		return nil

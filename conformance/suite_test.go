@@ -161,19 +161,25 @@ type response struct {
 	body   []byte
 }
 
-// envelope decodes the body as a JSON object (numbers kept exact), lets edit
-// change it and encodes it again. Bodies that are not objects are left alone.
+// envelope lets edit change the body as a JSON object.
 func (r *response) envelope(edit func(m map[string]any)) {
-	m, ok := decodeObject(r.body)
+	r.body, _ = editObject(r.body, edit)
+}
+
+// editObject decodes b as a JSON object (numbers kept exact), lets edit
+// change it and encodes it again; it says whether b was an object, and
+// leaves it alone when not.
+func editObject(b []byte, edit func(m map[string]any)) ([]byte, bool) {
+	m, ok := decodeObject(b)
 	if !ok {
-		return
+		return b, false
 	}
 	edit(m)
-	b, err := json.Marshal(m)
+	out, err := json.Marshal(m)
 	if err != nil {
 		panic(err)
 	}
-	r.body = b
+	return out, true
 }
 
 func (r *response) errorObject(edit func(e map[string]any)) {
@@ -218,6 +224,15 @@ func breaking(next http.Handler, before func(*http.Request), after func(*http.Re
 	})
 }
 
+// answers breaks what the sandbox answers; asks breaks what it is asked.
+func answers(f func(*http.Request, *response)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return breaking(next, nil, f) }
+}
+
+func asks(f func(*http.Request)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return breaking(next, f, nil) }
+}
+
 // versionRe matches a version prefix other than the one the proxy forces.
 var versionRe = regexp.MustCompile(`^/v[0-9]+`)
 
@@ -227,21 +242,39 @@ func bearer(r *http.Request) string {
 
 // rewriteBody lets edit change a JSON object request body.
 func rewriteBody(r *http.Request, edit func(map[string]any)) {
-	b, err := io.ReadAll(r.Body)
-	if err != nil {
-		return
-	}
-	// A body edit leaves alone did not cross the breaker: re-encoded, it
-	// would lose its number spellings, repeated fields and size, each a
-	// rule of its own. Numbers stay json.Number, spelt as sent.
-	if m, ok := decodeObject(b); ok {
-		edit(m)
-		if sent, _ := decodeObject(b); !reflect.DeepEqual(sent, m) {
-			b, _ = json.Marshal(m)
+	rewriteRaw(r, func(b []byte) []byte {
+		// A body edit leaves alone did not cross the breaker: re-encoded, it
+		// would lose its number spellings, repeated fields and size, each a
+		// rule of its own. Numbers stay json.Number, spelt as sent.
+		m, ok := decodeObject(b)
+		if !ok {
+			return b
 		}
-	}
+		edit(m)
+		if sent, _ := decodeObject(b); reflect.DeepEqual(sent, m) {
+			return b
+		}
+		out, _ := json.Marshal(m)
+		return out
+	})
+}
+
+// rewriteRaw lets edit change a request body as bytes.
+func rewriteRaw(r *http.Request, edit func([]byte) []byte) {
+	b := edit(keepBody(r))
 	r.Body = io.NopCloser(bytes.NewReader(b))
 	r.ContentLength = int64(len(b))
+}
+
+// keepBody reads a request's body for a broken deployment and puts it
+// back for the sandbox behind it.
+func keepBody(r *http.Request) []byte {
+	var buf bytes.Buffer
+	if r.Body != nil {
+		_, _ = buf.ReadFrom(r.Body)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(buf.Bytes()))
+	return buf.Bytes()
 }
 
 func decodeObject(b []byte) (map[string]any, bool) {

@@ -8,18 +8,12 @@ import (
 // deliveries are the sandbox's own, out of a proxy's reach, so each one
 // changes the plan on its way in or the records on their way out.
 func webhookFaultProofs() []proof {
-	plans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return onControls(next, func(req *http.Request) {
-				if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" {
-					rewriteBody(req, func(plan map[string]any) {
-						if plan["event"] != nil {
-							edit(plan)
-						}
-					})
-				}
-			}, nil)
-		}
+	eventPlans := func(edit func(plan map[string]any)) func(http.Handler) http.Handler {
+		return plans(func(plan map[string]any) {
+			if plan["event"] != nil {
+				edit(plan)
+			}
+		})
 	}
 	kind := func(from, to string) func(map[string]any) {
 		return func(plan map[string]any) {
@@ -36,22 +30,22 @@ func webhookFaultProofs() []proof {
 				"A reorder webhook fault delivers the event after the next one to the same webhook",
 				"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse",
 			},
-			wrap: plans(func(plan map[string]any) { plan["event"] = "bug.updated" }),
+			wrap: eventPlans(func(plan map[string]any) { plan["event"] = "bug.updated" }),
 		},
 		{
 			name: "a duplicate sent as a bad signature", rule: "FAULT-34",
 			caught: []string{"A duplicate webhook fault delivers the event twice with one Webhook-Id, and the records say so"},
-			wrap:   plans(kind("duplicate", "badSignature")),
+			wrap:   eventPlans(kind("duplicate", "badSignature")),
 		},
 		{
 			name: "a reorder sent as a duplicate", rule: "FAULT-35",
 			caught: []string{"A reorder webhook fault delivers the event after the next one to the same webhook"},
-			wrap:   plans(kind("reorder", "duplicate")),
+			wrap:   eventPlans(kind("reorder", "duplicate")),
 		},
 		{
 			name: "a delay of a tenth", rule: "FAULT-36", opts: frozen,
 			caught: []string{"A delayed webhook fault holds the delivery, counted as scheduled, until its time comes"},
-			wrap: plans(func(plan map[string]any) {
+			wrap: eventPlans(func(plan map[string]any) {
 				if plan["delayMs"] != nil {
 					plan["delayMs"] = 100
 				}
@@ -60,12 +54,12 @@ func webhookFaultProofs() []proof {
 		{
 			name: "a bad signature sent as a stale timestamp", rule: "FAULT-37",
 			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
-			wrap:   plans(kind("badSignature", "staleTimestamp")),
+			wrap:   eventPlans(kind("badSignature", "staleTimestamp")),
 		},
 		{
 			name: "a stale timestamp sent as a bad signature", rule: "FAULT-38",
 			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
-			wrap:   plans(kind("staleTimestamp", "badSignature")),
+			wrap:   eventPlans(kind("staleTimestamp", "badSignature")),
 		},
 		{
 			name: "a webhook fault takes a request's method and path, and ignores them", rule: "FAULT-40",
@@ -73,7 +67,7 @@ func webhookFaultProofs() []proof {
 				"A fault plan with a method on a webhook fault is refused, and the plan stays as it was",
 				"A fault plan with a path on a webhook fault is refused, and the plan stays as it was",
 			},
-			wrap: plans(func(plan map[string]any) {
+			wrap: eventPlans(func(plan map[string]any) {
 				delete(plan, "method")
 				delete(plan, "path")
 			}),
