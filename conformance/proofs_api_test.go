@@ -854,8 +854,9 @@ func firstBreakProofs() []proof {
 		{
 			name: "503 instead of 429", rule: "FAULT-13",
 			says: "FAULT-13 a planned status fault answers with that status and its code: want 429 RATE_LIMIT_EXCEEDED, got 503",
+			// Only a fault's 429: a spent window's own is RATE-5's.
 			wrap: answers(func(_ *http.Request, r *response) {
-				if r.status == http.StatusTooManyRequests {
+				if r.status == http.StatusTooManyRequests && r.header.Get("X-Sandbox-Fault") != "" {
 					r.status = http.StatusServiceUnavailable
 					r.errorObject(func(e map[string]any) { e["status"] = json.Number("503") })
 				}
