@@ -17,15 +17,6 @@ import (
 // /v1 requests pass through untouched but for their headers, so that the
 // network faults still reach the client as the sandbox makes them.
 func faultProofs() []proof {
-	journal := func(edit func(req *http.Request, r *response)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return onControls(next, nil, func(req *http.Request, r *response) {
-				if isGet(req, "/_sandbox/requests") {
-					edit(req, r)
-				}
-			})
-		}
-	}
 	journalQuery := func(edit func(q map[string][]string)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return onControls(next, func(req *http.Request) {
@@ -305,32 +296,28 @@ func faultProofs() []proof {
 		{
 			name: "the journal drops PATCH requests", rule: "JRNL-1",
 			caught: []string{"An entry keeps the body of a request a status fault answered"},
-			wrap: journal(func(_ *http.Request, r *response) {
+			wrap: journal(func(r *response) {
 				r.keepItems(func(it map[string]any) bool { return it["method"] != "PATCH" })
 			}),
 		},
 		{
 			name: "a dropped request is journalled with a 502", rule: "JRNL-9",
 			caught: []string{"A dropped request is complete in the journal when its client sees the drop, listed before the retry"},
-			wrap: journal(func(_ *http.Request, r *response) {
-				r.eachItem(func(it map[string]any) {
-					if f, ok := it["fault"].(map[string]any); ok && (f["network"] == "reset" || f["network"] == "close") {
-						it["status"] = json.Number("502")
-					}
-				})
+			wrap: journalItems(func(it map[string]any) {
+				if f, ok := it["fault"].(map[string]any); ok && (f["network"] == "reset" || f["network"] == "close") {
+					it["status"] = json.Number("502")
+				}
 			}),
 		},
 		{
 			name: "a request its client gave up on is not marked abandoned", rule: "JRNL-8",
 			caught: []string{"A request its client gave up on is complete in the journal, abandoned and with no status"},
-			wrap: journal(func(_ *http.Request, r *response) {
-				r.eachItem(func(it map[string]any) { it["abandoned"] = false })
-			}),
+			wrap:   journalItems(func(it map[string]any) { it["abandoned"] = false }),
 		},
 		{
 			name: "a dropped request is listed after the retry that followed it", rule: "JRNL-15",
 			caught: []string{"A dropped request is complete in the journal when its client sees the drop, listed before the retry"},
-			wrap: journal(func(_ *http.Request, r *response) {
+			wrap: journal(func(r *response) {
 				r.data(func(d map[string]any) {
 					items, _ := d["items"].([]any)
 					for i := 1; i < len(items); i++ {
@@ -344,12 +331,10 @@ func faultProofs() []proof {
 		{
 			name: "the journal keeps no body of a faulted request", rule: "JRNL-16",
 			caught: []string{"An entry keeps the body of a request a status fault answered"},
-			wrap: journal(func(_ *http.Request, r *response) {
-				r.eachItem(func(it map[string]any) {
-					if it["fault"] != nil {
-						it["body"], it["bodyBytes"] = "", json.Number("0")
-					}
-				})
+			wrap: journalItems(func(it map[string]any) {
+				if it["fault"] != nil {
+					it["body"], it["bodyBytes"] = "", json.Number("0")
+				}
 			}),
 		},
 		{
@@ -403,6 +388,22 @@ func plans(edit func(plan map[string]any)) func(http.Handler) http.Handler {
 			}
 		}, nil)
 	}
+}
+
+// journal lets edit change the journal's answers.
+func journal(edit func(r *response)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return onControls(next, nil, func(req *http.Request, r *response) {
+			if isGet(req, "/_sandbox/requests") {
+				edit(r)
+			}
+		})
+	}
+}
+
+// journalItems lets edit change each entry the journal lists.
+func journalItems(edit func(it map[string]any)) func(http.Handler) http.Handler {
+	return journal(func(r *response) { r.eachItem(edit) })
 }
 
 // onControlsWithKey is onControls for a change to a control request that

@@ -21,15 +21,6 @@ func plannedFaultProofs() []proof {
 			}
 		})
 	}
-	journal := func(edit func(it map[string]any)) func(http.Handler) http.Handler {
-		return func(next http.Handler) http.Handler {
-			return onControls(next, nil, func(req *http.Request, r *response) {
-				if isGet(req, "/_sandbox/requests") {
-					r.eachItem(edit)
-				}
-			})
-		}
-	}
 	controlAnswer := func(method, path string, edit func(d map[string]any)) func(http.Handler) http.Handler {
 		return func(next http.Handler) http.Handler {
 			return onControls(next, nil, func(req *http.Request, r *response) {
@@ -274,22 +265,22 @@ func plannedFaultProofs() []proof {
 		{
 			name: "the journal drops the query", rule: "JRNL-3",
 			caught: []string{"An entry holds the request as sent and its answer"},
-			wrap:   journal(func(it map[string]any) { it["query"] = "" }),
+			wrap:   journalItems(func(it map[string]any) { it["query"] = "" }),
 		},
 		{
 			name: "the journal never says it cut a header", rule: "JRNL-4",
 			caught: []string{"A long header value is cut, and said to be"},
-			wrap:   journal(func(it map[string]any) { it["headersTruncated"] = false }),
+			wrap:   journalItems(func(it map[string]any) { it["headersTruncated"] = false }),
 		},
 		{
 			name: "the journal never says it cut a path or query", rule: "JRNL-6",
 			caught: []string{"A long path or query is cut, and said to be"},
-			wrap:   journal(func(it map[string]any) { it["truncated"] = false }),
+			wrap:   journalItems(func(it map[string]any) { it["truncated"] = false }),
 		},
 		{
 			name: "a request a fault of phase after dropped has no status", rule: "JRNL-7",
 			caught: []string{"A POST whose answer a fault of phase after drops has created its record, and the journal says its client received nothing"},
-			wrap: journal(func(it map[string]any) {
+			wrap: journalItems(func(it map[string]any) {
 				if it["received"] == "nothing" {
 					it["status"] = nil
 				}
@@ -298,7 +289,7 @@ func plannedFaultProofs() []proof {
 		{
 			name: "the journal says every request took no time", rule: "JRNL-11",
 			caught: []string{"An entry names the fault that answered, and the time a delay took"},
-			wrap:   journal(func(it map[string]any) { it["durationMs"] = json.Number("0") }),
+			wrap:   journalItems(func(it map[string]any) { it["durationMs"] = json.Number("0") }),
 		},
 		{
 			name: "a journal filter it cannot use is ignored", rule: "JRNL-14",
@@ -319,12 +310,12 @@ func plannedFaultProofs() []proof {
 		{
 			name: "the journal says every request was carried out", rule: "JRNL-19",
 			caught: []string{"A POST its client gave up on during a delay before the API was not carried out and spent nothing"},
-			wrap:   journal(func(it map[string]any) { it["carriedOut"] = true }),
+			wrap:   journalItems(func(it map[string]any) { it["carriedOut"] = true }),
 		},
 		{
 			name: "the journal says the client received the whole answer", rule: "JRNL-20",
 			caught: []string{"A POST whose answer a fault of phase after drops has created its record, and the journal says its client received nothing"},
-			wrap:   journal(func(it map[string]any) { it["received"] = "all" }),
+			wrap:   journalItems(func(it map[string]any) { it["received"] = "all" }),
 		},
 	}
 }
