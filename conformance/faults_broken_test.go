@@ -140,7 +140,7 @@ func faultProofs() []proof {
 				return onControls(next, func(req *http.Request) {
 					if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" {
 						rewriteBody(req, func(plan map[string]any) {
-							if n, ok := plan["count"].(float64); ok {
+							if n, ok := number(plan["count"]); ok {
 								plan["count"] = n + 1
 							} else if plan["rate"] == nil {
 								plan["count"] = 2
@@ -173,7 +173,7 @@ func faultProofs() []proof {
 						return
 					}
 					rewriteBody(req, func(plan map[string]any) {
-						seed, ok := plan["seed"].(float64)
+						seed, ok := number(plan["seed"])
 						if !ok {
 							return
 						}
@@ -363,6 +363,17 @@ func faultProofs() []proof {
 func asNumber(v any) json.Number {
 	n, _ := v.(json.Number)
 	return n
+}
+
+// number reads a number of a body decoded with its numbers kept exact, as
+// rewriteBody and envelope decode them.
+func number(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	return f, err == nil
 }
 
 // onControls is breaking for the control requests only; /v1 requests reach

@@ -93,7 +93,7 @@ func plannedFaultProofs() []proof {
 			name: "a delay of a request not waited", rule: "FAULT-18",
 			caught: []string{"A trickled or delayed answer comes whole, late, and counts like any other"},
 			wrap: requestPlans(func(plan map[string]any) {
-				if d, ok := plan["delayMs"].(float64); ok && d > 1 {
+				if d, ok := number(plan["delayMs"]); ok && d > 1 {
 					plan["delayMs"] = 1
 				}
 			}),
@@ -334,7 +334,7 @@ func faultingControls(next http.Handler) http.Handler {
 			delete(status, key)
 		case req.URL.Path == "/_sandbox/faults" && req.Method == http.MethodPost:
 			rewriteBody(req, func(plan map[string]any) {
-				if s, ok := plan["status"].(float64); ok && plan["path"] == nil && plan["method"] == nil {
+				if s, ok := number(plan["status"]); ok && plan["path"] == nil && plan["method"] == nil {
 					status[key] = int(s)
 				}
 			})
@@ -483,7 +483,7 @@ func skippingWebhookDelay(next http.Handler) http.Handler {
 			return
 		}
 		rewriteBody(req, func(plan map[string]any) {
-			if d, ok := plan["delayMs"].(float64); ok && d > 1 && plan["event"] != nil {
+			if d, ok := number(plan["delayMs"]); ok && d > 1 && plan["event"] != nil {
 				mu.Lock()
 				delays[bearer(req)] = plan["delayMs"]
 				mu.Unlock()
