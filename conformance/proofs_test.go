@@ -72,7 +72,7 @@ func passThroughProofs() []proof {
 			proof{name: "editHeaders, " + opts.name, opts: opts.opts, wrap: func(next http.Handler) http.Handler {
 				return editHeaders(next, func(*http.Request, int, http.Header) {})
 			}},
-			// Each plan is decoded and encoded again on its way.
+			// Each plan is read and handed on, encoded again if edited.
 			proof{name: "plans, " + opts.name, opts: opts.opts, wrap: plans(func(map[string]any) {})},
 		)
 	}
