@@ -243,6 +243,13 @@ func TestReportPathsCheckedBeforeTheRun(t *testing.T) {
 	if b, err := os.ReadFile(html); err != nil || !bytes.Contains(b, []byte("the junit report")) {
 		t.Errorf("the HTML report of a run refused for its junit path does not say so (%v):\n%s", err, b)
 	}
+	// Two reports in one file are refused, however the path is spelt.
+	dir := t.TempDir()
+	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--format", "junit",
+		"--output", filepath.Join(dir, "r.xml"), "--junit", filepath.Join(dir, ".", "r.xml"))
+	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "--output and the junit report both name the file") {
+		t.Errorf("--output and --junit naming one file: exit %d\n%s", got.code, got.stderr)
+	}
 	if n := requests.Load(); n != 0 {
 		t.Errorf("%d request(s) sent before the report paths were refused", n)
 	}

@@ -19,6 +19,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -193,9 +195,12 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 	} else {
 		rep, err = startRun(ctx, cfg, fs, o, exploreOnly)
 	}
-	if cerr := files.close(); cerr != nil {
+	if unwritten, cerr := files.close(); cerr != nil {
 		// A report whose last write failed on close is not a report.
 		err = errors.Join(err, cerr)
+		if rep != nil {
+			rep.Files = slices.DeleteFunc(rep.Files, func(name string) bool { return slices.Contains(unwritten, name) })
+		}
 	}
 	if err != nil {
 		return stopped(rep, err, cfg.APIKey, stderr)
@@ -237,7 +242,18 @@ type reportFiles []*os.File
 func createReports(cfg *conformance.Config, o *suiteOptions) (reportFiles, error) {
 	var files reportFiles
 	var errs []error
+	// Two reports in one file would overwrite each other's bytes.
+	named := map[string]string{}
 	create := func(path, what string) *os.File {
+		abs, err := filepath.Abs(path)
+		if err != nil {
+			abs = filepath.Clean(path)
+		}
+		if first, ok := named[abs]; ok {
+			errs = append(errs, fmt.Errorf("%w: %s and %s both name the file %s", conformance.ErrUsage, first, what, path))
+			return nil
+		}
+		named[abs] = what
 		f, err := os.Create(path)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%w: %s: %w", conformance.ErrUsage, what, err))
@@ -266,15 +282,16 @@ func createReports(cfg *conformance.Config, o *suiteOptions) (reportFiles, error
 	return files, errors.Join(errs...)
 }
 
-// close closes the files, saying which could not be.
-func (files reportFiles) close() error {
+// close closes the files, naming those that could not be and saying why.
+func (files reportFiles) close() (unwritten []string, err error) {
 	var errs []error
 	for _, f := range files {
 		if err := f.Close(); err != nil {
+			unwritten = append(unwritten, f.Name())
 			errs = append(errs, fmt.Errorf("closing the report %s: %w", f.Name(), err))
 		}
 	}
-	return errors.Join(errs...)
+	return unwritten, errors.Join(errs...)
 }
 
 // stopped prints why a run ended with exit 2 and which reports say so.

@@ -99,3 +99,26 @@ func TestRefuseWritesEveryReportItIsGiven(t *testing.T) {
 		t.Errorf("a report in an unknown format: %v, want a usage error", err)
 	}
 }
+
+// TestAReportNotWrittenIsNotNamed: the summary's "listed in" and conform's
+// "wrote" name only reports written whole; a full disk is no report.
+func TestAReportNotWrittenIsNotNamed(t *testing.T) {
+	var html strings.Builder
+	cfg := Config{APIKey: "svc_test_refusedrefusedrefused", Reports: []ReportFile{
+		{Format: FormatJUnit, Name: "full.xml", W: fullDisk{}},
+		{Format: FormatHTML, Name: "r.html", W: &html},
+	}}
+	rep, err := Refuse(cfg, fmt.Errorf("%w: no base URL", wire.ErrUsage))
+	if !errors.Is(err, errFullDisk) {
+		t.Errorf("Refuse = %v, want the junit report's write error too", err)
+	}
+	if want := []string{"r.html"}; !slices.Equal(rep.Files, want) {
+		t.Errorf("the report names the files %v, want %v", rep.Files, want)
+	}
+}
+
+var errFullDisk = errors.New("no space left on device")
+
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, errFullDisk }

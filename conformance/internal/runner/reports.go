@@ -40,17 +40,12 @@ func Refuse(cfg Config, why error) (*report.Report, error) {
 
 // writeReports writes every report of rep: junit or cucumber to Output
 // with --format junit or cucumber, each of cfg.Reports in its format, and
-// the summary. Every report is attempted; the errors of all are returned.
+// the summary. Every report is attempted; the errors of all are returned,
+// and rep.Files names only the files written whole.
 func writeReports(cfg Config, rep *report.Report) error {
 	rep.Files = nil
-	for _, f := range cfg.Reports {
-		rep.Files = append(rep.Files, f.Name)
-	}
-	if cfg.OutputName != "" && (cfg.Format == FormatJUnit || cfg.Format == FormatCucumber) {
-		rep.Files = append(rep.Files, cfg.OutputName)
-	}
 	var errs []error
-	write := func(w io.Writer, format string) {
+	write := func(w io.Writer, format, name string) {
 		if w == nil {
 			errs = append(errs, fmt.Errorf("%w: a %s report without a writer", wire.ErrUsage, format))
 			return
@@ -60,13 +55,19 @@ func writeReports(cfg Config, rep *report.Report) error {
 			errs = append(errs, fmt.Errorf("%w: no report is written as %q (want %s, %s or %s)", wire.ErrUsage, format, FormatJUnit, FormatCucumber, FormatHTML))
 			return
 		}
-		errs = append(errs, writeRedacted(w, cfg.APIKey, format, to))
-	}
-	if cfg.Output != nil && (cfg.Format == FormatJUnit || cfg.Format == FormatCucumber) {
-		write(cfg.Output, cfg.Format)
+		if err := writeRedacted(w, cfg.APIKey, format, to); err != nil {
+			errs = append(errs, err)
+			return
+		}
+		if name != "" {
+			rep.Files = append(rep.Files, name)
+		}
 	}
 	for _, f := range cfg.Reports {
-		write(f.W, f.Format)
+		write(f.W, f.Format, f.Name)
+	}
+	if cfg.Output != nil && (cfg.Format == FormatJUnit || cfg.Format == FormatCucumber) {
+		write(cfg.Output, cfg.Format, cfg.OutputName)
 	}
 	// A run that stopped before its first scenario has nothing to sum up:
 	// the error that stopped it is all there is, and the caller prints it.
