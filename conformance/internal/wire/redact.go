@@ -147,7 +147,11 @@ func spellings(key string) []string {
 		bases = append(bases, secret)
 	}
 	if len(secret) >= 10 {
-		bases = append(bases, secret[:len(secret)-4])
+		// A cut-short secret of one repeated character says nothing of
+		// the key, and padding in a path would show it as the key.
+		if cut := secret[:len(secret)-4]; strings.Count(cut, cut[:1]) < len(cut) {
+			bases = append(bases, cut)
+		}
 	}
 	seen := map[string]bool{}
 	var out []string

@@ -32,6 +32,13 @@ func TestRedactorHidesEverySpelling(t *testing.T) {
 	if got := redact("ci_secret is a word, 9f3k too"); got != "ci_secret is a word, 9f3k too" {
 		t.Errorf("text with only pieces of the key changed: %q", got)
 	}
+
+	// A test key of zeros cut short is only zeros, as a padded path is.
+	const zeros = "svc_test_0000000000000000000042"
+	path := "/v1/campaigns/cmp_" + strings.Repeat("0", 40)
+	if got := Redactor(zeros)(path + " " + zeros); got != path+" svc_test_…0042" {
+		t.Errorf("Redactor(%s) = %q, want the path as sent and the key redacted", zeros, got)
+	}
 }
 
 // TestFragmentsShowMoreThanTheHint: AUTH-6 allows a key's prefix and last
