@@ -285,6 +285,7 @@ Feature: Errors
 
   @sandbox @stable @ERR-20
   Scenario: A request target over 8 KiB is 414 URI_TOO_LONG, and one of 8 KiB is read
+    Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns/cmp_" padded with "0" to a request target of 8192 bytes
     Then the response status should be 404
     And the error code should be "NOT_FOUND"

@@ -323,6 +323,9 @@ func (c *check) run() {
 		// account saw the request (ERR-24): nothing happened.
 		return
 	}
+	if c.targetRefused() {
+		return
+	}
 	c.clock()
 	switch {
 	case inAPI:
@@ -345,6 +348,33 @@ func (c *check) run() {
 		c.controls()
 		c.refusedCreate()
 	}
+}
+
+// maxTarget is the longest request target the sandbox reads (ERR-20).
+const maxTarget = 8 << 10
+
+// targetRefused holds the request target to ERR-20: one over 8 KiB is
+// refused with 414 URI_TOO_LONG before any account sees it, and one of
+// 8 KiB or less is read. It says whether the request was refused for its
+// target, so that nothing happened. Outside the sandbox profile a 414 is
+// the deployment's own bound, judged by no rule, and still nothing.
+func (c *check) targetRefused() bool {
+	o := c.o
+	refused := o.Status == http.StatusRequestURITooLong && o.Header.Get(faultHeader) == ""
+	u, err := url.Parse(o.URL)
+	if !c.sandbox || err != nil {
+		return refused
+	}
+	long := len(u.RequestURI()) > maxTarget
+	c.judge("ERR-20")
+	got := fmt.Sprintf("%d %s", o.Status, o.errorCode())
+	switch {
+	case long && (o.Status != http.StatusRequestURITooLong || o.errorCode() != "URI_TOO_LONG"):
+		c.fail("ERR-20", "a request target over 8 KiB is refused", "414 URI_TOO_LONG", got)
+	case !long && refused:
+		c.fail("ERR-20", "a request target of 8 KiB or less is read", fmt.Sprintf("no 414 for a target of %d bytes", len(u.RequestURI())), got)
+	}
+	return long || refused
 }
 
 // creates are the requests that make a record, by the prefix of its ID.

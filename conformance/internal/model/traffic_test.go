@@ -398,6 +398,18 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 	})
 }
 
+const (
+	notFound = `{"success":false,"error":{"code":"NOT_FOUND","message":"no such campaign","status":404}}`
+	tooLong  = `{"success":false,"error":{"code":"URI_TOO_LONG","message":"the request target is longer than 8192 bytes","status":414}}`
+)
+
+// paddedTarget is a GET of an unknown campaign whose request target is
+// size bytes long.
+func paddedTarget(size int) string {
+	const path = "/v1/campaigns/cmp_"
+	return "GET " + path + strings.Repeat("0", size-len(path))
+}
+
 func TestModelJudgesTheRestOfAnyTraffic(t *testing.T) {
 	t.Parallel()
 	key := "svc_test_a_key_pasted_into_a_query_9876"
@@ -479,6 +491,31 @@ func TestModelJudgesTheRestOfAnyTraffic(t *testing.T) {
 				{req: "GET /v1/campaigns/", status: 200, headers: "Remaining: 999", answer: emptyList},
 			},
 			want: "unknown route",
+		},
+		{
+			name: "ERR-20: a target over 8 KiB is refused before any account sees it",
+			keeps: []ex{
+				{req: paddedTarget(8193), status: 414, answer: tooLong},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+				{req: paddedTarget(8192), status: 404, headers: "Remaining: 998", answer: notFound},
+				{req: "GET /_sandbox/requests", status: 200, answer: `{"success":true,"data":{"items":[
+					{"method":"GET","path":"` + strings.TrimPrefix(paddedTarget(8192), "GET ") + `","query":"","status":404,"fault":null},
+					{"method":"GET","path":"/v1/testers","query":"","status":200,"fault":null}],"hasMore":false,"nextCursor":null}}`},
+			},
+			breaks: []ex{
+				{req: paddedTarget(8193), status: 404, headers: "Remaining: 999", answer: notFound},
+			},
+			want: "over 8 KiB is refused",
+		},
+		{
+			name: "ERR-20: a target of 8 KiB is read",
+			keeps: []ex{
+				{req: paddedTarget(8192), status: 404, headers: "Remaining: 999", answer: notFound},
+			},
+			breaks: []ex{
+				{req: paddedTarget(8192), status: 414, answer: tooLong},
+			},
+			want: "8 KiB or less is read",
 		},
 		{
 			name: "RATE-15: a per-client budget's 429 is not the key's",
