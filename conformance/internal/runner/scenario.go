@@ -238,7 +238,7 @@ func (run *scenarioRun) stepEnded(s *steps.ScenarioState, st *godog.Step, status
 		// A request that got no connection made no exchange: the last one
 		// is an earlier step's, which is not at fault.
 		if !errors.Is(err, wire.ErrConnection) {
-			run.fault, _ = s.Last()
+			run.fault = s.Last()
 		}
 		if v := run.violation; v != nil && v.Exchange != nil {
 			run.fault = v.Exchange

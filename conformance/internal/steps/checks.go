@@ -19,7 +19,7 @@ import (
 // Steps that check the status, the envelope and the body of the last response.
 
 func (s *ScenarioState) lastExchange(ctx context.Context) (*wire.Exchange, error) {
-	return s.Last()
+	return s.response()
 }
 
 // lastJSON is the body of the last response, decoded.
@@ -122,7 +122,7 @@ func (s *ScenarioState) bodyLacks(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.Last()
+	e, err := s.response()
 	if err != nil {
 		return err
 	}
@@ -135,7 +135,7 @@ func (s *ScenarioState) bodyLacks(ctx context.Context, text string) error {
 // --- body by path ---
 
 func valueAt(s *ScenarioState, path string) (any, error) {
-	e, err := s.Last()
+	e, err := s.response()
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +258,7 @@ func (s *ScenarioState) jsonExists(ctx context.Context, path string) error {
 }
 
 func (s *ScenarioState) jsonNotExists(ctx context.Context, path string) error {
-	e, err := s.Last()
+	e, err := s.response()
 	if err != nil {
 		return err
 	}
@@ -400,7 +400,7 @@ func (s *ScenarioState) bodyContains(ctx context.Context, text string) error {
 	if err != nil {
 		return err
 	}
-	e, err := s.Last()
+	e, err := s.response()
 	if err != nil {
 		return err
 	}
@@ -717,7 +717,7 @@ func (s *ScenarioState) tookAtLeast(ctx context.Context, ms int) error {
 	if err != nil {
 		return err
 	}
-	if e.Method == "DELIVERY" {
+	if s.readFor == readDelivery {
 		return fmt.Errorf("%w: the last thing received is a webhook delivery, which has no response time; send a request first", wire.ErrUsage)
 	}
 	if want := time.Duration(ms) * time.Millisecond; e.Elapsed < want {

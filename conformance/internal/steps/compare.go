@@ -120,7 +120,7 @@ func operand(s *ScenarioState, text string) (scalar, error) {
 		}
 		v = saved
 	case m[3] != "":
-		e, err := s.Last()
+		e, err := s.response()
 		if err != nil {
 			return scalar{}, err
 		}
@@ -170,7 +170,7 @@ var comparisons = map[string]func(int) bool{
 func (s *ScenarioState) compareValue(ctx context.Context, kind, name, op, rhs string) error {
 	var v any
 	if kind == "header" {
-		e, err := s.Last()
+		e, err := s.response()
 		if err != nil {
 			return err
 		}
@@ -240,7 +240,7 @@ func (s *ScenarioState) headerAbsent(ctx context.Context, name string) error {
 }
 
 func (s *ScenarioState) saveHeader(ctx context.Context, name, as string) error {
-	e, err := s.Last()
+	e, err := s.response()
 	if err != nil {
 		return err
 	}

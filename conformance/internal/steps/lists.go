@@ -88,14 +88,14 @@ func (s *ScenarioState) walk(ctx context.Context, target string, limit int) ([]a
 	}
 }
 
-// pushWalked makes the walked items the last "response" of the scenario, so
+// readWalked makes the walked items the response the next steps read, so
 // that the JSON steps can check them at "items".
-func pushWalked(s *ScenarioState, target string, items []any) {
+func readWalked(s *ScenarioState, target string, items []any) {
 	if items == nil {
 		items = []any{}
 	}
 	b, _ := json.Marshal(map[string]any{"items": items})
-	s.history = append(s.history, &wire.Exchange{Method: "WALK", URL: target, Status: http.StatusOK, Header: http.Header{}, Body: b})
+	s.read, s.readFor = &wire.Exchange{URL: target, Status: http.StatusOK, Header: http.Header{}, Body: b}, readWalk
 }
 
 func idOf(item any) (string, error) {
@@ -150,7 +150,7 @@ func (s *ScenarioState) walkComplete(ctx context.Context, target string, limit i
 	if strings.Join(ids, ",") != strings.Join(wholeIDs, ",") {
 		return fmt.Errorf("list rule: %s walked with limit=%d gives %d items %v, with limit=100 %d items %v", t, limit, len(ids), ids, len(wholeIDs), wholeIDs)
 	}
-	pushWalked(s, t, items)
+	readWalked(s, t, items)
 	return nil
 }
 
@@ -205,7 +205,7 @@ func (s *ScenarioState) filterExact(ctx context.Context, param, value, target, f
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		return fmt.Errorf("filter rule: %s=%s on %s returns %v; the unfiltered list holds %v with that value", param, v, t, got, want)
 	}
-	pushWalked(s, t, filtered)
+	readWalked(s, t, filtered)
 	return nil
 }
 

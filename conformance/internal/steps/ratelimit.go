@@ -267,7 +267,7 @@ func (s *ScenarioState) resetEndsWindow(ctx context.Context) error {
 // answer, the window an earlier answer of the scenario reported has ended:
 // counts compared across it restarted in between.
 func windowEnded(s *ScenarioState) bool {
-	last, err := s.Last()
+	last, err := s.lastSent()
 	if err != nil {
 		return false
 	}

@@ -41,7 +41,17 @@ type ScenarioState struct {
 	rawAuth string
 	headers http.Header
 	saved   map[string]any
+	// history is every exchange the scenario sent, in order.
 	history []*wire.Exchange
+	// read is what the steps on "the response" read: the last answer, or
+	// what a walk of a list gathered or a wait brought from the receiver,
+	// when one of those came after it. Neither a walk nor a delivery is
+	// an exchange the scenario sent, so neither is in history.
+	read    *wire.Exchange
+	readFor reading
+	// delivered is the delivery waited for last, which a wait for its
+	// retry follows even with requests sent since.
+	delivered *wire.Exchange
 	// Sink receives the every-response rule violations of the scenario.
 	Sink *rules.Sink
 	// Skip says why the scenario stopped without a verdict, if it did.
@@ -66,20 +76,46 @@ type ScenarioState struct {
 	droppable bool
 }
 
+// reading says what ScenarioState.read holds.
+type reading int
+
+const (
+	readAnswer   reading = iota // the answer to the last request
+	readWalk                    // the items a walk gathered, at "items"
+	readDelivery                // a delivery: its headers and body, and the receiver's status
+)
+
 // NewScenarioState is the state of a scenario about to start against t,
 // with hooks the webhook receiver (nil when none runs).
 func NewScenarioState(t *transport.Target, hooks *receiver.Receiver) *ScenarioState {
 	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
-// Last is the last exchange of the scenario, for the steps that judge an
-// answer: a request that got none fails them, saying so.
-func (s *ScenarioState) Last() (*wire.Exchange, error) {
-	e, err := s.lastSent()
-	if err == nil && e.NoAnswer != "" {
+// Last is the last exchange the scenario sent, or nil before any: the one
+// a report shows beside a failed step.
+func (s *ScenarioState) Last() *wire.Exchange {
+	e, _ := s.lastSent()
+	return e
+}
+
+// response is what the steps that judge "the response" read: the last
+// answer, a walk's items or a delivery (see read). A request that got no
+// answer fails them, saying so.
+func (s *ScenarioState) response() (*wire.Exchange, error) {
+	if s.read == nil {
+		return nil, errors.New("no request has been sent yet in this scenario")
+	}
+	if e := s.read; e.NoAnswer != "" {
 		return e, fmt.Errorf("%s %s got no answer: the connection was dropped (%s)", e.Method, s.Redact(pathOf(e.URL)), e.NoAnswer)
 	}
-	return e, err
+	return s.read, nil
+}
+
+// record keeps an exchange the scenario sent, and makes it the response
+// the next steps read.
+func (s *ScenarioState) record(e *wire.Exchange) {
+	s.history = append(s.history, e)
+	s.read, s.readFor = e, readAnswer
 }
 
 func (s *ScenarioState) lastSent() (*wire.Exchange, error) {
@@ -209,7 +245,7 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 		gaveUp := errors.Is(context.Cause(ctx), errGaveUp)
 		if gaveUp || (s.droppable && ctx.Err() == nil && dropped(err)) {
 			ex := &wire.Exchange{Method: ex.Method, URL: ex.URL, ReqHeader: ex.ReqHeader, ReqBody: ex.ReqBody, Elapsed: ex.Elapsed, NoAnswer: s.Redact(err.Error()), GaveUp: gaveUp}
-			s.history = append(s.history, ex)
+			s.record(ex)
 			return ex, nil
 		}
 		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(ex.URL), s.Redact(err.Error()))
@@ -224,7 +260,7 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 	if plansNetworkFault(ex) {
 		s.droppable = true
 	}
-	s.history = append(s.history, ex)
+	s.record(ex)
 	return ex, nil
 }
 
@@ -375,6 +411,6 @@ func dropped(err error) bool {
 // Forget lets go of the scenario's exchanges and saved values once its
 // result is recorded.
 func (s *ScenarioState) Forget() {
-	s.history, s.saved = nil, nil
+	s.history, s.saved, s.read, s.delivered = nil, nil, nil, nil
 	s.Sink.Forget()
 }

@@ -118,10 +118,11 @@ func (s *ScenarioState) receiverReleases() error { return s.onEndpoint((*receive
 
 func eventType(d receiver.Delivery) string { return receiver.EventType(d.Body) }
 
-// pushDelivery makes a delivery the last "response" of the scenario, so that
+// readDelivered makes a delivery the response the next steps read, so that
 // the JSON and header steps check it.
-func pushDelivery(s *ScenarioState, d receiver.Delivery) {
-	s.history = append(s.history, &wire.Exchange{Method: "DELIVERY", URL: "(webhook receiver)", Status: d.Answered, Header: d.Header, Body: d.Body})
+func readDelivered(s *ScenarioState, d receiver.Delivery) {
+	s.delivered = &wire.Exchange{URL: "(webhook receiver)", Status: d.Answered, Header: d.Header, Body: d.Body}
+	s.read, s.readFor = s.delivered, readDelivery
 }
 
 func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) error {
@@ -146,7 +147,7 @@ func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) er
 		return fmt.Errorf("webhook rule: no %q event reached the receiver within %d seconds (%d other deliveries): %w", typ, secs, len(e.All()), err)
 	}
 	s.usedDeliveries[i] = true
-	pushDelivery(s, d)
+	readDelivered(s, d)
 	return nil
 }
 
@@ -155,12 +156,7 @@ func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) er
 func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
 	// The delivery waited for last, even with requests sent since (a QA
 	// engineer moves the clock between the two waits).
-	var last *wire.Exchange
-	for i := len(s.history) - 1; i >= 0 && last == nil; i-- {
-		if s.history[i].Method == "DELIVERY" {
-			last = s.history[i]
-		}
-	}
+	last := s.delivered
 	if last == nil {
 		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", wire.ErrUsage)
 	}
@@ -209,7 +205,7 @@ func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
 		return fmt.Errorf("webhook rule: a retry must carry the same body: first %s, then %s", wire.Truncate(string(last.Body), 200), wire.Truncate(string(d.Body), 200))
 	}
 	s.usedDeliveries[i] = true
-	pushDelivery(s, d)
+	readDelivered(s, d)
 	return nil
 }
 
@@ -351,8 +347,8 @@ var signatureForm = regexp.MustCompile(`^v1=[0-9a-f]{64}$`)
 // lastDelivery is the delivery waited for last, with its Webhook-Id
 // checked and its Webhook-Timestamp read.
 func (s *ScenarioState) lastDelivery() (*wire.Exchange, int64, error) {
-	d, err := s.Last()
-	if err != nil || d.Method != "DELIVERY" {
+	d, err := s.response()
+	if err != nil || s.readFor != readDelivery {
 		return nil, 0, fmt.Errorf("%w: no delivery to check; wait for an event first", wire.ErrUsage)
 	}
 	if d.Header.Get("Webhook-Id") == "" {
