@@ -50,7 +50,14 @@ func boundProofs() []proof {
 			caught: []string{"The headers describe the window with the fewest requests left, the minute's"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if date, err := http.ParseTime(r.header.Get("Date")); err == nil && r.header.Get("X-RateLimit-Reset") != "" {
-					r.header.Set("X-RateLimit-Reset", strconv.FormatInt(date.Truncate(time.Hour).Add(time.Hour).Unix(), 10))
+					// In an hour's last minute its end is the minute's: the
+					// hour after is taken then, so that the break shows at
+					// any time of day.
+					end := date.Truncate(time.Hour).Add(time.Hour)
+					if end.Sub(date) <= time.Minute {
+						end = end.Add(time.Hour)
+					}
+					r.header.Set("X-RateLimit-Reset", strconv.FormatInt(end.Unix(), 10))
 				}
 			}),
 		},

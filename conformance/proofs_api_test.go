@@ -868,7 +868,7 @@ func firstBreakProofs() []proof {
 			caught: []string{"The minute window ends on a whole UTC minute"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.header.Get("X-RateLimit-Reset") != "" {
-					r.header.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Unix()+60, 10))
+					r.header.Set("X-RateLimit-Reset", strconv.FormatInt(offTheMinute(time.Now().Unix()+60), 10))
 				}
 			}),
 		},

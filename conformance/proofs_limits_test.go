@@ -65,8 +65,8 @@ func limitProofs() []proof {
 			caught: []string{"The minute window ends on a whole UTC minute"},
 			wrap: func(next http.Handler) http.Handler {
 				return editHeaders(next, func(_ *http.Request, _ int, h http.Header) {
-					if date, err := http.ParseTime(h.Get("Date")); err == nil && h.Get("X-RateLimit-Reset") != "" && date.Second() != 0 {
-						h.Set("X-RateLimit-Reset", strconv.FormatInt(date.Unix()+60, 10))
+					if date, err := http.ParseTime(h.Get("Date")); err == nil && h.Get("X-RateLimit-Reset") != "" {
+						h.Set("X-RateLimit-Reset", strconv.FormatInt(offTheMinute(date.Unix()+60), 10))
 					}
 				})
 			},
@@ -102,12 +102,14 @@ func limitProofs() []proof {
 			},
 		},
 		{
-			name: "a reset one window late", rule: "RATE-10",
+			// Half a minute, not a whole one: a reset one minute late is the
+			// end of the hour when the run meets minute 58, and holds.
+			name: "a reset half a minute past the window's end", rule: "RATE-10",
 			caught: []string{"A fresh account reports its window's end in Unix seconds"},
 			wrap: func(next http.Handler) http.Handler {
 				return editHeaders(next, func(_ *http.Request, _ int, h http.Header) {
 					if h.Get("X-RateLimit-Reset") != "" {
-						h.Set("X-RateLimit-Reset", strconv.Itoa(intHeader(h, "X-RateLimit-Reset")+60))
+						h.Set("X-RateLimit-Reset", strconv.Itoa(intHeader(h, "X-RateLimit-Reset")+30))
 					}
 				})
 			},

@@ -288,3 +288,13 @@ func intHeader(h http.Header, name string) int {
 	n, _ := strconv.Atoi(h.Get(name))
 	return n
 }
+
+// offTheMinute moves a rolling window's reset off a whole minute by a
+// second: a request sent on one would otherwise get an aligned reset, and
+// a proof of a rolling window would hold by the luck of the clock.
+func offTheMinute(reset int64) int64 {
+	if reset%60 == 0 {
+		return reset + 1
+	}
+	return reset
+}
