@@ -89,3 +89,42 @@ Feature: Placed
 		})
 	}
 }
+
+// TestPrettyPlacesStepsOfAnotherLanguage: a feature written in French has
+// keywords of several words, and its steps, its background's among them,
+// are placed as English ones are.
+func TestPrettyPlacesStepsOfAnotherLanguage(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	feature := `# language: fr
+@sandbox
+Fonctionnalité: Placée en français
+  Contexte:
+    Etant donné que a fresh sandbox account
+
+  Scénario: Des mots-clés de plusieurs mots
+    Quand I send a GET request to "/v1/campaigns"
+    Alors the response status should be 200
+    Et que the response status should be 200
+`
+	path := filepath.Join(dir, "fr.feature")
+	if err := os.WriteFile(path, []byte(feature), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
+	var out bytes.Buffer
+	if _, err := conformance.Run(context.Background(), conformance.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_pretty_placed_fr", Profile: conformance.ProfileSandbox,
+		NoBuiltin: true, FeatureDirs: []string{dir}, Format: conformance.FormatPretty, Output: &out,
+		Concurrency: 1, Explore: -1, Timeout: time.Minute,
+	}); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	lines := strings.Split(feature, "\n")
+	for _, n := range []int{5, 8, 9, 10} {
+		want := regexp.MustCompile(`(?m)^\s+` + regexp.QuoteMeta(strings.TrimSpace(lines[n-1])) + `\s+# ` + regexp.QuoteMeta(path) + `:` + fmt.Sprint(n) + `$`)
+		if !want.MatchString(out.String()) {
+			t.Errorf("the step of line %d (%q) is not placed there:\n%s", n, strings.TrimSpace(lines[n-1]), out.String())
+		}
+	}
+}

@@ -286,9 +286,10 @@ type WrittenStep struct {
 	Text string
 }
 
-// WrittenSteps are the feature's name and every step of f, backgrounds
-// included, in line order, from the one parse of f.
-func WrittenSteps(f FeatureFile) (feature string, written []WrittenStep) {
+// WrittenSteps are the feature's header line as written ("Feature: Name",
+// in the file's language) and every step of f, backgrounds included, in
+// line order, from the one parse of f.
+func WrittenSteps(f FeatureFile) (header string, written []WrittenStep) {
 	if f.doc == nil || f.doc.Feature == nil {
 		return "", nil
 	}
@@ -297,7 +298,7 @@ func WrittenSteps(f FeatureFile) (feature string, written []WrittenStep) {
 	}
 	// Map order is random; the steps are listed in the order written.
 	slices.SortFunc(written, func(a, b WrittenStep) int { return cmp.Compare(a.Line, b.Line) })
-	return f.doc.Feature.Name, written
+	return f.doc.Feature.Keyword + ": " + f.doc.Feature.Name, written
 }
 
 // StepAt is where a step of a scenario is written: its keyword as written

@@ -26,11 +26,11 @@ var (
 	// DefinitionID formats it.
 	definitionRe = regexp.MustCompile(`# [^\s\x1b]+\.go:[0-9]+ -> [^\s\x1b]+`)
 	// stepLineRe reads a step line of pretty (its colours taken out): the
-	// keyword, the text, and the definition comment.
-	stepLineRe = regexp.MustCompile(`^\s+\S+ (.*?)\s+# [^\s]+\.go:[0-9]+ -> \S+\s*$`)
+	// keyword and the text, and the definition comment. A keyword may hold
+	// spaces ("Etant donné que"), so the step is told by its text's end.
+	stepLineRe = regexp.MustCompile(`^\s+(.*?)\s+# [^\s]+\.go:[0-9]+ -> \S+\s*$`)
 	// placedRe finds the file and line pretty gives a scenario.
-	placedRe    = regexp.MustCompile(`# (\S+\.feature):([0-9]+)\s*$`)
-	featureLine = regexp.MustCompile(`^\s*Feature: (.*?)\s*$`)
+	placedRe = regexp.MustCompile(`# (\S+\.feature):([0-9]+)\s*$`)
 )
 
 // writtenStep is a step of a feature file: its line and its text.
@@ -44,22 +44,22 @@ type writtenStep struct {
 // a scenario's header its file and line, and each step is the next step
 // of that file, after the last one placed, with the same text.
 type stepLocator struct {
-	w       io.Writer
-	partial []byte
-	steps   map[string][]writtenStep // by URI, in line order
-	byName  map[string][]string      // URIs by feature name
-	uris    []string                 // where the next step may be
-	after   int                      // the line the next step follows
+	w        io.Writer
+	partial  []byte
+	steps    map[string][]writtenStep // by URI, in line order
+	byHeader map[string][]string      // URIs by feature header, "Feature: Name"
+	uris     []string                 // where the next step may be
+	after    int                      // the line the next step follows
 }
 
 func newStepLocator(w io.Writer, files []plan.FeatureFile) *stepLocator {
-	l := &stepLocator{w: w, steps: map[string][]writtenStep{}, byName: map[string][]string{}}
+	l := &stepLocator{w: w, steps: map[string][]writtenStep{}, byHeader: map[string][]string{}}
 	for _, f := range files {
-		name, written := plan.WrittenSteps(f)
+		header, written := plan.WrittenSteps(f)
 		if written == nil {
 			continue
 		}
-		l.byName[name] = append(l.byName[name], f.URI)
+		l.byHeader[header] = append(l.byHeader[header], f.URI)
 		all := make([]writtenStep, len(written))
 		for i, s := range written {
 			all[i] = writtenStep{s.Line, s.Text}
@@ -99,8 +99,8 @@ func (l *stepLocator) Flush() error {
 
 func (l *stepLocator) rewrite(line string) string {
 	plain := ansiRe.ReplaceAllString(line, "")
-	if m := featureLine.FindStringSubmatch(plain); m != nil {
-		l.uris, l.after = l.byName[m[1]], 0
+	if uris, ok := l.byHeader[strings.TrimSpace(plain)]; ok {
+		l.uris, l.after = uris, 0
 		return line
 	}
 	m := stepLineRe.FindStringSubmatch(plain)
@@ -113,7 +113,7 @@ func (l *stepLocator) rewrite(line string) string {
 	}
 	for _, uri := range l.uris {
 		for _, s := range l.steps[uri] {
-			if s.line > l.after && s.text == m[1] {
+			if s.line > l.after && strings.HasSuffix(m[1], " "+s.text) {
 				l.uris, l.after = []string{uri}, s.line
 				place := "# " + uri + ":" + strconv.Itoa(s.line)
 				return definitionRe.ReplaceAllLiteralString(line, place)
