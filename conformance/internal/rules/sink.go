@@ -229,7 +229,7 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 		}
 	}
 	if profile == wire.ProfileSandbox && !document {
-		if v, err := wire.DecodeJSON(body); err == nil && CountTimestamps(v) > 0 {
+		if v, err := e.JSON(); err == nil && CountTimestamps(v) > 0 {
 			sink.Judged("ENV-11")
 			if err := CheckTimestamps(v); err != nil {
 				sink.Broke(RuleViolation{ID: "ENV-11", Rule: "every timestamp is RFC 3339 UTC with three fractional digits", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
