@@ -67,19 +67,27 @@ func fragments(key string) []string {
 	if prefix == "" || len(secret) <= 4 {
 		return nil
 	}
+	// Each is looked for in every answer: a spelling the escapes leave
+	// alike, or a run the secret repeats, is kept once.
+	seen := map[string]bool{}
 	var out []string
+	add := func(f string) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
 	for _, u := range escapes['_'] {
 		for _, h := range escapes['-'] {
-			out = append(out, spell(prefix+secret[:4], u, h))
+			add(spell(prefix+secret[:4], u, h))
 		}
 	}
 	if len(secret) < fragmentRun+4 {
 		return out
 	}
 	for i := 0; i+fragmentRun <= len(secret); i++ {
-		run := secret[i : i+fragmentRun]
-		if strings.Count(run, run[:1]) < fragmentRun {
-			out = append(out, run)
+		if run := secret[i : i+fragmentRun]; strings.Count(run, run[:1]) < fragmentRun {
+			add(run)
 		}
 	}
 	return out

@@ -111,3 +111,17 @@ func TestFreshKeysLeaveTheHeapBounded(t *testing.T) {
 		t.Errorf("%d fresh keys left the heap %d MiB larger, want at most %d MiB", keys, (after-before)>>20, bound>>20)
 	}
 }
+
+// TestFragmentsAreEachLookedForOnce: every answer is searched for each
+// fragment of every key sent, so none is listed twice.
+func TestFragmentsAreEachLookedForOnce(t *testing.T) {
+	for _, key := range []string{"svc_test_abcdabcdabcdabcdabcdabcd", "svc_live_ab-d0123456789xyz", "svc_test_0123456789abcdef"} {
+		seen := map[string]bool{}
+		for _, f := range Fragments(key) {
+			if seen[f] {
+				t.Errorf("Fragments(%s) lists %q twice", key, f)
+			}
+			seen[f] = true
+		}
+	}
+}
