@@ -717,7 +717,7 @@ func (s *ScenarioState) tookAtLeast(ctx context.Context, ms int) error {
 	if err != nil {
 		return err
 	}
-	if s.readFor == readDelivery {
+	if s.readsDelivery() {
 		return fmt.Errorf("%w: the last thing received is a webhook delivery, which has no response time; send a request first", wire.ErrUsage)
 	}
 	if want := time.Duration(ms) * time.Millisecond; e.Elapsed < want {

@@ -32,12 +32,12 @@ func TestAWalkOrADeliveryIsReadButNotSent(t *testing.T) {
 	}
 
 	readDelivered(s, receiver.Delivery{Header: http.Header{"Webhook-Id": {"msg_1"}}, Body: []byte(`{"type":"campaign.created"}`), Answered: 204})
-	if got := headerRead(s, "Webhook-Id"); got != "msg_1" {
-		t.Errorf("the delivery's Webhook-Id reads %q", got)
+	if got := headerRead(s, "Webhook-Id"); got != "msg_1" || !s.readsDelivery() {
+		t.Errorf("the delivery's Webhook-Id reads %q (a delivery read: %t)", got, s.readsDelivery())
 	}
 	third := &wire.Exchange{Method: "POST", URL: "http://127.0.0.1/_sandbox/clock", Status: 200, Header: http.Header{}, Body: []byte(`{"success":true}`)}
 	sent(s, third)
-	if got := headerRead(s, "Webhook-Id"); got != "" {
+	if got := headerRead(s, "Webhook-Id"); got != "" || s.readsDelivery() {
 		t.Errorf("after a request the response read is still the delivery (Webhook-Id %q)", got)
 	}
 	if s.delivered == nil || s.delivered.Header.Get("Webhook-Id") != "msg_1" || s.Sent() != 3 {

@@ -47,8 +47,7 @@ type ScenarioState struct {
 	// what a walk of a list gathered or a wait brought from the receiver,
 	// when one of those came after it. Neither a walk nor a delivery is
 	// an exchange the scenario sent, so neither is in history.
-	read    *wire.Exchange
-	readFor reading
+	read *wire.Exchange
 	// delivered is the delivery waited for last, which a wait for its
 	// retry follows even with requests sent since.
 	delivered *wire.Exchange
@@ -75,15 +74,6 @@ type ScenarioState struct {
 	// that a connection dropped afterwards is an answer to record.
 	droppable bool
 }
-
-// reading says what ScenarioState.read holds.
-type reading int
-
-const (
-	readAnswer   reading = iota // the answer to the last request
-	readWalk                    // the items a walk gathered, at "items"
-	readDelivery                // a delivery: its headers and body, and the receiver's status
-)
 
 // NewScenarioState is the state of a scenario about to start against t,
 // with hooks the webhook receiver (nil when none runs).
@@ -115,8 +105,11 @@ func (s *ScenarioState) response() (*wire.Exchange, error) {
 // the next steps read.
 func (s *ScenarioState) record(e *wire.Exchange) {
 	s.history = append(s.history, e)
-	s.read, s.readFor = e, readAnswer
+	s.read = e
 }
+
+// readsDelivery says whether the response the steps read is a delivery.
+func (s *ScenarioState) readsDelivery() bool { return s.read != nil && s.read == s.delivered }
 
 func (s *ScenarioState) lastSent() (*wire.Exchange, error) {
 	if len(s.history) == 0 {

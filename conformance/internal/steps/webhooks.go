@@ -122,7 +122,7 @@ func eventType(d receiver.Delivery) string { return receiver.EventType(d.Body) }
 // the JSON and header steps check it.
 func readDelivered(s *ScenarioState, d receiver.Delivery) {
 	s.delivered = &wire.Exchange{URL: "(webhook receiver)", Status: d.Answered, Header: d.Header, Body: d.Body}
-	s.read, s.readFor = s.delivered, readDelivery
+	s.read = s.delivered
 }
 
 func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) error {
@@ -348,7 +348,7 @@ var signatureForm = regexp.MustCompile(`^v1=[0-9a-f]{64}$`)
 // checked and its Webhook-Timestamp read.
 func (s *ScenarioState) lastDelivery() (*wire.Exchange, int64, error) {
 	d, err := s.response()
-	if err != nil || s.readFor != readDelivery {
+	if err != nil || !s.readsDelivery() {
 		return nil, 0, fmt.Errorf("%w: no delivery to check; wait for an event first", wire.ErrUsage)
 	}
 	if d.Header.Get("Webhook-Id") == "" {
