@@ -740,15 +740,14 @@ func (c *check) patchBug(id string) {
 		c.expectValidation(v)
 		return
 	}
-	refusedBefore := r.refused
-	r.refused = true
-	defer func() {
-		if c.o.Status == http.StatusOK {
-			r.refused = false
-		} else if c.o.Status != http.StatusConflict {
-			r.refused = refusedBefore
-		}
-	}()
+	// A change refused as a move must leave the bug as it was (BUG-18);
+	// one carried out ends that. Any other answer tells nothing of it.
+	switch o.Status {
+	case http.StatusOK:
+		r.refused = false
+	case http.StatusConflict:
+		r.refused = true
+	}
 	cur := str(r.v["status"])
 	to, newRes, moved, ok := c.bugMove(r, b)
 	if !ok || !c.expectSuccess(moved, "the move "+cur+" → "+to) {
