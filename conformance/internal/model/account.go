@@ -251,13 +251,18 @@ func (c *check) newID(prefix, id string) {
 		if first, seen := c.m.firstIDs[prefix]; seen && first != id {
 			c.fail("ACCT-5", "every fresh account gives the same IDs", first+", the first "+prefix+" ID other fresh accounts gave", id)
 		}
-	case a.refusedSince[prefix]:
-		c.judge("ACCT-6")
-		if n != want {
-			c.fail("ACCT-6", "IDs follow the account's own sequence, and a refused request uses none", fmt.Sprintf("%s_%0*d, the ID the refused request must not have used", prefix, width, want), id)
+	default:
+		refused := a.refusedSince[prefix]
+		if refused {
+			c.judge("ACCT-6")
 		}
-	case n != want:
-		c.fail("ACCT-6", "IDs follow the account's own sequence, and a refused request uses none", fmt.Sprintf("%s_%0*d", prefix, width, want), id)
+		if n != want {
+			wantID := fmt.Sprintf("%s_%0*d", prefix, width, want)
+			if refused {
+				wantID += ", the ID the refused request must not have used"
+			}
+			c.fail("ACCT-6", "IDs follow the account's own sequence, and a refused request uses none", wantID, id)
+		}
 	}
 	if c.exact && known && want == 0 {
 		if _, seen := c.m.firstIDs[prefix]; !seen {
