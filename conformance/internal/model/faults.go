@@ -69,7 +69,12 @@ func (f *plannedFault) answersInPlace() bool {
 // replaces says whether the fault's answer, or the lack of one, stands in
 // for the API's: a status, a drop or a malformed body.
 func (f *plannedFault) replaces() bool {
-	return f.status != 0 || f.network == netReset || f.network == netClose || f.network == netMalformed
+	return f.status != 0 || f.drops() || f.network == netMalformed
+}
+
+// drops says whether the fault drops the connection instead of answering.
+func (f *plannedFault) drops() bool {
+	return f.network == netReset || f.network == netClose
 }
 
 // carriesOut says whether the request reaches the API whatever its client
@@ -462,12 +467,11 @@ func (a *account) abandoned(method, path, query string, exact bool, waited time.
 	if must != nil && len(may) == 1 && !must.after && must.delay > 0 && waited < must.delay/2 {
 		// Given up well within a delay before the API: not carried out,
 		// nothing spent or written, journalled with no status (FAULT-42).
-		a.plan.fire(must)
-		a.reqlog = append(a.reqlog, logEntry{method: method, path: path, query: query, fault: must.id, size: entrySize(method, path, query, nil, 0)})
+		a.notCarriedOut(must, method, path, query)
 		return
 	}
 	if must != nil && len(may) == 1 && must.carriesOut() {
-		if replayable(method) && (must.network == netReset || must.network == netClose) {
+		if replayable(method) && must.drops() {
 			// Sent again by the client's HTTP stack, each attempt carried
 			// out before its drop: how many is unknown.
 			a.forget()
@@ -478,7 +482,7 @@ func (a *account) abandoned(method, path, query string, exact bool, waited time.
 		a.v1.spentUnseen()
 		return
 	}
-	if must == nil || len(may) > 1 || (must.network != netReset && must.network != netClose) {
+	if must == nil || len(may) > 1 || !must.drops() {
 		a.forget()
 		return
 	}
@@ -489,15 +493,21 @@ func (a *account) abandoned(method, path, query string, exact bool, waited time.
 		a.plan.known, a.logKnown = false, false
 		return
 	}
-	a.plan.fire(must)
-	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, query: query, fault: must.id, size: entrySize(method, path, query, nil, 0)})
+	a.notCarriedOut(must, method, path, query)
+}
+
+// notCarriedOut follows a request the fault f kept from the API: it spent
+// f's count and left a journal entry with no status, and nothing else.
+func (a *account) notCarriedOut(f *plannedFault, method, path, query string) {
+	a.plan.fire(f)
+	a.reqlog = append(a.reqlog, logEntry{method: method, path: path, query: query, fault: f.id, size: entrySize(method, path, query, nil, 0)})
 }
 
 // dropsAfter says whether a fault of phase after that drops the connection
 // may hit the request: each attempt it drops was carried out first.
 func dropsAfter(may []*plannedFault) bool {
 	for _, f := range may {
-		if f.after && (f.network == netReset || f.network == netClose) {
+		if f.after && f.drops() {
 			return true
 		}
 	}
@@ -511,7 +521,7 @@ func mayDrop(method string, may []*plannedFault) bool {
 		return false
 	}
 	for _, f := range may {
-		if f.network == netReset || f.network == netClose {
+		if f.drops() {
 			return true
 		}
 	}
