@@ -127,6 +127,11 @@ func campaign(n int, name string) ex {
 	}
 }
 
+// unanswered is a campaign's creation whose client got no answer.
+func unanswered(name string) ex {
+	return ex{req: "POST /v1/campaigns", body: fmt.Sprintf(`{"name":%q,"platform":"ios","testersRequired":1,"rewardPerBug":1}`, name), dropped: true}
+}
+
 func campaignItem(n int) string {
 	return fmt.Sprintf(`{"id":"cmp_%06d","name":"c%d","platform":"ios","testersRequired":1,"rewardPerBug":1,"status":"draft","createdAt":"2026-01-01T00:00:00.000Z"}`, n, n)
 }
@@ -257,7 +262,7 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			name: "FAULT-28, JRNL-9: a request a reset drops changes nothing, and the journal has it without a status",
 			keeps: []ex{
 				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"reset"}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Dropped","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Dropped"),
 				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 999", answer: emptyList},
 				{req: "GET /_sandbox/requests", status: 200, answer: `{"success":true,"data":{"items":[
 					{"method":"GET","path":"/v1/campaigns","query":"","status":200,"fault":null},
@@ -265,7 +270,7 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			},
 			breaks: []ex{
 				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"reset"}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Dropped","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Dropped"),
 				{req: "GET /_sandbox/requests", status: 200, answer: `{"success":true,"data":{"items":[
 					{"method":"POST","path":"/v1/campaigns","query":"","status":200,"fault":{"id":"flt_000001"}}],"hasMore":false,"nextCursor":null}}`},
 			},
@@ -333,13 +338,13 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			keeps: []ex{
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
 				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Cut"),
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 997", answer: emptyList},
 			},
 			breaks: []ex{
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
 				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Cut"),
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
 			},
 			want: "want X-RateLimit-Remaining 997",
@@ -348,13 +353,13 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			name: "FAULT-27: a truncate on an account's first request leaves the next answer one less than its whole window",
 			keeps: []ex{
 				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Cut"),
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 997", answer: emptyList},
 			},
 			breaks: []ex{
 				fault(1, `{"method":"POST","path":"/v1/campaigns","network":"truncate"}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Cut","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Cut"),
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
 				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
 			},
@@ -364,7 +369,7 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			name: "FAULT-42: a request given up on during a delay before the API spends nothing",
 			keeps: []ex{
 				fault(1, `{"method":"POST","path":"/v1/campaigns","delayMs":5000}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Gone","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Gone"),
 				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 999", answer: emptyList},
 				{req: "GET /_sandbox/requests", status: 200, answer: `{"success":true,"data":{"items":[
 					{"method":"GET","path":"/v1/campaigns","query":"","status":200,"fault":null},
@@ -372,7 +377,7 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			},
 			breaks: []ex{
 				fault(1, `{"method":"POST","path":"/v1/campaigns","delayMs":5000}`),
-				{req: "POST /v1/campaigns", body: `{"name":"Gone","platform":"ios","testersRequired":1,"rewardPerBug":1}`, dropped: true},
+				unanswered("Gone"),
 				{req: "GET /v1/campaigns", status: 200, headers: "Remaining: 998", answer: emptyList},
 			},
 			want: "want X-RateLimit-Remaining 999 after its first request",
