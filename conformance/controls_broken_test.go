@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,9 +147,7 @@ func controlProofs() []proof {
 				if isGet(req, "/_sandbox/events") {
 					r.data(func(d map[string]any) {
 						items, _ := d["items"].([]any)
-						for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
-							items[i], items[j] = items[j], items[i]
-						}
+						slices.Reverse(items)
 					})
 				}
 			}),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -359,9 +360,7 @@ func recordRuleProofs() []proof {
 				if isGet(req, "/v1/bugs") {
 					r.data(func(d map[string]any) {
 						items, _ := d["items"].([]any)
-						for i, j := 0, len(items)-1; i < j; i, j = i+1, j-1 {
-							items[i], items[j] = items[j], items[i]
-						}
+						slices.Reverse(items)
 					})
 				}
 			}),
