@@ -1,13 +1,10 @@
 package conformance_test
 
 import (
-	"bytes"
-	"context"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -33,25 +30,5 @@ func TestUserPackPassesAgainstSandbox(t *testing.T) {
 			}
 		}
 	})
-	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_userpack_qa7f3k2", Profile: conformance.ProfileSandbox,
-		FeatureDirs: []string{"testdata/userpack"}, NoBuiltin: true, Summary: &summary,
-		Explore: -1, Timeout: time.Minute,
-	})
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	for _, s := range append(rep.With(conformance.Failed), rep.With(conformance.Errored)...) {
-		t.Errorf("%s (%s) %s: %s", s.Name, s.Location(), s.Status, s.Message)
-	}
-	for _, s := range rep.With(conformance.Skipped) {
-		t.Errorf("%s (%s) skipped: %s", s.Name, s.Location(), s.SkipReason)
-	}
-	if n := rep.Count(conformance.Passed); n < 20 {
-		t.Errorf("%d scenarios passed, want at least 20", n)
-	}
-	if t.Failed() {
-		t.Logf("summary:\n%s", summary.String())
-	}
+	wantPackPasses(t, srv.URL, "svc_test_userpack_qa7f3k2", "testdata/userpack", 20)
 }
