@@ -138,24 +138,12 @@ func limitProofs() []proof {
 		{
 			name: "a spent window's 429 without Retry-After", rule: "RATE-11", opts: frozen,
 			caught: []string{"A spent window is refused with 429 RATE_LIMIT_EXCEEDED for the key until the clock moves past it"},
-			wrap: func(next http.Handler) http.Handler {
-				return editHeaders(next, func(_ *http.Request, status int, h http.Header) {
-					if status == http.StatusTooManyRequests && h.Get("X-Sandbox-Fault") == "" {
-						h.Del("Retry-After")
-					}
-				})
-			},
+			wrap:   spentWindowWithout("Retry-After"),
 		},
 		{
 			name: "a spent window's 429 without X-RateLimit-Scope", rule: "RATE-14", opts: frozen,
 			caught: []string{"A spent window is refused with 429 RATE_LIMIT_EXCEEDED for the key until the clock moves past it"},
-			wrap: func(next http.Handler) http.Handler {
-				return editHeaders(next, func(_ *http.Request, status int, h http.Header) {
-					if status == http.StatusTooManyRequests && h.Get("X-Sandbox-Fault") == "" {
-						h.Del("X-RateLimit-Scope")
-					}
-				})
-			},
+			wrap:   spentWindowWithout("X-RateLimit-Scope"),
 		},
 		{
 			name: "a clock move that keeps the window's count", rule: "RATE-16", opts: frozen,
@@ -366,6 +354,18 @@ func limitProofs() []proof {
 				}
 			}),
 		},
+	}
+}
+
+// spentWindowWithout is a deployment whose 429s for a spent window leave
+// out the header name; a fault's 429s keep it.
+func spentWindowWithout(name string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return editHeaders(next, func(_ *http.Request, status int, h http.Header) {
+			if status == http.StatusTooManyRequests && h.Get("X-Sandbox-Fault") == "" {
+				h.Del(name)
+			}
+		})
 	}
 }
 
