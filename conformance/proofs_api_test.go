@@ -28,6 +28,16 @@ func (r *response) refuse(status int, code string) {
 	r.body = []byte(`{"success":false,"error":{"code":"` + code + `","message":"refused","status":` + strconv.Itoa(status) + `}}`)
 }
 
+// unknownRouteAnswered is a deployment that refuses a request for no route
+// of the API with status and code in place of 404 NOT_FOUND.
+func unknownRouteAnswered(status int, code string) func(http.Handler) http.Handler {
+	return answers(func(req *http.Request, r *response) {
+		if inAPI(req) && r.status == http.StatusNotFound && bytes.Contains(r.body, []byte("no route for")) {
+			r.refuse(status, code)
+		}
+	})
+}
+
 func inAPI(req *http.Request) bool { return strings.HasPrefix(req.URL.Path, "/v1/") }
 
 // scheme is the scheme word of a request's Authorization header.
@@ -461,11 +471,7 @@ func errorProofs() []proof {
 		{
 			name: "an unknown route under /v1 answered 400", rule: "ERR-3",
 			caught: []string{"An unknown route is 404 NOT_FOUND"},
-			wrap: answers(func(req *http.Request, r *response) {
-				if inAPI(req) && r.status == http.StatusNotFound && bytes.Contains(r.body, []byte("no route for")) {
-					r.refuse(http.StatusBadRequest, "VALIDATION_ERROR")
-				}
-			}),
+			wrap:   unknownRouteAnswered(http.StatusBadRequest, "VALIDATION_ERROR"),
 		},
 		{
 			name: "a validation error without its details", rule: "ERR-6",
@@ -575,11 +581,7 @@ func errorProofs() []proof {
 		{
 			name: "an unknown route answered 405", rule: "ERR-16",
 			caught: []string{"An unknown route is 404 NOT_FOUND"},
-			wrap: answers(func(req *http.Request, r *response) {
-				if inAPI(req) && r.status == http.StatusNotFound && bytes.Contains(r.body, []byte("no route for")) {
-					r.refuse(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED")
-				}
-			}),
+			wrap:   unknownRouteAnswered(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"),
 		},
 		{
 			name: "405 without Allow on one endpoint", rule: "ERR-17",
