@@ -3,17 +3,17 @@ package conformance_test
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/testcampaign/kit/sandbox/webhook"
 )
 
 // A relay breaks a sandbox's webhook deliveries, which no proxy in front
@@ -58,14 +58,8 @@ type relayed struct {
 // resign signs the delivery again, as the sandbox does, over its
 // Webhook-Timestamp and body.
 func (d *relayed) resign() {
-	d.header.Set("Webhook-Signature", signature(d.secret, d.header.Get("Webhook-Timestamp"), d.body))
-}
-
-func signature(secret, timestamp string, body []byte) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	fmt.Fprintf(mac, "%s.", timestamp)
-	mac.Write(body)
-	return "v1=" + hex.EncodeToString(mac.Sum(nil))
+	timestamp, _ := strconv.ParseInt(d.header.Get("Webhook-Timestamp"), 10, 64)
+	d.header.Set("Webhook-Signature", webhook.Signature(d.secret, timestamp, d.body))
 }
 
 // editBody lets edit change the delivery's JSON body, and signs it again.
