@@ -10,6 +10,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 			for _, s := range rep.With(conformance.Skipped) {
 				// A count that spans the end of a wall-clock minute cannot be
 				// judged, in any configuration: the step says so and skips.
-				ok := hasTag(s.Tags, "@exhaustive") || strings.Contains(s.SkipReason, "a rate-limit window ended")
+				ok := slices.Contains(s.Tags, "@exhaustive") || strings.Contains(s.SkipReason, "a rate-limit window ended")
 				for _, reason := range tt.skips {
 					ok = ok || strings.Contains(s.SkipReason, reason)
 				}
@@ -143,15 +144,6 @@ func TestExhaustiveScenariosPassWithSmallLimits(t *testing.T) {
 	if n := len(rep.With(conformance.Passed)); n < 3 {
 		t.Errorf("%d @exhaustive scenarios passed, want at least 3\n%s", n, summary)
 	}
-}
-
-func hasTag(tags []string, tag string) bool {
-	for _, t := range tags {
-		if t == tag {
-			return true
-		}
-	}
-	return false
 }
 
 // response is a sandbox answer on its way back, open to rewriting.
