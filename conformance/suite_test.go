@@ -82,7 +82,7 @@ func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 		skips []string
 	}{
 		{name: "default flags", minPassed: 250},
-		{name: "frozen clock", opts: sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}, minPassed: 250},
+		{name: "frozen clock", opts: frozen, minPassed: 250},
 		{name: "50 requests a minute", opts: sandboxtest.Options{MinuteLimit: 50}, minPassed: 200, skips: []string{"rate limit is 50"}},
 		{name: "10 requests a minute", opts: sandboxtest.Options{MinuteLimit: 10}, minPassed: 200, skips: []string{"rate limit is 10"}},
 		{name: "two-campaign fixtures", opts: sandboxtest.Options{Fixtures: os.DirFS("testdata/twocampaigns")}, minPassed: 240, skips: []string{"built-in seed"}},

@@ -3,7 +3,6 @@ package conformance_test
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
@@ -14,7 +13,7 @@ import (
 // kit's, most often the model judging traffic it did not make itself.
 func TestUserPackPassesAgainstSandbox(t *testing.T) {
 	t.Parallel()
-	srv, startErr := sandboxtest.Start(sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	srv, startErr := sandboxtest.Start(frozen)
 	if startErr != nil {
 		t.Fatal(startErr)
 	}

@@ -16,7 +16,7 @@ import (
 // break. testdata/catalogue/verdict.feature has the scenarios that pass.
 func TestVerdictStepsAgainstSandbox(t *testing.T) {
 	t.Parallel()
-	srv, err := sandboxtest.Start(sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+	srv, err := sandboxtest.Start(frozen)
 	if err != nil {
 		t.Fatal(err)
 	}
