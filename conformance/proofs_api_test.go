@@ -628,7 +628,7 @@ func errorProofs() []proof {
 		},
 		{
 			name: "a body over 1 MiB answered 400", rule: "ERR-19",
-			caught: []string{"A body over 1 MiB is 413 PAYLOAD_TOO_LARGE"},
+			caught: []string{"A body of 1 MiB is read, and one byte more is 413 PAYLOAD_TOO_LARGE"},
 			wrap: answers(func(_ *http.Request, r *response) {
 				if r.status == http.StatusRequestEntityTooLarge {
 					r.refuse(http.StatusBadRequest, "VALIDATION_ERROR")

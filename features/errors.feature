@@ -189,13 +189,6 @@ Feature: Errors
       | application/vnd.api+json          |
 
   @sandbox @stable @ERR-19
-  Scenario: A body over 1 MiB is 413 PAYLOAD_TOO_LARGE
-    When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes
-    Then the response status should be 413
-    And the response should be an error envelope
-    And the error code should be "PAYLOAD_TOO_LARGE"
-
-  @sandbox @stable @ERR-19
   Scenario: A body of 1 MiB is read, and one byte more is 413 PAYLOAD_TOO_LARGE
     The bound is 1 MiB, 1048576 bytes, not a million: the body of 1 MiB is
     read and refused for its fields alone.
@@ -205,6 +198,7 @@ Feature: Errors
     And the error code should be "VALIDATION_ERROR"
     When I send a POST request to "/v1/campaigns" with a JSON body of 1048577 bytes
     Then the response status should be 413
+    And the response should be an error envelope
     And the error code should be "PAYLOAD_TOO_LARGE"
 
   @sandbox @stable @ERR-6
