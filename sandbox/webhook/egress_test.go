@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
 	"net/netip"
 	"slices"
 	"testing"
@@ -161,5 +162,19 @@ func TestDialerConnectsOnlyWhereResolved(t *testing.T) {
 		if !errors.Is(err, errEgressDenied) {
 			t.Errorf("dial %v: %v, want the egress policy's refusal", targets, err)
 		}
+	}
+}
+
+// TestDeliveriesIgnoreTheProxyEnvironment holds DLV-21: a proxy named by
+// HTTP_PROXY would be the address connected to, and the egress policy would
+// judge it rather than the receiver's. Go never proxies loopback, so no
+// delivery a test may make can show it: the client itself is asked.
+func TestDeliveriesIgnoreTheProxyEnvironment(t *testing.T) {
+	transport, ok := newClient(policy{loopbackOnly: true}, Options{}).Transport.(*http.Transport)
+	if !ok {
+		t.Fatal("the delivery client has no *http.Transport")
+	}
+	if transport.Proxy != nil {
+		t.Error("the delivery client takes a proxy: HTTP_PROXY and HTTPS_PROXY would carry deliveries")
 	}
 }
