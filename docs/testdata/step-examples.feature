@@ -87,6 +87,9 @@ Feature: Every example of the step catalogue, run
   @writes
   Scenario: Bugs, their lifecycle and unknown ids
     Given a fresh sandbox account
+    And a bug with status "new"
+    When I send a GET request to "/v1/bugs?limit=100"
+    Then the record with id "{bugId}" in the answer should have "resolution" equal to null
     And a bug with status "resolved"
     Then the JSON at "data.updatedAt" should be at least the JSON at "data.createdAt"
     When I send a GET request to "/v1/bugs/{bugId}"

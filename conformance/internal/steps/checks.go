@@ -159,7 +159,10 @@ func (s *ScenarioState) jsonIsString(ctx context.Context, path, want string) err
 	if err != nil {
 		return err
 	}
-	if got != w {
+	switch {
+	case got == nil && w == "null":
+		return fmt.Errorf("the JSON at %q is null, not the text \"null\": to match JSON null, write `the JSON at %q should equal null`", path, path)
+	case got != w:
 		return fmt.Errorf("the JSON at %q: want string %q, got %s", path, w, wire.Describe(got))
 	}
 	return nil

@@ -164,9 +164,11 @@ func (s *ScenarioState) changeListed(ctx context.Context, field, list, idName, v
 	return godog.ErrSkip
 }
 
-// recordHas checks the record with the given id in the last answer.
-func (s *ScenarioState) recordHas(ctx context.Context, id, field, want string) error {
-	id, err := s.expand(id)
+// recordHas checks the record with the given id in the last answer. The
+// value is quoted, so it is text: "null" is the string, and a field that
+// is JSON null gets a hint at the step that matches it.
+func (s *ScenarioState) recordHas(ctx context.Context, written, field, want string) error {
+	id, err := s.expand(written)
 	if err != nil {
 		return err
 	}
@@ -177,8 +179,39 @@ func (s *ScenarioState) recordHas(ctx context.Context, id, field, want string) e
 	if err != nil || r == nil {
 		return err
 	}
-	if got, _ := r[field].(string); got != want {
-		return fmt.Errorf("the record %s has %q %s; want %q", id, field, wire.Describe(r[field]), want)
+	got, ok := r[field]
+	switch {
+	case !ok:
+		return fmt.Errorf("the record %s has no %q; want %q", id, field, want)
+	case got == nil && want == "null":
+		return fmt.Errorf("the record %s has %q null, not the text \"null\": to match JSON null, write `the record with id %q in the answer should have %q equal to null`", id, field, written, field)
+	case got != want:
+		return fmt.Errorf("the record %s has %q %s; want %q", id, field, wire.Describe(got), want)
+	}
+	return nil
+}
+
+// recordHasLiteral checks a field of the record with the given id against
+// a bare JSON literal: null, a boolean or a number, which recordHas, whose
+// value is quoted text, does not match.
+func (s *ScenarioState) recordHasLiteral(ctx context.Context, id, field, literal string) error {
+	want, err := wire.ParseLiteral(literal)
+	if err != nil {
+		return err
+	}
+	if id, err = s.expand(id); err != nil {
+		return err
+	}
+	r, err := s.recordWithID(id)
+	if err != nil || r == nil {
+		return err
+	}
+	got, ok := r[field]
+	if !ok {
+		return fmt.Errorf("the record %s has no %q; want %s", id, field, literal)
+	}
+	if wire.MatchDiff(want, got) != "" {
+		return fmt.Errorf("the record %s has %q %s; want %s", id, field, wire.Describe(got), literal)
 	}
 	return nil
 }

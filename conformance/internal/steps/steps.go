@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"regexp"
 	"strings"
 	"time"
@@ -30,6 +31,31 @@ type Doc struct {
 	Needs string
 	// Gives is what the step leaves for later steps to check.
 	Gives string
+	// Takes is what the step reads from the lines written under it:
+	// TakesDocString, TakesTable, or "" for nothing.
+	Takes string
+}
+
+// What a step takes under it (Doc.Takes).
+const (
+	TakesDocString = "a doc string"
+	TakesTable     = "a table"
+)
+
+// takes says what a step's function reads from under the step: godog hands
+// a doc string or a table to the function's last parameter.
+func takes(fn any) string {
+	t := reflect.TypeOf(fn)
+	if t.NumIn() == 0 {
+		return ""
+	}
+	switch t.In(t.NumIn() - 1) {
+	case reflect.TypeFor[*godog.DocString]():
+		return TakesDocString
+	case reflect.TypeFor[*godog.Table]():
+		return TakesTable
+	}
+	return ""
 }
 
 // What steps give and need (Doc.Gives, Doc.Needs).
@@ -148,6 +174,7 @@ func stepDefs(s *ScenarioState) []stepDef {
 		d(`^no item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then no item at "items" should have "id" equal to "{campaignId}"`, s.noItemHas),
 		d(`^the answer should hold a record with id "([^"]*)"$`, `Then the answer should hold a record with id "{campaignId}"`, s.recordListed),
 		d(`^the record with id "([^"]*)" in the answer should have "([^"]*)" equal to "([^"]*)"$`, `Then the record with id "{bugId}" in the answer should have "status" equal to "{newStatus}"`, s.recordHas),
+		d(`^the record with id "([^"]*)" in the answer should have "([^"]*)" equal to (true|false|null|-?[0-9][0-9.eE+-]*)$`, `Then the record with id "{bugId}" in the answer should have "resolution" equal to null`, s.recordHasLiteral),
 		d(`^the items at "([^"]*)" should be ordered by "([^"]*)" (ascending|descending)$`, `Then the items at "data.items" should be ordered by "createdAt" descending`, s.itemsOrdered),
 
 		// Lists walked end to end (their items are then checked at "items").
@@ -205,6 +232,7 @@ func Steps() []Doc {
 	docs := make([]Doc, len(defs))
 	for i, d := range defs {
 		docs[i] = d.Doc
+		docs[i].Takes = takes(d.fn)
 	}
 	return docs
 }
@@ -223,6 +251,7 @@ func NewLibrary() *Library {
 	for i, d := range defs {
 		l.patterns[i] = regexp.MustCompile(d.Pattern)
 		l.docs[i] = d.Doc
+		l.docs[i].Takes = takes(d.fn)
 	}
 	return l
 }
