@@ -90,6 +90,38 @@ Feature: F
     When I send a POST request to "/v1/campaigns" with the body '{"name": "A"}'
     Then the delivery should be signed with the webhook's secret
 `, []string{"f.feature:6: the step `the delivery should be signed with the webhook's secret` needs a delivery waited for first"}},
+		{"two scenarios of one name", `Feature: F
+  Scenario: Lists
+    When I send a GET request to "/v1/campaigns"
+
+  Scenario: Lists
+    When I send a GET request to "/v1/bugs"
+`, []string{`f.feature:5: the scenario "Lists" has the name of the one on line 2 of this feature`}},
+		{"a step that takes a doc string written without one", `@sandbox
+Feature: F
+  Scenario: S
+    Given I plan the fault:
+    When I send a GET request to "/v1/campaigns"
+`, []string{"f.feature:4: the step `Given I plan the fault:` takes a doc string, and none is written under it: write one under the step, as in:\n      Given I plan the fault:\n        \"\"\"\n"}},
+		{"a doc string under a step that takes none", `Feature: F
+  Scenario: S
+    When I send a POST request to "/v1/campaigns"
+      """
+      {"name": "A"}
+      """
+`, []string{"f.feature:3: the step `When I send a POST request to \"/v1/campaigns\"` takes no doc string", "did you mean:\n      When I send a POST request to \"/v1/campaigns\" with JSON:\n"}},
+		{"a table under a step that takes none", `Feature: F
+  Scenario: S
+    When I send a GET request to "/v1/campaigns"
+    Then the response status should be 200
+      | status |
+      | 200    |
+`, []string{"f.feature:4: the step `Then the response status should be 200` takes no table, and a table is written under it"}},
+		{"a doc string written inline", `@sandbox
+Feature: F
+  Scenario: S
+    Given I plan the fault: {"status": 500}
+`, []string{"f.feature:4: undefined step: Given I plan the fault: {\"status\": 500}; the step `I plan the fault:` takes its argument as a doc string, on the lines under it:\n      Given I plan the fault:\n        \"\"\"\n        {\"status\": 500}\n        \"\"\""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -133,3 +133,70 @@ Feature: order
 		{"my.feature:12", "needs the receiver holding its answers first"},
 	})
 }
+
+// TestLintWhatIsWrittenUnderASteps: a doc string missing, one under a step
+// that reads none, a table where a doc string goes, and a doc string
+// written on the step's line each get their file:line and what to write
+// instead, before godog would refuse them in its own words.
+func TestLintWhatIsWrittenUnderASteps(t *testing.T) {
+	got := lintOne(t, `@sandbox
+Feature: arguments
+
+  Scenario: missing
+    Given a fresh sandbox account
+    And I plan the fault:
+    When I send a GET request to "/v1/campaigns"
+
+  Scenario: one too many
+    When I send a POST request to "/v1/campaigns"
+      """
+      {"name": "A"}
+      """
+    Then the response status should be 200
+      | status |
+      | 200    |
+
+  Scenario: a table for a doc string
+    Given I plan the fault:
+      | status |
+      | 500    |
+
+  Scenario: inline
+    Given I plan the fault: {"status": 500, "count": 1}
+    When I send a POST request to "/v1/campaigns" with JSON: '{"name": "A"}'
+`)
+	wantProblems(t, got, []problem{
+		{"my.feature:6", "the step `And I plan the fault:` takes a doc string, and none is written under it: write one under the step, as in:\n      And I plan the fault:\n        \"\"\"\n        {\"method\""},
+		{"my.feature:10", "the step `When I send a POST request to \"/v1/campaigns\"` takes no doc string, and a doc string is written under it: remove it, or use a step that takes one; did you mean:\n      When I send a POST request to \"/v1/campaigns\" with JSON:"},
+		{"my.feature:14", "takes no table, and a table is written under it: remove it (no step of the library takes a table; an outline's rows go under `Examples:`)"},
+		{"my.feature:19", "the step `Given I plan the fault:` takes a doc string, not a table: write one under the step"},
+		{"my.feature:24", "undefined step: Given I plan the fault: {\"status\": 500, \"count\": 1}; the step `I plan the fault:` takes its argument as a doc string, on the lines under it:\n      Given I plan the fault:\n        \"\"\"\n        {\"status\": 500, \"count\": 1}\n        \"\"\""},
+		{"my.feature:25", "the step `I send a POST request to \"/v1/campaigns\" with JSON:` takes its argument as a doc string, on the lines under it:\n      When I send a POST request to \"/v1/campaigns\" with JSON:\n        \"\"\"\n        {\"name\": \"A\"}\n"},
+	})
+}
+
+// TestLintScenariosOfOneName: two scenarios of one name in a feature read
+// as one in every report; the second is flagged where it is written, rules
+// included, and an outline's rows, named alike, are not.
+func TestLintScenariosOfOneName(t *testing.T) {
+	got := lintOne(t, `Feature: names
+
+  Scenario: Lists
+    When I send a GET request to "/v1/campaigns"
+
+  Scenario Outline: Rows
+    When I send a GET request to "<path>"
+
+    Examples:
+      | path     |
+      | /v1/bugs |
+      | /v1/bugs |
+
+  Rule: a rule
+    Scenario: Lists
+      When I send a GET request to "/v1/testers"
+`)
+	wantProblems(t, got, []problem{
+		{"my.feature:15", `the scenario "Lists" has the name of the one on line 3 of this feature`},
+	})
+}

@@ -93,6 +93,9 @@ func lintFiles(files []FeatureFile) []string {
 		for _, p := range tagLines(f.URI, f.doc.Feature) {
 			report(p)
 		}
+		for _, p := range sameNames(f.URI, f.doc.Feature) {
+			report(p)
+		}
 		for _, p := range f.pickles {
 			known := map[string]bool{}
 			for _, b := range steps.BuiltinPlaceholders() {
@@ -120,9 +123,18 @@ func lintFiles(files []FeatureFile) []string {
 						report(fmt.Sprintf("%s: no earlier step of the scenario saves %q", where, m[1]))
 					}
 				}
+				keyword := strings.TrimSpace(node.Keyword)
 				switch n := len(matched); {
 				case n == 0:
-					report(fmt.Sprintf("%s: undefined step: %s%s", where, strings.TrimSpace(node.Keyword)+" "+st.Text, suggestions(strings.TrimSpace(node.Keyword), st.Text, docs)))
+					hint := inlineArgument(library, keyword, st.Text)
+					if hint == "" {
+						hint = suggestions(keyword, st.Text, docs)
+					}
+					report(fmt.Sprintf("%s: undefined step: %s%s", where, keyword+" "+st.Text, hint))
+				case n == 1:
+					if p := argumentProblem(keyword, node, matched[0], docs); p != "" {
+						report(where + ": " + p)
+					}
 				case n > 1:
 					report(fmt.Sprintf("%s: step %q matches %d steps of the library", where, st.Text, n))
 				}
@@ -292,6 +304,22 @@ const maxSuggestions = 3
 // one, each with the author's keyword and values in place of the example's,
 // ready to paste; or says that none is close.
 func suggestions(keyword, text string, docs []steps.Doc) string {
+	near := closeSteps(text, docs)
+	if len(near) == 0 {
+		return "; no close step (`conform steps` lists them all)"
+	}
+	var b strings.Builder
+	b.WriteString("; did you mean:")
+	for _, c := range near {
+		b.WriteString("\n      " + keyword + " " + c)
+	}
+	return b.String()
+}
+
+// closeSteps are up to maxSuggestions library steps closest in wording to
+// text, closest first, each with the author's values in place of the
+// example's.
+func closeSteps(text string, docs []steps.Doc) []string {
 	type cand struct {
 		text string
 		dist int
@@ -319,16 +347,12 @@ func suggestions(keyword, text string, docs []steps.Doc) string {
 			cands = append(cands, cand{filled, dist})
 		}
 	}
-	if len(cands) == 0 {
-		return "; no close step (`conform steps` lists them all)"
-	}
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].dist < cands[j].dist })
-	var b strings.Builder
-	b.WriteString("; did you mean:")
+	var out []string
 	for _, c := range cands[:min(maxSuggestions, len(cands))] {
-		b.WriteString("\n      " + keyword + " " + c.text)
+		out = append(out, c.text)
 	}
-	return b.String()
+	return out
 }
 
 // fillValues puts the author's values into a library example: quoted
