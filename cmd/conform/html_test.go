@@ -69,6 +69,7 @@ func TestHTMLReportRendersInChromium(t *testing.T) {
 		"every response is the envelope (spec §4, §7)",
 		`"success" must be a boolean, got string "true"`,
 		"Disabled (left out by this run", "@sandbox checks the sandbox",
+		"Scenarios by feature", "A refused request answers with the error envelope",
 		conformance.RedactKey(testKey),
 	} {
 		if !strings.Contains(strings.ReplaceAll(text, "&quot;", `"`), want) {

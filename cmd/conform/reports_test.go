@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -80,15 +81,20 @@ func (r reportSet) agree(t *testing.T, got result) {
 	if !strings.Contains(got.stderr, "RESULT: "+verdict) && got.code != conformance.ExitError {
 		t.Errorf("the summary does not say %s:\n%s", verdict, got.stderr)
 	}
-	html, err := os.ReadFile(r.html)
-	if err != nil || !bytes.Contains(html, []byte(`id="verdict">`+verdict)) {
+	page, err := os.ReadFile(r.html)
+	if err != nil || !bytes.Contains(page, []byte(`id="verdict">`+verdict)) {
 		t.Errorf("the HTML report does not lead with %s (err %v)", verdict, err)
 	}
+	text := html.UnescapeString(string(page))
 	junitFailed := 0
 	for _, s := range readJUnit(t, r.junit).Suites {
 		for _, c := range s.Cases {
 			if c.Failure != nil || c.Error != nil {
 				junitFailed++
+			}
+			// The HTML page names every scenario junit does, passing or not.
+			if _, name, ok := strings.Cut(c.Name, "] "); ok && !strings.Contains(text, "<td>"+name+"</td>") {
+				t.Errorf("the HTML report does not list the scenario %q", name)
 			}
 		}
 	}

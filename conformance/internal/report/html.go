@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/testcampaign/kit/conformance/internal/coverage"
 )
 
 // htmlPage is the HTML report: one page with its style inline, no script,
@@ -45,6 +47,11 @@ details.also ul { margin: .3em 0; padding-left: 1.4em; } details.also li { margi
 table.rules td { text-align: left; vertical-align: top; } table.rules td:nth-child(4) { text-align: right; }
 table.rules tr.exercised td:nth-child(3) { background: #fff8c5; }
 ul.skips li { margin: .2em 0; }
+details.feature { margin: .3em 0; } details.feature summary { cursor: pointer; }
+table.scenarios { width: 100%; table-layout: fixed; margin: .3em 0 .6em; }
+table.scenarios th:nth-child(1) { width: 4.5em; } table.scenarios th:nth-child(3) { width: 5em; } table.scenarios th:nth-child(4) { width: 6em; } table.scenarios th:nth-child(5) { width: 25%; }
+table.scenarios td, table.scenarios th { text-align: left; vertical-align: top; }
+table.scenarios td.failed, table.scenarios td.error { background: #ffebe9; font-weight: 600; } table.scenarios td.warning { background: #fff8c5; }
 </style>
 </head>
 <body>
@@ -88,6 +95,16 @@ ul.skips li { margin: .2em 0; }
 <ul class="skips">{{range .List}}<li><strong>{{.N}}</strong> × {{.Reason}}</li>{{end}}</ul>
 {{end}}{{end}}
 
+{{if .Features}}
+<h2 id="scenarios">Scenarios by feature ({{.Ran}} in {{len .Features}} feature(s))</h2>
+{{range .Features}}<details class="feature"><summary><strong>{{.Name}}</strong> <code>{{.URI}}</code> <span class="count">{{.Counts}}</span></summary>
+<table class="scenarios">
+<tr><th>Line</th><th>Scenario</th><th>Level</th><th>Result</th><th>Rules cited</th></tr>
+{{range .Scenarios}}<tr><td>{{if .Line}}{{.Line}}{{end}}</td><td>{{.Name}}</td><td>{{.Level}}</td><td class="{{.Status}}">{{.Status}}</td><td>{{range $i, $id := .Rules}}{{if $i}} {{end}}{{$id}}{{end}}</td></tr>
+{{end}}</table>
+</details>
+{{end}}{{end}}
+
 {{if .R.Coverage}}
 <h2 id="rules">Rules of docs/contract.md: {{.Coverage}}</h2>
 <table id="coverage" class="rules">
@@ -121,6 +138,62 @@ type htmlGroup struct {
 	Also   []ScenarioResult
 }
 
+// htmlFeature is one feature file's scenarios as the run judged them, for
+// a reader to see what ran, passing or not, and which rules each cites.
+type htmlFeature struct {
+	Name, URI, Counts string
+	Scenarios         []htmlScenario
+}
+
+type htmlScenario struct {
+	Line        int
+	Name, Level string
+	Status      Status
+	Rules       []string
+}
+
+// byFeature lists the scenarios the run selected (the disabled ones are
+// counted with their reasons instead) under their feature files, files and
+// scenarios in the order they ran in.
+func (r *Report) byFeature() []htmlFeature {
+	var out []htmlFeature
+	index := map[string]int{}
+	var counts [][Errored + 1]int
+	for _, s := range r.Scenarios {
+		if s.Status == Disabled {
+			continue
+		}
+		i, ok := index[s.URI]
+		if !ok {
+			i = len(out)
+			index[s.URI] = i
+			out = append(out, htmlFeature{Name: s.Feature, URI: s.URI})
+			counts = append(counts, [Errored + 1]int{})
+		}
+		out[i].Scenarios = append(out[i].Scenarios, htmlScenario{Line: s.Line, Name: s.Name, Level: s.Level, Status: s.Status, Rules: coverage.Citations(s.Tags)})
+		counts[i][s.Status]++
+	}
+	// In the order of the run's own tally (Counts).
+	order := []struct {
+		st       Status
+		one, few string
+	}{{Passed, "passed", "passed"}, {Failed, "failed", "failed"}, {Warned, "warning", "warnings"}, {Errored, "error", "errors"}, {Skipped, "skipped", "skipped"}}
+	for i := range out {
+		var parts []string
+		for _, o := range order {
+			switch n := counts[i][o.st]; n {
+			case 0:
+			case 1:
+				parts = append(parts, "1 "+o.one)
+			default:
+				parts = append(parts, fmt.Sprintf("%d %s", n, o.few))
+			}
+		}
+		out[i].Counts = fmt.Sprintf("%d scenario(s): %s", len(out[i].Scenarios), strings.Join(parts, ", "))
+	}
+	return out
+}
+
 type htmlReason struct {
 	N      int
 	Reason string
@@ -152,9 +225,12 @@ func (r *Report) WriteHTML(w io.Writer) error {
 		Rows                                   []htmlRow
 		Sections                               []htmlSection
 		Reasons                                []htmlReasons
+		Features                               []htmlFeature
+		Ran                                    int
 	}{
 		R: r, Verdict: r.verdict(), Class: class, Counts: r.Counts(), Duration: r.Duration.Round(time.Millisecond).String(),
 		Name: r.suiteName(), Settings: r.Settings.pairs(), Coverage: r.coverageCounts(),
+		Features: r.byFeature(), Ran: r.Selected(),
 	}
 	if !r.Started.IsZero() {
 		data.Started = r.Started.UTC().Format(time.RFC3339)

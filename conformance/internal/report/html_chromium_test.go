@@ -88,3 +88,49 @@ func TestRuleTextIsText(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLListsTheScenariosByFeature: a green run's page names every
+// scenario it ran, under its feature file, collapsed, with the rules it
+// cites by tag and no other tag; the ones its configuration left out are
+// counted with their reason, not listed.
+func TestHTMLListsTheScenariosByFeature(t *testing.T) {
+	var page bytes.Buffer
+	if err := recordedReport(t, "testdata/green.json").WriteHTML(&page); err != nil {
+		t.Fatal(err)
+	}
+	got := page.String()
+	_, list, ok := strings.Cut(got, `<h2 id="scenarios">Scenarios by feature (3 in 2 feature(s))</h2>`)
+	if !ok {
+		t.Fatalf("the page has no list of its 3 scenarios in 2 features:\n%s", got)
+	}
+	list, _, _ = strings.Cut(list, "<h2")
+	features := strings.Split(list, `<details class="feature">`)[1:]
+	if len(features) != 2 {
+		t.Fatalf("%d collapsed features, want 2:\n%s", len(features), list)
+	}
+	for i, want := range []struct{ summary, rows []string }{
+		{[]string{"Authentication", "features/auth.feature", "2 scenario(s): 2 passed"},
+			[]string{"<td>8</td><td>A request without credentials is refused</td><td>must</td><td class=\"passed\">passed</td><td>AUTH-1 AUTH-3</td>",
+				"<td>14</td><td>A key shaped like svc_test_&lt;expired&gt; is refused</td><td>should</td><td class=\"passed\">passed</td><td>AUTH-3</td>"}},
+		{[]string{"Campaigns", "features/campaigns.feature", "1 scenario(s): 1 passed"},
+			[]string{"<td>5</td><td>Campaigns are listed newest first</td><td>must</td><td class=\"passed\">passed</td><td></td>"}},
+	} {
+		summary, rows, _ := strings.Cut(features[i], "</summary>")
+		for _, w := range want.summary {
+			if !strings.Contains(summary, w) {
+				t.Errorf("feature %d's summary lacks %q: %s", i, w, summary)
+			}
+		}
+		for _, w := range want.rows {
+			if !strings.Contains(rows, w) {
+				t.Errorf("feature %d lacks the row %q:\n%s", i, w, rows)
+			}
+		}
+		if n := strings.Count(rows, "<tr><td>"); n != len(want.rows) {
+			t.Errorf("feature %d lists %d scenarios, want %d", i, n, len(want.rows))
+		}
+	}
+	if strings.Contains(list, "A new campaign is a draft") || strings.Contains(list, "@smoke") {
+		t.Errorf("the list shows a disabled scenario or a tag that is no rule:\n%s", list)
+	}
+}
