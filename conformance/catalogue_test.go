@@ -15,6 +15,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/features"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
@@ -80,7 +81,7 @@ func TestCatalogueFeaturePassesAgainstSandbox(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
+	rep, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
 		NoBuiltin: true, FeatureDirs: []string{catalogueDir}, Summary: &summary, Timeout: time.Minute,
 	})
@@ -88,7 +89,7 @@ func TestCatalogueFeaturePassesAgainstSandbox(t *testing.T) {
 		t.Fatalf("Run: %v\n%s", err, summary.String())
 	}
 	for _, s := range rep.Scenarios {
-		if s.Status != conformance.Passed {
+		if s.Status != kit.Passed {
 			t.Errorf("%s (%s) %s: %s %s", s.Name, s.Location(), s.Status, s.SkipReason, s.Message)
 		}
 	}

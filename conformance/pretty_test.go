@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -56,9 +57,9 @@ Feature: Placed
 	for concurrency, want := range map[int]int{1: 7, 2: 0} {
 		t.Run(fmt.Sprintf("concurrency %d", concurrency), func(t *testing.T) {
 			var out bytes.Buffer
-			_, err := conformance.Run(context.Background(), conformance.Config{
+			_, err := conformance.Run(context.Background(), kit.Config{
 				BaseURL: srv.URL, APIKey: "svc_test_pretty_placed", Profile: conformance.ProfileSandbox,
-				NoBuiltin: true, FeatureDirs: []string{dir}, Format: conformance.FormatPretty, Output: &out,
+				NoBuiltin: true, FeatureDirs: []string{dir}, Format: kit.FormatPretty, Output: &out,
 				Concurrency: concurrency, Explore: -1, Timeout: time.Minute,
 			})
 			if err != nil {
@@ -113,9 +114,9 @@ Fonctionnalité: Placée en français
 	}
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	var out bytes.Buffer
-	if _, err := conformance.Run(context.Background(), conformance.Config{
+	if _, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL: srv.URL, APIKey: "svc_test_pretty_placed_fr", Profile: conformance.ProfileSandbox,
-		NoBuiltin: true, FeatureDirs: []string{dir}, Format: conformance.FormatPretty, Output: &out,
+		NoBuiltin: true, FeatureDirs: []string{dir}, Format: kit.FormatPretty, Output: &out,
 		Concurrency: 1, Explore: -1, Timeout: time.Minute,
 	}); err != nil {
 		t.Fatalf("Run: %v\n%s", err, out.String())

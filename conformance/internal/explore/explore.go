@@ -15,10 +15,10 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/model"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Defaults of a run's bounded exploration.
@@ -321,7 +321,7 @@ func shrink(out outcome, replay func([]xstep) outcome) *finding {
 // exploration is the explorer's part of a run, running beside the suite.
 type exploration struct {
 	done   chan struct{}
-	result report.ScenarioResult
+	result kit.ScenarioResult
 	ran    bool
 }
 
@@ -369,25 +369,25 @@ func StartExploring(ctx context.Context, opts ExploreOptions, t *transport.Targe
 
 // Wait blocks until the exploration ends and returns its verdict as one
 // scenario result, or none when it did not run.
-func (e *exploration) Wait() []report.ScenarioResult {
+func (e *exploration) Wait() []kit.ScenarioResult {
 	<-e.done
 	if !e.ran {
 		return nil
 	}
-	return []report.ScenarioResult{e.result}
+	return []kit.ScenarioResult{e.result}
 }
 
-func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duration) report.ScenarioResult {
-	res := report.ScenarioResult{
+func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duration) kit.ScenarioResult {
+	res := kit.ScenarioResult{
 		Feature: "Exploration", URI: fmt.Sprintf("explorer(seed=%d)", x.seed), Name: fmt.Sprintf("Random requests judged by the model (seed %d, %d requests)", x.seed, spent),
-		Area: model.RuleModel, Level: wire.LevelSandbox, Maturity: "stable", Status: report.Passed, Duration: d,
+		Area: model.RuleModel, Level: wire.LevelSandbox, Maturity: "stable", Status: kit.Passed, Duration: d,
 		Tags:     []string{"@sandbox", "@writes", "@" + model.RuleModel},
-		Explored: &report.Exploration{Seed: x.seed, Requests: spent},
+		Explored: &kit.Exploration{Seed: x.seed, Requests: spent},
 	}
 	if f == nil {
 		return res
 	}
-	res.Status = report.Failed
+	res.Status = kit.Failed
 	res.Rule, res.RuleLevel = f.violation.Rule, f.violation.Level
 	res.FailedStep = "every answer agrees with the model: " + f.violation.Rule
 	res.Request = f.violation.Request

@@ -11,9 +11,9 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Mistakes that only the whole scenario shows: a tag that is almost one the
@@ -29,7 +29,7 @@ var ruleIDRe = regexp.MustCompile(`^@[A-Z]+-[0-9]+$`)
 var kitTags = sync.OnceValue(func() []string {
 	tags := []string{"@" + wire.LevelMust, "@" + wire.LevelShould, tagSandbox, tagStable, tagBeta,
 		tagWrites, TagExhaustive, tagSeed, tagDelivery, tagFrozenClock, tagRunningClock}
-	for _, a := range report.AreaOrder {
+	for _, a := range kit.AreaOrder {
 		tags = append(tags, "@"+a)
 	}
 	return tags
@@ -163,7 +163,7 @@ var sandboxPathRe = regexp.MustCompile(`"/_sandbox/[^"]*"`)
 // stepNeeds lints one step of a scenario, at where, against the
 // scenario's tags and what its earlier steps gave. A control path counts
 // in the step's text, where a request goes, not in a body it sends.
-func stepNeeds(where string, tags []string, text string, matched []steps.Doc, given map[string]bool) []string {
+func stepNeeds(where string, tags []string, text string, matched []kit.StepDoc, given map[string]bool) []string {
 	var out []string
 	if !slices.Contains(tags, tagSandbox) {
 		if m := sandboxPathRe.FindString(text); m != "" {

@@ -24,9 +24,9 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/features"
 )
 
@@ -207,10 +207,10 @@ func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
 		}
 		found, err := readPath(dir, newID)
 		if err != nil {
-			return nil, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, dir, err)
+			return nil, fmt.Errorf("%w: reading features from %s: %w", kit.ErrUsage, dir, err)
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%w: no .feature files in %s", wire.ErrUsage, dir)
+			return nil, fmt.Errorf("%w: no .feature files in %s", kit.ErrUsage, dir)
 		}
 		files = append(files, found...)
 	}
@@ -226,7 +226,7 @@ func loadOneScenario(file, line string, newID func() string) (FeatureFile, error
 	n, _ := strconv.Atoi(line)
 	found, err := readPath(file, newID)
 	if err != nil {
-		return FeatureFile{}, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, file, err)
+		return FeatureFile{}, fmt.Errorf("%w: reading features from %s: %w", kit.ErrUsage, file, err)
 	}
 	f := found[0]
 	f.lines = map[int]bool{n: true}
@@ -272,7 +272,7 @@ type PlannedScenario struct {
 	Selected bool   // matches the operator's tag expression and line
 	Skip     string // why a selected scenario will not run; empty if it will
 	// SkipAs is Disabled or Skipped, as the rule that refused it says.
-	SkipAs report.Status
+	SkipAs kit.Status
 	// Fingerprint joins godog's pickle of the scenario to it.
 	Fingerprint string
 	// Steps are where the pickle's steps are written, in its order.
@@ -317,10 +317,10 @@ func Plan(cfg PlanOptions, files []FeatureFile, env RunEnv) ([]*PlannedScenario,
 	seen := map[string]bool{}
 	for _, f := range files {
 		if f.parseErr != nil {
-			return nil, fmt.Errorf("%w: %s: %w", wire.ErrUsage, f.URI, f.parseErr)
+			return nil, fmt.Errorf("%w: %s: %w", kit.ErrUsage, f.URI, f.parseErr)
 		}
 		if seen[f.URI] {
-			return nil, fmt.Errorf("%w: two feature files named %s", wire.ErrUsage, f.URI)
+			return nil, fmt.Errorf("%w: two feature files named %s", kit.ErrUsage, f.URI)
 		}
 		seen[f.URI] = true
 		if f.doc.Feature == nil {
@@ -426,7 +426,7 @@ func classify(tags []string, uri string) (level, area, maturity string) {
 			level = wire.LevelSandbox
 		}
 	}
-	for _, a := range report.AreaOrder {
+	for _, a := range kit.AreaOrder {
 		if hasTag(tags, "@"+a) {
 			area = a
 			break
@@ -461,60 +461,60 @@ type skipRule struct {
 	tags []string
 	// status is Disabled when the operator's configuration leaves the
 	// scenarios out, Skipped when they were wanted but cannot run here.
-	status report.Status
+	status kit.Status
 	reason func(cfg PlanOptions, env RunEnv) string
 }
 
 var skipRules = []skipRule{
-	{[]string{tagSandbox}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagSandbox}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if cfg.Profile != wire.ProfileSandbox {
 			return "@sandbox checks the sandbox's own choices; run with --profile sandbox"
 		}
 		return ""
 	}},
-	{[]string{tagSeed}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagSeed}, kit.Skipped, func(_ PlanOptions, env RunEnv) string {
 		if !env.Seeded {
 			return "@seed checks the built-in seed, and a fresh account of this deployment does not hold it (started with other fixtures?)"
 		}
 		return ""
 	}},
-	{[]string{tagFrozenClock}, report.Disabled, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagFrozenClock}, kit.Disabled, func(_ PlanOptions, env RunEnv) string {
 		if env.Clock == ClockRunning {
 			return "@frozen-clock moves the account's clock, and this sandbox's clocks run (started without -frozen-clock)"
 		}
 		return ""
 	}},
-	{[]string{tagRunningClock}, report.Disabled, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagRunningClock}, kit.Disabled, func(_ PlanOptions, env RunEnv) string {
 		if env.Clock == ClockFrozen {
 			return "@running-clock checks a clock that runs, and this sandbox's clocks are frozen (-frozen-clock)"
 		}
 		return ""
 	}},
-	{[]string{tagFrozenClock, tagRunningClock}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagFrozenClock, tagRunningClock}, kit.Skipped, func(_ PlanOptions, env RunEnv) string {
 		if env.Clock == "" {
 			return "@frozen-clock and @running-clock need to know whether the sandbox's clocks are frozen, and POST /_sandbox/clock did not say"
 		}
 		return ""
 	}},
-	{[]string{tagDelivery}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagDelivery}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if cfg.WebhookListen == "off" {
 			return "@delivery needs conform's webhook receiver, which is off (--webhook-listen off)"
 		}
 		return ""
 	}},
-	{[]string{tagDelivery}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagDelivery}, kit.Skipped, func(_ PlanOptions, env RunEnv) string {
 		if env.NoReceiver != "" {
 			return "@delivery needs conform's webhook receiver: " + env.NoReceiver
 		}
 		return ""
 	}},
-	{[]string{tagWrites, TagExhaustive}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagWrites, TagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if wire.IsLiveKey(cfg.APIKey) && !cfg.AllowWrites {
 			return "live key: @writes and @exhaustive scenarios would change real data or spend its rate limit; pass --allow-writes to run them"
 		}
 		return ""
 	}},
-	{[]string{TagExhaustive}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{TagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if !cfg.Exhaustive {
 			return "@exhaustive spends a whole rate-limit window; pass --exhaustive to run it"
 		}
@@ -525,7 +525,7 @@ var skipRules = []skipRule{
 // skipReason says why a scenario is kept out of this run by the safety and
 // opt-in rules, and whether that is the configuration's choice (Disabled)
 // or lost coverage (Skipped); "" if the rules allow it.
-func skipReason(cfg PlanOptions, env RunEnv, tags []string) (string, report.Status) {
+func skipReason(cfg PlanOptions, env RunEnv, tags []string) (string, kit.Status) {
 	for _, r := range skipRules {
 		for _, t := range r.tags {
 			if hasTag(tags, t) {
@@ -535,7 +535,7 @@ func skipReason(cfg PlanOptions, env RunEnv, tags []string) (string, report.Stat
 			}
 		}
 	}
-	return "", report.Passed
+	return "", kit.Passed
 }
 
 // ExclusionTags is the tag expression that keeps the scenarios skipReason
@@ -568,7 +568,7 @@ func ValidateTags(expr string) error {
 	for _, clause := range strings.Split(expr, "&&") {
 		for _, term := range strings.Split(clause, ",") {
 			if t := strings.TrimSpace(term); !tagTermRe.MatchString(t) {
-				return fmt.Errorf("%w: invalid tag expression %q: %q is not a tag (want @tag or ~@tag, joined by \",\" for or and \"&&\" for and)", wire.ErrUsage, expr, t)
+				return fmt.Errorf("%w: invalid tag expression %q: %q is not a tag (want @tag or ~@tag, joined by \",\" for or and \"&&\" for and)", kit.ErrUsage, expr, t)
 			}
 		}
 	}

@@ -15,11 +15,11 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/plan"
 	"github.com/testcampaign/kit/conformance/internal/receiver"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // godogSuite is the run as one godog.TestSuite over every feature file.
@@ -37,12 +37,12 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 	cfg := r.cfg
 	godogOut := io.Writer(out)
 	format := cfg.Format
-	if format == FormatJUnit || format == FormatNone || (format == FormatCucumber && r.writesReports) {
+	if format == kit.FormatJUnit || format == kit.FormatNone || (format == kit.FormatCucumber && r.writesReports) {
 		// The kit writes these from its own results, after the run.
-		format, godogOut = FormatProgress, io.Discard
+		format, godogOut = kit.FormatProgress, io.Discard
 	}
 	flush := out.Flush
-	if format == FormatPretty {
+	if format == kit.FormatPretty {
 		// Scenarios run at once interleave their lines in godog's output,
 		// where following it would put a step at another scenario's line:
 		// then each step only loses godog's comment.
@@ -57,7 +57,7 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 	for i, f := range files {
 		contents[i] = godog.Feature{Name: f.URI, Contents: plan.GodogContent(f)}
 	}
-	tags := plan.ExclusionTags(cfg.planOptions(), r.env)
+	tags := plan.ExclusionTags(planOptions(cfg), r.env)
 	if strings.TrimSpace(cfg.Tags) != "" {
 		tags = append([]string{cfg.Tags}, tags...)
 	}
@@ -138,28 +138,28 @@ func (s stepRef) String() string { return fmt.Sprintf("%s:%d", s.uri, s.line) }
 type recorder struct {
 	index   *pickleIndex
 	mu      sync.Mutex
-	results map[plan.ScenarioKey]*report.ScenarioResult
+	results map[plan.ScenarioKey]*kit.ScenarioResult
 	// interrupted is set when the run's context ended with scenarios left.
 	interrupted atomic.Bool
 }
 
 func newRecorder(idx *pickleIndex) *recorder {
-	return &recorder{index: idx, results: map[plan.ScenarioKey]*report.ScenarioResult{}}
+	return &recorder{index: idx, results: map[plan.ScenarioKey]*kit.ScenarioResult{}}
 }
 
-func (r *recorder) put(key plan.ScenarioKey, res *report.ScenarioResult) {
+func (r *recorder) put(key plan.ScenarioKey, res *kit.ScenarioResult) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.results[key] = res
 }
 
 // result returns the result of the scenario at key, if godog ran it.
-func (r *recorder) result(key plan.ScenarioKey) (report.ScenarioResult, bool) {
+func (r *recorder) result(key plan.ScenarioKey) (kit.ScenarioResult, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	res, ok := r.results[key]
 	if !ok {
-		return report.ScenarioResult{}, false
+		return kit.ScenarioResult{}, false
 	}
 	return *res, true
 }
@@ -178,7 +178,7 @@ type scenarioRun struct {
 	stepsAt   map[string]stepRef
 	step      stepRef
 	stepStart time.Time
-	steps     []report.StepResult
+	steps     []kit.StepResult
 	failed    int // the index in steps of the first step that failed, -1 if none
 	fault     *wire.Exchange
 	violation *rules.RuleViolation
@@ -206,7 +206,7 @@ func (run *scenarioRun) place(idx *pickleIndex, p *godog.Scenario) {
 // verdict on it: the rule its exchanges broke and, with locate, its file
 // and line.
 func (run *scenarioRun) stepEnded(s *steps.ScenarioState, st *godog.Step, status godog.StepResultStatus, err error, strict, locate bool) error {
-	res := report.StepResult{Keyword: run.step.keyword, Text: st.Text, Line: run.step.line,
+	res := kit.StepResult{Keyword: run.step.keyword, Text: st.Text, Line: run.step.line,
 		Status: stepStatus[status], Duration: time.Since(run.stepStart)}
 	var added error
 	if status == godog.StepPassed || status == godog.StepFailed {
@@ -237,7 +237,7 @@ func (run *scenarioRun) stepEnded(s *steps.ScenarioState, st *godog.Step, status
 		run.failed = len(run.steps) - 1
 		// A request that got no connection made no exchange: the last one
 		// is an earlier step's, which is not at fault.
-		if !errors.Is(err, wire.ErrConnection) {
+		if !errors.Is(err, kit.ErrConnection) {
 			run.fault = s.Last()
 		}
 		if v := run.violation; v != nil && v.Exchange != nil {
@@ -249,7 +249,7 @@ func (run *scenarioRun) stepEnded(s *steps.ScenarioState, st *godog.Step, status
 
 // record keeps the scenario's result for the report, under the planned
 // scenario the pickle ran.
-func (run *scenarioRun) record(rec *recorder, res *report.ScenarioResult) {
+func (run *scenarioRun) record(rec *recorder, res *kit.ScenarioResult) {
 	if run.planned != nil {
 		rec.put(run.planned.Key(), res)
 	}
@@ -365,12 +365,12 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 				tags = append(tags, tg.Name)
 			}
 			cited := coverage.Citations(tags)
-			res := &report.ScenarioResult{Duration: time.Since(run.start), Steps: run.steps}
+			res := &kit.ScenarioResult{Duration: time.Since(run.start), Steps: run.steps}
 			if s.Skip != "" {
 				for _, id := range cited {
 					t.Coverage.Unreached(id, "its scenario was skipped: "+s.Skip)
 				}
-				res.Status, res.SkipReason = report.Skipped, s.Skip
+				res.Status, res.SkipReason = kit.Skipped, s.Skip
 				run.record(rec, res)
 				return ctx, nil
 			}
@@ -385,10 +385,10 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 				res.Rule, res.RuleLevel = v.Rule, v.Level
 			}
 			res.Status = statusOf(err)
-			if res.Status == report.Passed || res.Status == report.Failed {
+			if res.Status == kit.Passed || res.Status == kit.Failed {
 				t.Coverage.Scenario(cited, s.Sent())
 			}
-			if err != nil && res.Status != report.Skipped {
+			if err != nil && res.Status != kit.Skipped {
 				if run.failed >= 0 {
 					f := run.steps[run.failed]
 					res.FailedStep, res.FailedLine = f.Text, f.Line
@@ -407,21 +407,21 @@ func scenarioInitializer(t *transport.Target, hooks *receiver.Receiver, rec *rec
 
 // statusOf ranks a scenario's error: the kit's own trouble (undefined steps,
 // misuse, no connection) is an error, anything else a deviation.
-func statusOf(err error) report.Status {
+func statusOf(err error) kit.Status {
 	switch {
 	case err == nil:
-		return report.Passed
+		return kit.Passed
 	case errors.Is(err, godog.ErrSkip):
-		return report.Skipped
+		return kit.Skipped
 	case errors.Is(err, godog.ErrUndefined), errors.Is(err, godog.ErrPending), errors.Is(err, godog.ErrAmbiguous),
-		errors.Is(err, wire.ErrUsage), errors.Is(err, wire.ErrConnection), errors.Is(err, transport.ErrThrottled):
-		return report.Errored
+		errors.Is(err, kit.ErrUsage), errors.Is(err, kit.ErrConnection), errors.Is(err, transport.ErrThrottled):
+		return kit.Errored
 	}
-	return report.Failed
+	return kit.Failed
 }
 
 // report joins the plan and what godog ran into the run's results.
-func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
+func (r *prepared) report(start time.Time, d time.Duration) *kit.Report {
 	cfg := r.cfg
 	rep := newReport(cfg, start, d)
 	defer func() { rep.Coverage = r.tgt.Coverage.Outcomes() }()
@@ -429,7 +429,7 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 		if !p.Selected {
 			continue
 		}
-		res := report.ScenarioResult{
+		res := kit.ScenarioResult{
 			Feature: p.Feature, URI: p.URI, Line: p.Line, Name: p.Name, Tags: p.Tags,
 			Area: p.Area, Level: p.Level, Maturity: p.Maturity,
 		}
@@ -438,7 +438,7 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 		case p.Skip != "":
 			res.Status, res.SkipReason = p.SkipAs, p.Skip
 			for _, id := range coverage.Citations(p.Tags) {
-				if p.SkipAs == report.Disabled {
+				if p.SkipAs == kit.Disabled {
 					r.tgt.Coverage.NotApplicable(id, "configuration: "+p.Skip)
 				} else {
 					r.tgt.Coverage.Unreached(id, "its scenario was skipped: "+p.Skip)
@@ -448,7 +448,7 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 			rep.Unfinished++
 			continue
 		case !ran:
-			res.Status, res.Message = report.Errored, "godog did not run this scenario"
+			res.Status, res.Message = kit.Errored, "godog did not run this scenario"
 		default:
 			level := res.Level
 			got.Feature, got.URI, got.Line, got.Name, got.Tags = res.Feature, res.URI, res.Line, res.Name, res.Tags
@@ -464,8 +464,8 @@ func (r *prepared) report(start time.Time, d time.Duration) *report.Report {
 				level = got.RuleLevel
 			}
 			res = got
-			if res.Status == report.Failed && level == wire.LevelShould && !cfg.Strict {
-				res.Status = report.Warned
+			if res.Status == kit.Failed && level == wire.LevelShould && !cfg.Strict {
+				res.Status = kit.Warned
 			}
 		}
 		rep.Scenarios = append(rep.Scenarios, res)

@@ -7,11 +7,12 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // startModel builds the run's model. In the sandbox profile it first reads
 // what a fresh account holds, so that owned accounts are held exactly.
-func startModel(ctx context.Context, cfg Config, t *transport.Target) *model.Model {
+func startModel(ctx context.Context, cfg kit.Config, t *transport.Target) *model.Model {
 	var (
 		seed *model.Seed
 		gap  string

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that check the status, the envelope and the body of the last response.
@@ -560,7 +562,7 @@ func (s *ScenarioState) docAndItems(ctx context.Context, path string, doc *godog
 	}
 	item, err := wire.DecodeJSON([]byte(text))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: the item is not JSON: %w", wire.ErrUsage, err)
+		return nil, nil, fmt.Errorf("%w: the item is not JSON: %w", kit.ErrUsage, err)
 	}
 	items, err := s.arrayAt(ctx, path)
 	if err != nil {
@@ -654,7 +656,7 @@ func sizeOf(v any) (int, bool) {
 // after "I send N … requests".
 func (s *ScenarioState) lastStatuses(ctx context.Context, n, want int) error {
 	if n < 1 || len(s.history) < n {
-		return fmt.Errorf("%w: the step checks the last %d responses, but the scenario has %d", wire.ErrUsage, n, len(s.history))
+		return fmt.Errorf("%w: the step checks the last %d responses, but the scenario has %d", kit.ErrUsage, n, len(s.history))
 	}
 	for i, e := range s.history[len(s.history)-n:] {
 		if e.Status != want {
@@ -718,7 +720,7 @@ func (s *ScenarioState) tookAtLeast(ctx context.Context, ms int) error {
 		return err
 	}
 	if s.readsDelivery() {
-		return fmt.Errorf("%w: the last thing received is a webhook delivery, which has no response time; send a request first", wire.ErrUsage)
+		return fmt.Errorf("%w: the last thing received is a webhook delivery, which has no response time; send a request first", kit.ErrUsage)
 	}
 	if want := time.Duration(ms) * time.Millisecond; e.Elapsed < want {
 		return fmt.Errorf("%s %s took %s; want at least %s", e.Method, s.Redact(pathOf(e.URL)), e.Elapsed.Round(time.Millisecond), want)

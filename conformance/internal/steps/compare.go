@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that compare numbers, save headers, wait for asynchronous effects
@@ -105,7 +107,7 @@ func (c scalar) compare(o scalar) (int, error) {
 func operand(s *ScenarioState, text string) (scalar, error) {
 	m := operandRe.FindStringSubmatch(text)
 	if m == nil {
-		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\" (optionally followed by \"in Unix seconds\", then \"plus N\" or \"minus N\")", wire.ErrUsage, text)
+		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\" (optionally followed by \"in Unix seconds\", then \"plus N\" or \"minus N\")", kit.ErrUsage, text)
 	}
 	var v any
 	switch {
@@ -196,7 +198,7 @@ func (s *ScenarioState) compareValue(ctx context.Context, kind, name, op, rhs st
 	}
 	c, err := left.compare(right)
 	if err == nil && left.kind == "boolean" && op != "equal to" && op != "not equal to" {
-		err = fmt.Errorf("%w: booleans are only equal to or not equal to each other", wire.ErrUsage)
+		err = fmt.Errorf("%w: booleans are only equal to or not equal to each other", kit.ErrUsage)
 	}
 	if err != nil {
 		return fmt.Errorf("the %s %q: %w", kind, name, err)
@@ -309,7 +311,7 @@ var bugPaths = map[string][]string{
 func (s *ScenarioState) bugWithStatus(ctx context.Context, status string) error {
 	moves, ok := bugPaths[status]
 	if !ok {
-		return fmt.Errorf("%w: no way to make a bug with status %q (known: new, confirmed, in_progress, resolved, closed)", wire.ErrUsage, status)
+		return fmt.Errorf("%w: no way to make a bug with status %q (known: new, confirmed, in_progress, resolved, closed)", kit.ErrUsage, status)
 	}
 	step := func(method, path, body string) (any, error) {
 		var b []byte

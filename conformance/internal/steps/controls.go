@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that drive the sandbox's controls (docs/controls.md) in one line
@@ -22,7 +24,7 @@ import (
 // sandbox, so a scenario using one is tagged @sandbox.
 func controlDefs(s *ScenarioState) []stepDef {
 	d := func(pattern, example string, fn any, tags ...string) stepDef {
-		return stepDef{Doc{Pattern: pattern, Example: example, Tags: append([]string{TagSandbox}, tags...)}, fn}
+		return stepDef{kit.StepDoc{Pattern: pattern, Example: example, Tags: append([]string{TagSandbox}, tags...)}, fn}
 	}
 	return []stepDef{
 		d(`^I plan the fault:$`, "Given I plan the fault:\n  \"\"\"\n  {\"method\": \"POST\", \"path\": \"/v1/campaigns\", \"status\": 503, \"count\": 1}\n  \"\"\"", s.planFault),
@@ -35,7 +37,7 @@ func controlDefs(s *ScenarioState) []stepDef {
 	}
 }
 
-// Tags a step may need its scenario to carry (Doc.Tags).
+// Tags a step may need its scenario to carry (kit.StepDoc.Tags).
 const (
 	TagSandbox     = "@sandbox"
 	TagFrozenClock = "@frozen-clock"
@@ -116,7 +118,7 @@ func (s *ScenarioState) resetAccount(ctx context.Context) error {
 func (s *ScenarioState) settleDeliveries(ctx context.Context, secs int) error {
 	ms := time.Duration(secs) * time.Second / time.Millisecond
 	if ms < 1 || ms > 30000 {
-		return fmt.Errorf("%w: a settle waits 1 to 30 seconds, not %d", wire.ErrUsage, secs)
+		return fmt.Errorf("%w: a settle waits 1 to 30 seconds, not %d", kit.ErrUsage, secs)
 	}
 	v, err := s.control(ctx, http.MethodPost, "/_sandbox/deliveries/settle", fmt.Appendf(nil, `{"timeoutMs": %d}`, ms))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // exposedToScripts are the headers a script reads to handle limits and
@@ -40,7 +41,7 @@ func (s *ScenarioState) corsWholeOrNone(ctx context.Context, origin string) erro
 		}
 	}
 	if len(asked) == 0 {
-		return fmt.Errorf("%w: no answer to a request with Origin %s; set the request header \"Origin\" first", wire.ErrUsage, o)
+		return fmt.Errorf("%w: no answer to a request with Origin %s; set the request header \"Origin\" first", kit.ErrUsage, o)
 	}
 	if letIn == "" {
 		for _, e := range asked {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that check response headers; the rate-limit ones are in ratelimit.go.
@@ -86,7 +87,7 @@ func (s *ScenarioState) headerInteger(ctx context.Context, name string) error {
 func (s *ScenarioState) matchesPattern(ctx context.Context, kind, name, pattern string) error {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return fmt.Errorf("%w: the pattern %q: %v", wire.ErrUsage, pattern, err)
+		return fmt.Errorf("%w: the pattern %q: %v", kit.ErrUsage, pattern, err)
 	}
 	var got string
 	if kind == "header" {

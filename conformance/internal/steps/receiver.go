@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/testcampaign/kit/conformance/internal/receiver"
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // endpoint returns the scenario's endpoint on the receiver, opening it on
 // first use.
 func (s *ScenarioState) endpoint() (*receiver.Endpoint, string, error) {
 	if s.hooks == nil {
-		return nil, "", fmt.Errorf("%w: no webhook receiver runs; tag the scenario @delivery", wire.ErrUsage)
+		return nil, "", fmt.Errorf("%w: no webhook receiver runs; tag the scenario @delivery", kit.ErrUsage)
 	}
 	if s.hook == nil {
 		s.hook, s.hookURLOpen = s.hooks.Open(s.t.Schema, s.Sink)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 

@@ -15,10 +15,12 @@ import (
 	"syscall"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/receiver"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // authMode says which Authorization header a scenario sends.
@@ -176,16 +178,13 @@ func (s *ScenarioState) expandWith(text string, escape func(string) string) (str
 	return out, firstErr
 }
 
-// Placeholder is a {placeholder} every scenario has without saving it.
-type Placeholder struct{ Name, Means string }
-
 // BuiltinPlaceholders are the {placeholders} every scenario has; expandWith
 // gives each its value.
-func BuiltinPlaceholders() []Placeholder {
-	return []Placeholder{
-		{"key", "the operator's key (never printed)"},
-		{"random", "a fresh random token"},
-		{"webhookURL", "the scenario's address on conform's webhook receiver"},
+func BuiltinPlaceholders() []kit.Placeholder {
+	return []kit.Placeholder{
+		{Name: "key", Means: "the operator's key (never printed)"},
+		{Name: "random", Means: "a fresh random token"},
+		{Name: "webhookURL", Means: "the scenario's address on conform's webhook receiver"},
 	}
 }
 
@@ -241,7 +240,7 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 			s.record(ex)
 			return ex, nil
 		}
-		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(ex.URL), s.Redact(err.Error()))
+		return nil, fmt.Errorf("%w: %s %s: %s", kit.ErrConnection, method, s.Redact(ex.URL), s.Redact(err.Error()))
 	}
 	// Only the account's own window tells how much is left of it; a
 	// client address's budget is the deployment's business.

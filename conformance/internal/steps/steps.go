@@ -13,46 +13,20 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
-// Doc documents one step of the library for people writing features.
-type Doc struct {
-	Pattern string // the regular expression godog matches
-	Example string // a step as it would appear in a .feature file
-	// Tags are the tags a scenario using the step must carry: @sandbox for
-	// a step that needs the sandbox's controls or fresh accounts, which a
-	// run with --profile spec leaves out only by that tag.
-	Tags []string
-	// Needs is what an earlier step of the scenario must have done for
-	// this one to have something to check: the Gives of some other step.
-	Needs string
-	// Gives is what the step leaves for later steps to check.
-	Gives string
-}
-
-// What steps give and need (Doc.Gives, Doc.Needs).
+// What steps give and need (kit.StepDoc.Gives, kit.StepDoc.Needs).
 const (
 	GivesDelivery = "a delivery waited for"
 	GivesHeld     = "the receiver holding its answers"
 )
 
-// Requires says, for a catalogue, what a scenario must have to use the
-// step: its tags, and what an earlier step must give; "" when nothing.
-func (d Doc) Requires() string {
-	var parts []string
-	if len(d.Tags) > 0 {
-		parts = append(parts, "tag "+strings.Join(d.Tags, " "))
-	}
-	if d.Needs != "" {
-		parts = append(parts, "after "+d.Needs)
-	}
-	return strings.Join(parts, "; ")
-}
-
 type stepDef struct {
-	Doc
+	kit.StepDoc
 	fn any
 }
 
@@ -61,7 +35,7 @@ type stepDef struct {
 // scenario; with s nil it serves for the documentation only.
 func stepDefs(s *ScenarioState) []stepDef {
 	d := func(pattern, example string, fn any) stepDef {
-		return stepDef{Doc{Pattern: pattern, Example: example}, fn}
+		return stepDef{kit.StepDoc{Pattern: pattern, Example: example}, fn}
 	}
 	sandbox := func(def stepDef) stepDef {
 		def.Tags = []string{TagSandbox}
@@ -200,11 +174,11 @@ func stepDefs(s *ScenarioState) []stepDef {
 }
 
 // Steps documents every step pattern of the library, in catalogue order.
-func Steps() []Doc {
+func Steps() []kit.StepDoc {
 	defs := stepDefs(nil)
-	docs := make([]Doc, len(defs))
+	docs := make([]kit.StepDoc, len(defs))
 	for i, d := range defs {
-		docs[i] = d.Doc
+		docs[i] = d.StepDoc
 	}
 	return docs
 }
@@ -213,16 +187,16 @@ func Steps() []Doc {
 // godog would otherwise compile every pattern again for every scenario.
 type Library struct {
 	patterns []*regexp.Regexp
-	docs     []Doc
+	docs     []kit.StepDoc
 }
 
 // NewLibrary compiles the catalogue.
 func NewLibrary() *Library {
 	defs := stepDefs(nil)
-	l := &Library{patterns: make([]*regexp.Regexp, len(defs)), docs: make([]Doc, len(defs))}
+	l := &Library{patterns: make([]*regexp.Regexp, len(defs)), docs: make([]kit.StepDoc, len(defs))}
 	for i, d := range defs {
 		l.patterns[i] = regexp.MustCompile(d.Pattern)
-		l.docs[i] = d.Doc
+		l.docs[i] = d.StepDoc
 	}
 	return l
 }
@@ -240,8 +214,8 @@ func (l *Library) Bind(sc *godog.ScenarioContext, s *ScenarioState) {
 func (l *Library) Matches(text string) int { return len(l.Matching(text)) }
 
 // Matching returns the steps of the library that match text.
-func (l *Library) Matching(text string) []Doc {
-	var out []Doc
+func (l *Library) Matching(text string) []kit.StepDoc {
+	var out []kit.StepDoc
 	for i, re := range l.patterns {
 		if re.MatchString(text) {
 			out = append(out, l.docs[i])
@@ -280,7 +254,7 @@ func (s *ScenarioState) useAPIKey(ctx context.Context, key string) error {
 // that need known data or a whole window do not disturb each other.
 func (s *ScenarioState) freshAccount(ctx context.Context) error {
 	if s.t.Profile != wire.ProfileSandbox {
-		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", wire.ErrUsage)
+		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", kit.ErrUsage)
 	}
 	s.key = wire.TestPrefix + "conform_" + wire.RandomToken()
 	s.t.Model.Own(s.key, true)
@@ -348,7 +322,7 @@ func (s *ScenarioState) sendPadded(ctx context.Context, method, path, pad string
 	}
 	n := size - len(p)
 	if n < 0 {
-		return fmt.Errorf("%w: %q is already longer than %d bytes", wire.ErrUsage, p, size)
+		return fmt.Errorf("%w: %q is already longer than %d bytes", kit.ErrUsage, p, size)
 	}
 	_, err = s.send(ctx, method, p+strings.Repeat(pad, n), nil, "")
 	return err

@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/receiver"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that register a webhook on conform's receiver and check what the
@@ -33,7 +35,7 @@ func (s *ScenarioState) registerWebhook(ctx context.Context, n, events string) e
 	if n != "" {
 		var err error
 		if times, err = strconv.Atoi(n); err != nil {
-			return fmt.Errorf("%w: %q is not a count", wire.ErrUsage, n)
+			return fmt.Errorf("%w: %q is not a count", kit.ErrUsage, n)
 		}
 	}
 	hookURL := s.hookURL()
@@ -158,7 +160,7 @@ func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
 	// engineer moves the clock between the two waits).
 	last := s.delivered
 	if last == nil {
-		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", wire.ErrUsage)
+		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", kit.ErrUsage)
 	}
 	e, _, err := s.endpoint()
 	if err != nil {
@@ -349,7 +351,7 @@ var signatureForm = regexp.MustCompile(`^v1=[0-9a-f]{64}$`)
 func (s *ScenarioState) lastDelivery() (*wire.Exchange, int64, error) {
 	d, err := s.response()
 	if err != nil || !s.readsDelivery() {
-		return nil, 0, fmt.Errorf("%w: no delivery to check; wait for an event first", wire.ErrUsage)
+		return nil, 0, fmt.Errorf("%w: no delivery to check; wait for an event first", kit.ErrUsage)
 	}
 	if d.Header.Get("Webhook-Id") == "" {
 		return nil, 0, fmt.Errorf("webhook rule: the delivery has no Webhook-Id header")
@@ -384,7 +386,7 @@ func eventCreated(d *wire.Exchange) (time.Time, error) {
 func (s *ScenarioState) signatureVerifies(d *wire.Exchange) error {
 	secret, ok := s.saved["webhookSecret"].(string)
 	if !ok {
-		return fmt.Errorf("%w: no webhook secret saved; register the webhook with \"I register a webhook for …\"", wire.ErrUsage)
+		return fmt.Errorf("%w: no webhook secret saved; register the webhook with \"I register a webhook for …\"", kit.ErrUsage)
 	}
 	mac := hmac.New(sha256.New, []byte(secret))
 	fmt.Fprintf(mac, "%s.", d.Header.Get("Webhook-Timestamp"))

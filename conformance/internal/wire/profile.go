@@ -23,7 +23,3 @@ const (
 	LevelShould  = "should"
 	LevelSandbox = "sandbox"
 )
-
-// AreaSchema is the report's area of the exchanges that break the OpenAPI
-// document of --openapi, whatever scenario made them.
-const AreaSchema = "schema"
