@@ -28,7 +28,7 @@ var ruleIDRe = regexp.MustCompile(`^@[A-Z]+-[0-9]+$`)
 // and the tags that decide where a scenario can run.
 var kitTags = sync.OnceValue(func() []string {
 	tags := []string{"@" + wire.LevelMust, "@" + wire.LevelShould, tagSandbox, tagStable, tagBeta,
-		tagWrites, TagExhaustive, tagSeed, tagDelivery, tagFrozenClock, tagRunningClock}
+		tagWrites, tagExhaustive, tagSeed, tagDelivery, tagFrozenClock, tagRunningClock}
 	for _, a := range kit.AreaOrder {
 		tags = append(tags, "@"+a)
 	}

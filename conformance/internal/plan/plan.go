@@ -7,7 +7,6 @@ package plan
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -32,8 +31,9 @@ import (
 
 // Tags with a meaning to the runner.
 const (
-	tagWrites     = "@writes"
-	TagExhaustive = "@exhaustive"
+	tagWrites = "@writes"
+	// tagExhaustive is also the tag by which a scenario runs alone.
+	tagExhaustive = steps.TagExhaustive
 	// tagSandbox is also the tag the sandbox's control steps need.
 	tagSandbox  = steps.TagSandbox
 	tagSeed     = "@seed"
@@ -216,7 +216,7 @@ func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
 	}
 	files = mergeSelections(files)
 	sort.SliceStable(files, func(i, j int) bool {
-		return !bytes.Contains(files[i].content, []byte(TagExhaustive)) && bytes.Contains(files[j].content, []byte(TagExhaustive))
+		return !bytes.Contains(files[i].content, []byte(tagExhaustive)) && bytes.Contains(files[j].content, []byte(tagExhaustive))
 	})
 	return files, nil
 }
@@ -277,28 +277,6 @@ type PlannedScenario struct {
 	Fingerprint string
 	// Steps are where the pickle's steps are written, in its order.
 	Steps []StepAt
-}
-
-// WrittenStep is a step as its feature file writes it: its line and its
-// text, an outline's <parameters> unfilled.
-type WrittenStep struct {
-	Line int
-	Text string
-}
-
-// WrittenSteps are the feature's header line as written ("Feature: Name",
-// in the file's language) and every step of f, backgrounds included, in
-// line order, from the one parse of f.
-func WrittenSteps(f FeatureFile) (header string, written []WrittenStep) {
-	if f.doc == nil || f.doc.Feature == nil {
-		return "", nil
-	}
-	for _, s := range stepNodes(f.doc.Feature) {
-		written = append(written, WrittenStep{int(s.Location.Line), s.Text})
-	}
-	// Map order is random; the steps are listed in the order written.
-	slices.SortFunc(written, func(a, b WrittenStep) int { return cmp.Compare(a.Line, b.Line) })
-	return f.doc.Feature.Keyword + ": " + f.doc.Feature.Name, written
 }
 
 // StepAt is where a step of a scenario is written: its keyword as written
@@ -508,13 +486,13 @@ var skipRules = []skipRule{
 		}
 		return ""
 	}},
-	{[]string{tagWrites, TagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagWrites, tagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if wire.IsLiveKey(cfg.APIKey) && !cfg.AllowWrites {
 			return "live key: @writes and @exhaustive scenarios would change real data or spend its rate limit; pass --allow-writes to run them"
 		}
 		return ""
 	}},
-	{[]string{TagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if !cfg.Exhaustive {
 			return "@exhaustive spends a whole rate-limit window; pass --exhaustive to run it"
 		}

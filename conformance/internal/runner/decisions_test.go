@@ -7,31 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cucumber/godog"
-
-	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
 )
-
-func TestStatusOfRanksTheKitsOwnTroubleAsAnError(t *testing.T) {
-	for _, tt := range []struct {
-		err  error
-		want kit.Status
-	}{
-		{nil, kit.Passed},
-		{errors.New(`the header "Allow" is missing`), kit.Failed},
-		{fmt.Errorf("step: %w", godog.ErrSkip), kit.Skipped},
-		{fmt.Errorf("%w: I sned a request", godog.ErrUndefined), kit.Errored},
-		{fmt.Errorf("%w: bad placeholder", kit.ErrUsage), kit.Errored},
-		{fmt.Errorf("%w: GET /v1: refused", kit.ErrConnection), kit.Errored},
-		{&transport.ThrottledError{Scope: transport.ScopeKey, Request: "GET /v1/bugs"}, kit.Errored},
-	} {
-		if got := statusOf(tt.err); got != tt.want {
-			t.Errorf("statusOf(%v) = %s, want %s", tt.err, got, tt.want)
-		}
-	}
-}
 
 func TestWithDefaultsFillsTheZeroValuesAndRefusesWhatCannotRun(t *testing.T) {
 	base := kit.Config{BaseURL: "http://127.0.0.1:8080", APIKey: "svc_test_defaults_0001"}

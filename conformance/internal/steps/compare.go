@@ -104,7 +104,7 @@ func (c scalar) compare(o scalar) (int, error) {
 // optionally read in Unix seconds (a timestamp as a number, to compare
 // with a header that counts seconds), and optionally plus or minus a whole
 // number (seconds, for a timestamp).
-func operand(s *ScenarioState, text string) (scalar, error) {
+func operand(s *scenarioState, text string) (scalar, error) {
 	m := operandRe.FindStringSubmatch(text)
 	if m == nil {
 		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\" (optionally followed by \"in Unix seconds\", then \"plus N\" or \"minus N\")", kit.ErrUsage, text)
@@ -169,7 +169,7 @@ var comparisons = map[string]func(int) bool{
 // compareValue compares a JSON value or header of the last response with an
 // operand: numbers by value ("1000" equals "1e3"), timestamps as instants
 // (an updatedAt at least its createdAt), booleans as equal or not.
-func (s *ScenarioState) compareValue(ctx context.Context, kind, name, op, rhs string) error {
+func (s *scenarioState) compareValue(ctx context.Context, kind, name, op, rhs string) error {
 	var v any
 	if kind == "header" {
 		e, err := s.response()
@@ -205,7 +205,7 @@ func (s *ScenarioState) compareValue(ctx context.Context, kind, name, op, rhs st
 	}
 	if !comparisons[op](c) {
 		if kind == "header" && strings.EqualFold(name, rules.HdrRemaining) && windowEnded(s) {
-			s.Skip = "a rate-limit window ended between the requests this count spans, so the count restarted"
+			s.skip = "a rate-limit window ended between the requests this count spans, so the count restarted"
 			return godog.ErrSkip
 		}
 		return fmt.Errorf("the %s %q is %s; want it %s %s (%s)", kind, name, left.raw, op, rhs, right.String())
@@ -223,14 +223,14 @@ func (c scalar) String() string {
 	return c.raw
 }
 
-func (s *ScenarioState) compareStep(ctx context.Context, kind, name, op, rhs string) error {
+func (s *scenarioState) compareStep(ctx context.Context, kind, name, op, rhs string) error {
 	if kind == "JSON at" {
 		kind = "JSON"
 	}
 	return s.compareValue(ctx, kind, name, op, rhs)
 }
 
-func (s *ScenarioState) headerAbsent(ctx context.Context, name string) error {
+func (s *scenarioState) headerAbsent(ctx context.Context, name string) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -241,7 +241,7 @@ func (s *ScenarioState) headerAbsent(ctx context.Context, name string) error {
 	return nil
 }
 
-func (s *ScenarioState) saveHeader(ctx context.Context, name, as string) error {
+func (s *scenarioState) saveHeader(ctx context.Context, name, as string) error {
 	e, err := s.response()
 	if err != nil {
 		return err
@@ -254,7 +254,7 @@ func (s *ScenarioState) saveHeader(ctx context.Context, name, as string) error {
 	return nil
 }
 
-func (s *ScenarioState) sendManyWithBody(ctx context.Context, n int, method, path, body string) error {
+func (s *scenarioState) sendManyWithBody(ctx context.Context, n int, method, path, body string) error {
 	for i := 0; i < n; i++ {
 		if err := s.sendInline(ctx, method, path, body); err != nil {
 			return err
@@ -268,7 +268,7 @@ const pollEvery = 100 * time.Millisecond
 
 // eventually sends the request until the JSON at path equals the literal,
 // for effects the deployment may apply after answering.
-func (s *ScenarioState) eventually(ctx context.Context, secs int, method, target, path, literal string) error {
+func (s *scenarioState) eventually(ctx context.Context, secs int, method, target, path, literal string) error {
 	want, err := wire.ParseLiteral(literal)
 	if err != nil {
 		return err
@@ -308,7 +308,7 @@ var bugPaths = map[string][]string{
 // bugWithStatus makes its own bug through the API and the sandbox controls,
 // so that lifecycle checks hold whatever the account was seeded with. It
 // saves bugId, campaignId and testerId.
-func (s *ScenarioState) bugWithStatus(ctx context.Context, status string) error {
+func (s *scenarioState) bugWithStatus(ctx context.Context, status string) error {
 	moves, ok := bugPaths[status]
 	if !ok {
 		return fmt.Errorf("%w: no way to make a bug with status %q (known: new, confirmed, in_progress, resolved, closed)", kit.ErrUsage, status)

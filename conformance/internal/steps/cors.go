@@ -24,7 +24,7 @@ var exposedToScripts = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X
 // one (WEB-2); no answer letting it in says it is not listed, and then no
 // Access-Control-* header is sent at all (WEB-1), whatever else the
 // sandbox lists.
-func (s *ScenarioState) corsWholeOrNone(ctx context.Context, origin string) error {
+func (s *scenarioState) corsWholeOrNone(ctx context.Context, origin string) error {
 	o, err := s.expand(origin)
 	if err != nil {
 		return err

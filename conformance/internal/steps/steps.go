@@ -33,7 +33,7 @@ type stepDef struct {
 // stepDefs is the whole library, its steps bound to the scenario s. It is
 // built for each scenario, so that no step shares state with another
 // scenario; with s nil it serves for the documentation only.
-func stepDefs(s *ScenarioState) []stepDef {
+func stepDefs(s *scenarioState) []stepDef {
 	d := func(pattern, example string, fn any) stepDef {
 		return stepDef{kit.StepDoc{Pattern: pattern, Example: example}, fn}
 	}
@@ -201,9 +201,9 @@ func NewLibrary() *Library {
 	return l
 }
 
-// Bind registers every step of the library with godog for one scenario,
+// bind registers every step of the library with godog for one scenario,
 // as methods of that scenario's own state.
-func (l *Library) Bind(sc *godog.ScenarioContext, s *ScenarioState) {
+func (l *Library) bind(sc *godog.ScenarioContext, s *scenarioState) {
 	for i, d := range stepDefs(s) {
 		sc.Step(l.patterns[i], d.fn)
 	}
@@ -226,12 +226,12 @@ func (l *Library) Matching(text string) []kit.StepDoc {
 
 // --- who is asking ---
 
-func (s *ScenarioState) notAuthenticated(ctx context.Context) error {
+func (s *scenarioState) notAuthenticated(ctx context.Context) error {
 	s.auth = authNone
 	return nil
 }
 
-func (s *ScenarioState) useAuthorization(ctx context.Context, value string) error {
+func (s *scenarioState) useAuthorization(ctx context.Context, value string) error {
 	v, err := s.expand(value)
 	if err != nil {
 		return err
@@ -240,7 +240,7 @@ func (s *ScenarioState) useAuthorization(ctx context.Context, value string) erro
 	return nil
 }
 
-func (s *ScenarioState) useAPIKey(ctx context.Context, key string) error {
+func (s *scenarioState) useAPIKey(ctx context.Context, key string) error {
 	k, err := s.expand(key)
 	if err != nil {
 		return err
@@ -252,7 +252,7 @@ func (s *ScenarioState) useAPIKey(ctx context.Context, key string) error {
 // freshAccount switches the scenario to a random test key. In the sandbox each
 // key is its own seeded account with its own rate-limit counters, so scenarios
 // that need known data or a whole window do not disturb each other.
-func (s *ScenarioState) freshAccount(ctx context.Context) error {
+func (s *scenarioState) freshAccount(ctx context.Context) error {
 	if s.t.Profile != wire.ProfileSandbox {
 		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", kit.ErrUsage)
 	}
@@ -264,7 +264,7 @@ func (s *ScenarioState) freshAccount(ctx context.Context) error {
 	return nil
 }
 
-func (s *ScenarioState) setHeader(ctx context.Context, name, value string) error {
+func (s *scenarioState) setHeader(ctx context.Context, name, value string) error {
 	// A name is expanded too: a header's name is one more place a
 	// deployment may echo a key from (SHR-12).
 	n, err := s.expand(name)
@@ -281,28 +281,28 @@ func (s *ScenarioState) setHeader(ctx context.Context, name, value string) error
 
 // --- what is sent ---
 
-func (s *ScenarioState) sendPlain(ctx context.Context, method, path string) error {
+func (s *scenarioState) sendPlain(ctx context.Context, method, path string) error {
 	return s.sendBody(ctx, method, path, nil, "")
 }
 
-func (s *ScenarioState) sendJSONDoc(ctx context.Context, method, path string, doc *godog.DocString) error {
+func (s *scenarioState) sendJSONDoc(ctx context.Context, method, path string, doc *godog.DocString) error {
 	return s.sendBody(ctx, method, path, []byte(doc.Content), "application/json")
 }
 
-func (s *ScenarioState) sendInline(ctx context.Context, method, path, body string) error {
+func (s *scenarioState) sendInline(ctx context.Context, method, path, body string) error {
 	if body == "" {
 		return s.sendBody(ctx, method, path, nil, "")
 	}
 	return s.sendBody(ctx, method, path, []byte(body), "application/json")
 }
 
-func (s *ScenarioState) sendTyped(ctx context.Context, method, path, contentType string, doc *godog.DocString) error {
+func (s *scenarioState) sendTyped(ctx context.Context, method, path, contentType string, doc *godog.DocString) error {
 	return s.sendBody(ctx, method, path, []byte(doc.Content), contentType)
 }
 
 // sendLarge sends a syntactically valid JSON object of the given size, so that
 // only its size can be the reason for a refusal.
-func (s *ScenarioState) sendLarge(ctx context.Context, method, path string, size int) error {
+func (s *scenarioState) sendLarge(ctx context.Context, method, path string, size int) error {
 	const head, tail = `{"name": "`, `"}`
 	n := size - len(head) - len(tail)
 	if n < 0 {
@@ -315,7 +315,7 @@ func (s *ScenarioState) sendLarge(ctx context.Context, method, path string, size
 // sendPadded sends a request whose target, path and query, is exactly
 // size bytes, the padding appended to the target as written: so that only
 // the target's length can be the reason for a refusal.
-func (s *ScenarioState) sendPadded(ctx context.Context, method, path, pad string, size int) error {
+func (s *scenarioState) sendPadded(ctx context.Context, method, path, pad string, size int) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
@@ -328,7 +328,7 @@ func (s *ScenarioState) sendPadded(ctx context.Context, method, path, pad string
 	return err
 }
 
-func (s *ScenarioState) sendBody(ctx context.Context, method, path string, body []byte, contentType string) error {
+func (s *scenarioState) sendBody(ctx context.Context, method, path string, body []byte, contentType string) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
@@ -350,7 +350,7 @@ var errGaveUp = errors.New("the client gave up waiting")
 // sendGivingUp sends a request as a client with a timeout does: one that
 // stops waiting after ms and closes its connection. The step fails if the
 // answer, or a dropped connection, came first, since then nobody gave up.
-func (s *ScenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
+func (s *scenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
@@ -364,13 +364,13 @@ func (s *ScenarioState) sendGivingUp(ctx context.Context, method, path string, m
 	case ex.GaveUp:
 		return nil
 	case ex.NoAnswer != "":
-		return fmt.Errorf("%s %s: the connection was dropped (%s) before the client gave up after %d ms", method, s.Redact(p), ex.NoAnswer, ms)
+		return fmt.Errorf("%s %s: the connection was dropped (%s) before the client gave up after %d ms", method, s.redact(p), ex.NoAnswer, ms)
 	default:
-		return fmt.Errorf("%s %s was answered (%d) within %d ms; want the client to give up first", method, s.Redact(p), ex.Status, ms)
+		return fmt.Errorf("%s %s was answered (%d) within %d ms; want the client to give up first", method, s.redact(p), ex.Status, ms)
 	}
 }
 
-func (s *ScenarioState) sendMany(ctx context.Context, n int, method, path string) error {
+func (s *scenarioState) sendMany(ctx context.Context, n int, method, path string) error {
 	for i := 0; i < n; i++ {
 		if err := s.sendPlain(ctx, method, path); err != nil {
 			return err
@@ -398,7 +398,7 @@ const burstMargin = 2 * time.Second
 // more. It stops early at the first 429, since a shared key may have been
 // spent by someone else meanwhile. Only the last two exchanges are kept: the
 // last one allowed and the first one over the limit.
-func (s *ScenarioState) exhaust(ctx context.Context, method, path string) error {
+func (s *scenarioState) exhaust(ctx context.Context, method, path string) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
@@ -450,7 +450,7 @@ func (s *ScenarioState) exhaust(ctx context.Context, method, path string) error 
 	return nil
 }
 
-func (s *ScenarioState) saveJSON(ctx context.Context, path, name string) error {
+func (s *scenarioState) saveJSON(ctx context.Context, path, name string) error {
 	v, err := valueAt(s, path)
 	if err != nil {
 		return err
@@ -461,7 +461,7 @@ func (s *ScenarioState) saveJSON(ctx context.Context, path, name string) error {
 
 // saveText fixes a value, typically one with {random}, so that later steps
 // can refer to the same value.
-func (s *ScenarioState) saveText(ctx context.Context, text, name string) error {
+func (s *scenarioState) saveText(ctx context.Context, text, name string) error {
 	v, err := s.expand(text)
 	if err != nil {
 		return err
