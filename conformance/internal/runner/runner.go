@@ -31,8 +31,8 @@ import (
 
 // Run runs the selected scenarios against cfg.BaseURL and returns their
 // results. The error is non-nil only when the run could not judge
-// everything: a bad configuration or feature file (ErrUsage), an
-// unreachable deployment (ErrConnection), an interruption
+// everything: a bad configuration or feature file (kit.ErrUsage), an
+// unreachable deployment (kit.ErrConnection), an interruption
 // (kit.ErrInterrupted), or godog refusing its options. Deviations are in the
 // report, not in the error. Every outcome writes the reports cfg asks for:
 // a run that stopped early records why, so that CI always finds a report.
@@ -126,9 +126,7 @@ func Run(ctx context.Context, cfg kit.Config) (*kit.Report, error) {
 // Suite prepares a run as a godog.TestSuite, for Go teams that run the kit
 // with `go test` and godog's own flags. Its webhook receiver, if any, stops
 // when ctx ends. Results come from godog's formatters, not a Report, so a
-// @should failure counts as a failure there. With t set, each scenario is
-// a subtest named after its feature and scenario, and a selection that
-// runs nothing fails t.
+// @should failure counts as a failure there.
 func Suite(ctx context.Context, cfg kit.Config) (godog.TestSuite, error) {
 	cfg, err := withDefaults(cfg)
 	if err != nil {

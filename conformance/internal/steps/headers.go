@@ -87,7 +87,7 @@ func (s *scenarioState) headerInteger(ctx context.Context, name string) error {
 func (s *scenarioState) matchesPattern(ctx context.Context, kind, name, pattern string) error {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return fmt.Errorf("%w: the pattern %q: %v", kit.ErrUsage, pattern, err)
+		return fmt.Errorf("%w: the pattern %q: %w", kit.ErrUsage, pattern, err)
 	}
 	var got string
 	if kind == "header" {
