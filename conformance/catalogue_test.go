@@ -82,7 +82,7 @@ func TestCatalogueFeaturePassesAgainstSandbox(t *testing.T) {
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox, Strict: true,
 		NoBuiltin: true, FeatureDirs: []string{catalogueDir}, Summary: &summary, Timeout: time.Minute,
 	})
 	if err != nil {

@@ -85,29 +85,6 @@ func BuiltinPlaceholders() []kit.Placeholder { return steps.BuiltinPlaceholders(
 // PlaceholderNames lists the placeholders of `should match:` documents.
 func PlaceholderNames() []string { return wire.PlaceholderNames() }
 
-// Profiles choose which levels run, the values of kit.Config.Profile: the
-// spec profile checks what the published spec requires (@must, @should);
-// the sandbox profile adds the sandbox's documented choices (@sandbox),
-// which a live deployment need not share.
-const (
-	ProfileSpec    = wire.ProfileSpec
-	ProfileSandbox = wire.ProfileSandbox
-)
-
-// Levels of the rules of docs/contract.md, and of the scenarios' tags, as
-// kit.ScenarioResult.Level gives them.
-const (
-	LevelMust    = wire.LevelMust
-	LevelShould  = wire.LevelShould
-	LevelSandbox = wire.LevelSandbox
-)
-
-// Key prefixes the spec defines (section 5): a live key acts on real data.
-const (
-	LivePrefix = wire.LivePrefix
-	TestPrefix = wire.TestPrefix
-)
-
 // RedactKey shows an API key as its type prefix and last four characters.
 func RedactKey(key string) string { return wire.RedactKey(key) }
 

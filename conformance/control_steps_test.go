@@ -60,7 +60,7 @@ Feature: Control steps that do not hold
 	}
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_control_steps_fail", Profile: conformance.ProfileSandbox,
+		BaseURL: srv.URL, APIKey: "svc_test_control_steps_fail", Profile: kit.ProfileSandbox,
 		NoBuiltin: true, FeatureDirs: []string{dir}, Explore: -1, Timeout: time.Minute,
 	})
 	if err != nil {

@@ -14,13 +14,15 @@
 // layer over this package.
 //
 // This package and conformance/kit are the kit's public surface: kit
-// declares the types these functions take and return (Config, Report and
-// its results, the errors), and imports nothing else of the kit, so that
-// every part of it hands back the very types a caller reads. The engine
+// declares the types and words these functions take and return (Config,
+// its profiles and formats, Report and its results, the errors), and
+// imports nothing else of the kit, so that every part of it hands back the
+// very types a caller reads. The levels of rules and scenarios are those
+// of package docs, which holds docs/contract.md. The engine
 // lives under conformance/internal, whose imports point one way
 // (imports_test.go holds them to it):
 //
-//	wire        exchanges, JSON paths, timestamps, key redaction; profiles, levels
+//	wire        exchanges, JSON paths, timestamps, key redaction
 //	coverage    the rules of docs/contract.md each check judges, tallied
 //	rules       what every response must meet; rate-limit headers
 //	model       the contract's model: exchanges in, disagreements out

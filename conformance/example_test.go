@@ -20,7 +20,7 @@ func ExampleRun() {
 	report, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL: srv.URL,
 		APIKey:  "svc_test_example",
-		Profile: conformance.ProfileSandbox,
+		Profile: kit.ProfileSandbox,
 		Tags:    "@campaigns",
 		Format:  kit.FormatNone,
 		Explore: -1,

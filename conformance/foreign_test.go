@@ -202,7 +202,7 @@ func TestSpecProfileNeedsNoSandboxControls(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_foreign_controls", Profile: conformance.ProfileSpec, FailOnSkip: true,
+		BaseURL: srv.URL, APIKey: "svc_test_foreign_controls", Profile: kit.ProfileSpec, FailOnSkip: true,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)

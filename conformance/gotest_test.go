@@ -74,7 +74,7 @@ func TestSuiteRunsAsAGodogTestSuite(t *testing.T) {
 // with extra flags, as a Go team's `go test` would.
 func runTestConformance(t *testing.T, url string, args ...string) (string, error) {
 	t.Helper()
-	return runTestConformanceAs(t, conformance.ProfileSpec, url, args...)
+	return runTestConformanceAs(t, kit.ProfileSpec, url, args...)
 }
 
 func runTestConformanceAs(t *testing.T, profile, url string, args ...string) (string, error) {
@@ -127,7 +127,7 @@ func TestGoTestNamesTheStepThatFailed(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	out, err := runTestConformanceAs(t, conformance.ProfileSandbox, srv.URL, "-godog.tags=@bugs")
+	out, err := runTestConformanceAs(t, kit.ProfileSandbox, srv.URL, "-godog.tags=@bugs")
 	if err == nil {
 		t.Fatalf("go test passed against a deployment that breaks the envelope:\n%s", out)
 	}

@@ -39,7 +39,7 @@ func wantPackPasses(t *testing.T, baseURL, key, dir string, minPassed int) {
 	t.Helper()
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: baseURL, APIKey: key, Profile: conformance.ProfileSandbox,
+		BaseURL: baseURL, APIKey: key, Profile: kit.ProfileSandbox,
 		FeatureDirs: []string{dir}, NoBuiltin: true, Summary: &summary,
 		Explore: -1, Timeout: time.Minute,
 	})

@@ -22,7 +22,7 @@ func explore(t *testing.T, h http.Handler, seed uint64, reproDir string) *kit.Re
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	rep, err := conformance.Explore(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 		Seed: seed, ReproDir: reproDir, Timeout: time.Minute,
 	})
 	if err != nil {
@@ -60,7 +60,7 @@ func TestShrunkScenarioRoundTrip(t *testing.T) {
 	} {
 		srv := httptest.NewServer(tc.h)
 		rep, err := conformance.Run(context.Background(), kit.Config{
-			BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+			BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 			FeatureDirs: []string{dir}, NoBuiltin: true, Explore: -1, Strict: true, Timeout: time.Minute,
 		})
 		srv.Close()

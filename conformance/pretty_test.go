@@ -59,7 +59,7 @@ Feature: Placed
 		t.Run(fmt.Sprintf("concurrency %d", concurrency), func(t *testing.T) {
 			var out bytes.Buffer
 			_, err := conformance.Run(context.Background(), kit.Config{
-				BaseURL: srv.URL, APIKey: "svc_test_pretty_placed", Profile: conformance.ProfileSandbox,
+				BaseURL: srv.URL, APIKey: "svc_test_pretty_placed", Profile: kit.ProfileSandbox,
 				NoBuiltin: true, FeatureDirs: []string{dir}, Format: kit.FormatPretty, Output: &out,
 				Concurrency: concurrency, Explore: -1, Timeout: time.Minute,
 			})
@@ -116,7 +116,7 @@ Fonctionnalité: Placée en français
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	var out bytes.Buffer
 	if _, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_pretty_placed_fr", Profile: conformance.ProfileSandbox,
+		BaseURL: srv.URL, APIKey: "svc_test_pretty_placed_fr", Profile: kit.ProfileSandbox,
 		NoBuiltin: true, FeatureDirs: []string{dir}, Format: kit.FormatPretty, Output: &out,
 		Concurrency: 1, Explore: -1, Timeout: time.Minute,
 	}); err != nil {

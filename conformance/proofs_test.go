@@ -188,7 +188,7 @@ func runSeeded(t *testing.T, h http.Handler, seed uint64) (*kit.Report, string) 
 	srv := serve(t, h)
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 		Seed: seed, Summary: &summary, Timeout: time.Minute,
 	})
 	if err != nil {

@@ -29,7 +29,7 @@ func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*kit.Report, s
 	t.Cleanup(srv.Close)
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox, Strict: true,
 		Tags: "@testers,@ratelimit,@FAULT-14,@FAULT-15,@FAULT-28 && ~@direct", Concurrency: 8, Summary: &summary, Timeout: time.Minute,
 		OpenAPI: source, LoadSchema: openapicheck.Load,
 	})

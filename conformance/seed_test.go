@@ -52,7 +52,7 @@ func TestVerdictDoesNotDependOnTheSeed(t *testing.T) {
 			for _, seed := range seeds {
 				var summary bytes.Buffer
 				rep, err := conformance.Run(context.Background(), kit.Config{
-					BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+					BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 					Tags: v.tags, Seed: seed, Concurrency: 8, Summary: &summary, Timeout: time.Minute,
 				})
 				if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
@@ -44,7 +45,7 @@ func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*kit.
 	rep, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL:     srv.URL,
 		APIKey:      suiteKey,
-		Profile:     conformance.ProfileSandbox,
+		Profile:     kit.ProfileSandbox,
 		Tags:        tags,
 		Strict:      true,
 		Exhaustive:  exhaustive,
@@ -115,7 +116,7 @@ func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 					t.Errorf("%s (%s) has no maturity tag", s.Name, s.Location())
 				}
 			}
-			for _, l := range []string{conformance.LevelMust, conformance.LevelShould, conformance.LevelSandbox} {
+			for _, l := range []string{docs.Must, docs.Should, docs.Sandbox} {
 				if !levels[l] {
 					t.Errorf("no scenario at level %s", l)
 				}

@@ -27,7 +27,7 @@ func TestVerdictStepsAgainstSandbox(t *testing.T) {
 		}
 	})
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_verdict_steps", Profile: conformance.ProfileSandbox,
+		BaseURL: srv.URL, APIKey: "svc_test_verdict_steps", Profile: kit.ProfileSandbox,
 		FeatureDirs: []string{"testdata/clientverdict"}, NoBuiltin: true, Explore: -1, Timeout: time.Minute,
 	})
 	if err != nil {

@@ -93,7 +93,7 @@ func TestStepExamplesRunAgainstTheSandbox(t *testing.T) {
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), WebhookRetry: 100 * time.Millisecond})
 	var summary bytes.Buffer
 	rep, err := conformance.Run(context.Background(), kit.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_docs_examples", Profile: conformance.ProfileSandbox, Strict: true,
+		BaseURL: srv.URL, APIKey: "svc_test_docs_examples", Profile: kit.ProfileSandbox, Strict: true,
 		NoBuiltin: true, FeatureDirs: []string{stepExamples}, Summary: &summary, Timeout: time.Minute, Explore: -1,
 	})
 	if err != nil {

@@ -137,7 +137,7 @@ func suiteFlags(stderr io.Writer) (*flag.FlagSet, *suiteOptions) {
 	o := &suiteOptions{}
 	cfg := &o.cfg
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "root URL of the deployment, e.g. https://api.example.com (required)")
-	fs.StringVar(&cfg.Profile, "profile", conformance.ProfileSpec, "spec: @must and @should; sandbox: also the sandbox's own choices (@sandbox)")
+	fs.StringVar(&cfg.Profile, "profile", kit.ProfileSpec, "spec: @must and @should; sandbox: also the sandbox's own choices (@sandbox)")
 	fs.StringVar(&cfg.Tags, "tags", "", `godog tag expression narrowing the run, e.g. "@auth,@envelope && ~@should"`)
 	fs.StringVar(&cfg.Format, "format", kit.FormatProgress, "report format: "+strings.Join(kit.Formats(), ", "))
 	fs.StringVar(&o.output, "output", "", "write the report to this file instead of standard output")

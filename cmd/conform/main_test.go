@@ -328,8 +328,8 @@ func liveDeployment(t *testing.T, writes *atomic.Int64) string {
 	t.Helper()
 	sandbox := sandboxtest.NewHandler(t, sandboxtest.Options{})
 	return serve(t, rewriting(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer "+conformance.LivePrefix) {
-			r.Header.Set("Authorization", "Bearer "+conformance.TestPrefix+strings.TrimPrefix(a, "Bearer "+conformance.LivePrefix))
+		if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer "+kit.LivePrefix) {
+			r.Header.Set("Authorization", "Bearer "+kit.TestPrefix+strings.TrimPrefix(a, "Bearer "+kit.LivePrefix))
 		}
 		sandbox.ServeHTTP(w, r)
 	}), func(r *http.Request, st int, _ http.Header, b []byte) (int, []byte) {

@@ -19,11 +19,11 @@ import (
 type Config struct {
 	// BaseURL is the deployment's root; paths in features start with /v1.
 	BaseURL string
-	// APIKey is sent as "Authorization: Bearer <APIKey>". It never appears
-	// whole in any output: reports show it as conformance.RedactKey does.
+	// APIKey is sent as "Authorization: Bearer <APIKey>", a LivePrefix or
+	// TestPrefix key. It never appears whole in any output: reports show
+	// it as conformance.RedactKey does.
 	APIKey string
-	// Profile is conformance.ProfileSpec (the default) or
-	// conformance.ProfileSandbox.
+	// Profile is ProfileSpec (the default) or ProfileSandbox.
 	Profile string
 	// Tags is a godog tag expression (Behat style: "," or, "&&" and, "~@x"
 	// not) that further narrows the scenarios.
@@ -106,6 +106,24 @@ type Config struct {
 	// .feature file.
 	ReproDir string
 }
+
+// Profiles, the values of Config.Profile, choose which levels of rules
+// and scenarios run: the spec profile holds any deployment to the
+// published spec (docs.Must, docs.Should: @must, @should); the sandbox
+// profile adds the sandbox's documented choices (docs.Sandbox: @sandbox),
+// which a live deployment need not share.
+const (
+	ProfileSpec    = "spec"
+	ProfileSandbox = "sandbox"
+)
+
+// Key prefixes the spec defines (section 5): a live key acts on real data
+// and billing, so a run with one leaves out the scenarios that write
+// unless Config.AllowWrites.
+const (
+	LivePrefix = "svc_live_"
+	TestPrefix = "svc_test_"
+)
 
 // Report formats, the values of Config.Format. pretty and progress are
 // godog's own formatters, the pretty one placing each step in its feature

@@ -66,13 +66,22 @@ func (s Status) String() string {
 // ScenarioResult is what the run found for one scenario (one row of an
 // outline counts as one scenario).
 type ScenarioResult struct {
-	Feature  string
-	URI      string
-	Line     int
-	Name     string
-	Tags     []string
-	Area     string
-	Level    string
+	Feature string // the name of the scenario's feature
+	// URI and Line are where the scenario is written: its feature file,
+	// as the run names it (features/auth.feature for a built-in one), and
+	// the line of its header, or of its row of an outline's examples.
+	URI  string
+	Line int
+	Name string
+	Tags []string // its tags and its feature's, @ included
+	// Area is the part of the API it checks: its tag of AreaOrder
+	// (@auth, @campaigns…), else its file's name; AreaSchema when it
+	// failed for an exchange that breaks the OpenAPI document.
+	Area string
+	// Level is its tags' level: docs.Must, docs.Should or docs.Sandbox.
+	Level string
+	// Maturity is how settled the behaviour it checks is, by its tags:
+	// "stable", "beta", or empty for neither.
 	Maturity string
 	Status   Status
 	// SkipReason says why a Disabled or Skipped scenario did not run.
@@ -196,9 +205,10 @@ func (s Settings) String() string {
 // Report is the outcome of one run.
 type Report struct {
 	// Version names the build of conform that wrote the report, if known.
-	Version  string
-	BaseURL  string
-	Key      string // redacted
+	Version string
+	BaseURL string // the deployment's root, Config.BaseURL
+	Key     string // Config.APIKey, redacted
+	// Settings are the run's effective configuration.
 	Settings Settings
 	Started  time.Time
 	Duration time.Duration

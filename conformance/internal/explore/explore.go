@@ -19,6 +19,7 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // Defaults of a run's bounded exploration.
@@ -93,7 +94,7 @@ func (s *session) key(i int) string {
 	for len(s.keys) <= i {
 		k := s.x.t.Key
 		if s.x.sandbox {
-			k = wire.TestPrefix + "conform_x" + wire.RandomToken()
+			k = kit.TestPrefix + "conform_x" + wire.RandomToken()
 			s.x.t.Model.Own(k, true)
 		}
 		s.keys = append(s.keys, k)
@@ -173,7 +174,7 @@ func (s *session) run(ctx context.Context, st xstep, sequential bool) (bool, *ru
 	if saved != "" {
 		s.saved[st.saveAs] = saved
 	}
-	if v, ok := s.sink.First(); ok && v.Level != wire.LevelShould {
+	if v, ok := s.sink.First(); ok && v.Level != docs.Should {
 		return true, &v
 	}
 	return true, nil
@@ -380,7 +381,7 @@ func (e *exploration) Wait() []kit.ScenarioResult {
 func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duration) kit.ScenarioResult {
 	res := kit.ScenarioResult{
 		Feature: "Exploration", URI: fmt.Sprintf("explorer(seed=%d)", x.seed), Name: fmt.Sprintf("Random requests judged by the model (seed %d, %d requests)", x.seed, spent),
-		Area: model.RuleModel, Level: wire.LevelSandbox, Maturity: "stable", Status: kit.Passed, Duration: d,
+		Area: model.RuleModel, Level: docs.Sandbox, Maturity: "stable", Status: kit.Passed, Duration: d,
 		Tags:     []string{"@sandbox", "@writes", "@" + model.RuleModel},
 		Explored: &kit.Exploration{Seed: x.seed, Requests: spent},
 	}

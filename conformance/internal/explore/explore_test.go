@@ -20,7 +20,7 @@ import (
 )
 
 func testExplorer(seed uint64) *explorer {
-	m := model.New(wire.ProfileSandbox, kit.ContractSwitches{DuplicateFields: true, LongNumbers: true}, nil)
+	m := model.New(kit.ProfileSandbox, kit.ContractSwitches{DuplicateFields: true, LongNumbers: true}, nil)
 	return &explorer{t: &transport.Target{Model: m, Redact: wire.Redactor("svc_test_9f3kq2zx7wpl")}, seed: seed, sandbox: true}
 }
 

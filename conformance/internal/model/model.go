@@ -238,7 +238,7 @@ func (m *Model) Observe(f *Flight, e *wire.Exchange) []Disagreement {
 	if o.Status == http.StatusUnauthorized {
 		return nil // no account acted
 	}
-	c := &check{m: m, a: a, o: o, exact: a.owned && !f.overlapped, sandbox: m.profile == wire.ProfileSandbox}
+	c := &check{m: m, a: a, o: o, exact: a.owned && !f.overlapped, sandbox: m.profile == kit.ProfileSandbox}
 	c.run()
 	c.record()
 	a.fresh = false

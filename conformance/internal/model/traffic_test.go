@@ -43,7 +43,7 @@ func replay(t *testing.T, exchanges []ex) []string {
 	for i := range seed.Records {
 		seed.Records[i] = map[string]map[string]any{}
 	}
-	m := New(wire.ProfileSandbox, kit.ContractSwitches{}, seed)
+	m := New(kit.ProfileSandbox, kit.ContractSwitches{}, seed)
 	m.Own(trafficKey, true)
 	var found []string
 	for i, e := range exchanges {

@@ -26,6 +26,7 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 	"github.com/testcampaign/kit/features"
 )
 
@@ -395,13 +396,13 @@ func nodeLines(f *messages.Feature) map[string]int {
 // a level tag is held to @must: an operator's own check is presumably meant
 // to count.
 func classify(tags []string, uri string) (level, area, maturity string) {
-	level = wire.LevelMust
+	level = docs.Must
 	for _, t := range tags {
 		switch t {
-		case "@" + wire.LevelShould:
-			level = wire.LevelShould
+		case "@" + docs.Should:
+			level = docs.Should
 		case tagSandbox:
-			level = wire.LevelSandbox
+			level = docs.Sandbox
 		}
 	}
 	for _, a := range kit.AreaOrder {
@@ -445,7 +446,7 @@ type skipRule struct {
 
 var skipRules = []skipRule{
 	{[]string{tagSandbox}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
-		if cfg.Profile != wire.ProfileSandbox {
+		if cfg.Profile != kit.ProfileSandbox {
 			return "@sandbox checks the sandbox's own choices; run with --profile sandbox"
 		}
 		return ""

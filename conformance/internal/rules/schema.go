@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
-	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // schemaRule is how a report names a break of the OpenAPI document.
@@ -21,5 +21,5 @@ func FromSchema(found []kit.SchemaViolation, request string) (RuleViolation, boo
 	if len(found) > 1 {
 		msg += fmt.Sprintf(", and %d more", len(found)-1)
 	}
-	return RuleViolation{Rule: schemaRule, Level: wire.LevelMust, Area: kit.AreaSchema, Message: msg, Request: request}, true
+	return RuleViolation{Rule: schemaRule, Level: docs.Must, Area: kit.AreaSchema, Message: msg, Request: request}, true
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/explore"
 	"github.com/testcampaign/kit/conformance/internal/plan"
-	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
 )
 
@@ -31,7 +30,7 @@ func planOptions(c kit.Config) plan.PlanOptions {
 }
 
 func exploreOptions(c kit.Config) explore.ExploreOptions {
-	return explore.ExploreOptions{Duration: c.Explore, Seed: c.Seed, ReproDir: c.ReproDir, Sandbox: c.Profile == wire.ProfileSandbox}
+	return explore.ExploreOptions{Duration: c.Explore, Seed: c.Seed, ReproDir: c.ReproDir, Sandbox: c.Profile == kit.ProfileSandbox}
 }
 
 // withDefaults returns c with zero values replaced and checks what the run
@@ -60,10 +59,10 @@ func withDefaults(c kit.Config) (kit.Config, error) {
 		c.Seed = rand.Uint64()
 	}
 	if c.Profile == "" {
-		c.Profile = wire.ProfileSpec
+		c.Profile = kit.ProfileSpec
 	}
-	if c.Profile != wire.ProfileSpec && c.Profile != wire.ProfileSandbox {
-		return c, fmt.Errorf("%w: unknown profile %q (want %s or %s)", kit.ErrUsage, c.Profile, wire.ProfileSpec, wire.ProfileSandbox)
+	if c.Profile != kit.ProfileSpec && c.Profile != kit.ProfileSandbox {
+		return c, fmt.Errorf("%w: unknown profile %q (want %s or %s)", kit.ErrUsage, c.Profile, kit.ProfileSpec, kit.ProfileSandbox)
 	}
 	if c.Format == "" {
 		c.Format = kit.FormatProgress

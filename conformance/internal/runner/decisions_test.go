@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
 )
 
@@ -17,7 +16,7 @@ func TestWithDefaultsFillsTheZeroValuesAndRefusesWhatCannotRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Profile != wire.ProfileSpec || got.Format != kit.FormatProgress || got.Concurrency != kit.DefaultConcurrency ||
+	if got.Profile != kit.ProfileSpec || got.Format != kit.FormatProgress || got.Concurrency != kit.DefaultConcurrency ||
 		got.Timeout != kit.DefaultTimeout || got.RunTimeout != kit.DefaultRunTimeout || got.WebhookListen != "127.0.0.1:0" || got.Seed == 0 {
 		t.Errorf("defaults = %+v", got)
 	}

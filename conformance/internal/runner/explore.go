@@ -25,7 +25,7 @@ func Explore(ctx context.Context, cfg kit.Config) (*kit.Report, error) {
 	if err != nil {
 		return Refuse(cfg, err)
 	}
-	if cfg.Profile != wire.ProfileSandbox {
+	if cfg.Profile != kit.ProfileSandbox {
 		return Refuse(cfg, fmt.Errorf("%w: the explorer needs fresh accounts: run it with --profile sandbox", kit.ErrUsage))
 	}
 	start := time.Now()

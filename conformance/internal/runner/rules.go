@@ -9,7 +9,6 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/plan"
 	"github.com/testcampaign/kit/conformance/internal/rules"
-	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/docs"
 )
@@ -18,11 +17,11 @@ import (
 // checks its packages declare, and the built-in scenarios that cite the
 // rule by tag.
 func Rules() ([]kit.RuleChecks, error) {
-	files, err := plan.LoadFeatures(plan.PlanOptions{Profile: wire.ProfileSandbox})
+	files, err := plan.LoadFeatures(plan.PlanOptions{Profile: kit.ProfileSandbox})
 	if err != nil {
 		return nil, err
 	}
-	planned, err := plan.Plan(plan.PlanOptions{Profile: wire.ProfileSandbox}, files, plan.RunEnv{})
+	planned, err := plan.Plan(plan.PlanOptions{Profile: kit.ProfileSandbox}, files, plan.RunEnv{})
 	if err != nil {
 		return nil, err
 	}

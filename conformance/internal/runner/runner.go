@@ -177,7 +177,7 @@ func prepare(ctx context.Context, cfg kit.Config) (*prepared, error) {
 		Key:      cfg.APIKey,
 		Profile:  cfg.Profile,
 		Redact:   wire.Redactor(cfg.APIKey),
-		Coverage: coverage.NewRecorder(cfg.Profile == wire.ProfileSandbox, catalogue()),
+		Coverage: coverage.NewRecorder(cfg.Profile == kit.ProfileSandbox, catalogue()),
 	}
 	tgt.Client = transport.NewClient(2*cfg.Concurrency, cfg.Timeout)
 	if err := preflight(ctx, tgt); err != nil {
@@ -193,7 +193,7 @@ func prepare(ctx context.Context, cfg kit.Config) (*prepared, error) {
 		tgt.Schema = schema
 	}
 	env := plan.RunEnv{NoReceiver: receiverProblem(cfg)}
-	if cfg.Profile == wire.ProfileSandbox {
+	if cfg.Profile == kit.ProfileSandbox {
 		env.Clock = clockKind(ctx, tgt)
 	}
 	tgt.Model = startModel(ctx, cfg, tgt)
@@ -342,7 +342,7 @@ func holdsBuiltinSeed(seed *model.Seed) bool {
 // (CLK-4). A frozen clock that moves wrongly stays frozen, for the
 // @frozen-clock scenarios to judge (CLK-2).
 func clockKind(ctx context.Context, t *transport.Target) string {
-	key := wire.TestPrefix + "conform_clock_" + wire.RandomToken()
+	key := kit.TestPrefix + "conform_clock_" + wire.RandomToken()
 	first, status := moveClock(ctx, t, key, "1ms")
 	switch status {
 	case http.StatusOK:

@@ -40,7 +40,7 @@ func TestAnUnreadableSeedIsReported(t *testing.T) {
 		http.Error(w, `{"success":false,"error":{"code":"INTERNAL_ERROR","message":"down","status":500}}`, http.StatusInternalServerError)
 	}))
 	defer srv.Close()
-	cfg := kit.Config{BaseURL: srv.URL, APIKey: "svc_test_unreadable_seed", Profile: wire.ProfileSandbox}
+	cfg := kit.Config{BaseURL: srv.URL, APIKey: "svc_test_unreadable_seed", Profile: kit.ProfileSandbox}
 	tgt := &transport.Target{BaseURL: srv.URL, Key: cfg.APIKey, Profile: cfg.Profile, Redact: wire.Redactor(cfg.APIKey), Client: srv.Client()}
 	gaps := startModel(t.Context(), cfg, tgt).Gaps()
 	if len(gaps) != 1 || !strings.Contains(gaps[0], "could not be read") || !strings.Contains(gaps[0], "answered 500") {

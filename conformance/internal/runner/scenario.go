@@ -15,6 +15,7 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // godogSuite is the run as one godog.TestSuite over every feature file.
@@ -220,7 +221,7 @@ func (r *prepared) report(start time.Time, d time.Duration) *kit.Report {
 				level = got.RuleLevel
 			}
 			res = got
-			if res.Status == kit.Failed && level == wire.LevelShould && !cfg.Strict {
+			if res.Status == kit.Failed && level == docs.Should && !cfg.Strict {
 				res.Status = kit.Warned
 			}
 		}

@@ -17,8 +17,8 @@ func startModel(ctx context.Context, cfg kit.Config, t *transport.Target) *model
 		seed *model.Seed
 		gap  string
 	)
-	if cfg.Profile == wire.ProfileSandbox {
-		key := wire.TestPrefix + "conform_seed_" + wire.RandomToken()
+	if cfg.Profile == kit.ProfileSandbox {
+		key := kit.TestPrefix + "conform_seed_" + wire.RandomToken()
 		var err error
 		seed, err = model.ReadSeed(ctx, func(ctx context.Context, path string) (int, []byte, error) {
 			ex, err := t.Send(ctx, transport.Request{Method: http.MethodGet, Path: path, Key: key})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
@@ -75,14 +76,14 @@ func TestRemainingDecreased(t *testing.T) {
 		prev, last *wire.Exchange
 		want       bool
 	}{
-		{"counts down", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(9, in30s, 0), true},
-		{"unchanged", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in30s, 0), false},
-		{"reset moved later but the window has not ended", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in40s, 0), false},
-		{"a new window", wire.ProfileSandbox, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
-		{"counts down at spec level", wire.ProfileSpec, hdr(10, in30s, 0), hdr(9, in30s, 2*time.Second), true},
+		{"counts down", kit.ProfileSandbox, hdr(10, in30s, 0), hdr(9, in30s, 0), true},
+		{"unchanged", kit.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in30s, 0), false},
+		{"reset moved later but the window has not ended", kit.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in40s, 0), false},
+		{"a new window", kit.ProfileSandbox, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
+		{"counts down at spec level", kit.ProfileSpec, hdr(10, in30s, 0), hdr(9, in30s, 2*time.Second), true},
 		// 1000 a minute give back at most one request in 60 ms.
-		{"counts up faster than any refill", wire.ProfileSpec, hdr(10, in30s, 0), hdr(11, in30s, 10*time.Millisecond), false},
-		{"a new window at spec level", wire.ProfileSpec, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
+		{"counts up faster than any refill", kit.ProfileSpec, hdr(10, in30s, 0), hdr(11, in30s, 10*time.Millisecond), false},
+		{"a new window at spec level", kit.ProfileSpec, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
 	}
 	for _, tt := range tests {
 		s := sent(&scenarioState{t: &transport.Target{Profile: tt.profile}}, tt.prev, tt.last)

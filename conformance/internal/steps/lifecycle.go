@@ -15,6 +15,7 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // TagExhaustive marks a scenario that spends a whole rate-limit window of
@@ -213,7 +214,7 @@ func (sr *scenarioRun) describe(where string) string {
 // might find into a warning.
 func (sr *scenarioRun) ruleBroken(last bool) (*rules.RuleViolation, error) {
 	sink := sr.s.sink
-	if v, ok := sink.BrokenAt(sr.step.String()); ok && (v.Level != wire.LevelShould || sr.run.Strict || last) {
+	if v, ok := sink.BrokenAt(sr.step.String()); ok && (v.Level != docs.Should || sr.run.Strict || last) {
 		return &v, fmt.Errorf("%s: %s (answer to %s)", v.Rule, v.Message, v.Request)
 	}
 	if !last {
@@ -255,7 +256,7 @@ func (sr *scenarioRun) ended(ctx context.Context, p *godog.Scenario, err error) 
 	case v == nil:
 	case !sr.ownFailed:
 		res.Rule, res.RuleLevel, res.Area = v.Rule, v.Level, v.Area
-	case v.Level == wire.LevelMust:
+	case v.Level == docs.Must:
 		// A rule of every response is graded at its own level, whichever
 		// scenario saw the answer, even when the step that sent it failed
 		// its own check too.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 func (s *scenarioState) lastRateHeaders(ctx context.Context) (rules.RateHeaders, error) {
@@ -187,7 +188,7 @@ func (s *scenarioState) remainingDecreased(ctx context.Context) error {
 		// The server handled the requests at most this far apart.
 		apart := le.Sent.Add(le.Elapsed).Sub(fe.Sent)
 		refill := apart.Seconds()*fastestRefill - float64(sent) + 1
-		if s.t.Profile == wire.ProfileSandbox || float64(last.Remaining-start.Remaining) >= refill {
+		if s.t.Profile == kit.ProfileSandbox || float64(last.Remaining-start.Remaining) >= refill {
 			return fmt.Errorf("rate-limit rule (spec §8): %s must count down, but went from %d to %d over %d request(s) within %s (reset %d, then %d)", rules.HdrRemaining, start.Remaining, last.Remaining, sent, apart.Round(time.Millisecond), start.Reset, last.Reset)
 		}
 		if try == refillTries {

@@ -253,10 +253,10 @@ func (s *scenarioState) useAPIKey(ctx context.Context, key string) error {
 // key is its own seeded account with its own rate-limit counters, so scenarios
 // that need known data or a whole window do not disturb each other.
 func (s *scenarioState) freshAccount(ctx context.Context) error {
-	if s.t.Profile != wire.ProfileSandbox {
+	if s.t.Profile != kit.ProfileSandbox {
 		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", kit.ErrUsage)
 	}
-	s.key = wire.TestPrefix + "conform_" + wire.RandomToken()
+	s.key = kit.TestPrefix + "conform_" + wire.RandomToken()
 	s.t.Model.Own(s.key, true)
 	s.fresh = append(s.fresh, s.key)
 	s.freshLeft = -1

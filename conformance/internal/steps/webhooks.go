@@ -414,7 +414,7 @@ type attemptRecord struct {
 // sandbox profile, or when the log cannot be read, it says nothing and the
 // wait goes on.
 func (s *scenarioState) deliveryLogSays(ctx context.Context, hookURL, missing string, explain func(attemptRecord) string) error {
-	if s.t.Profile != wire.ProfileSandbox {
+	if s.t.Profile != kit.ProfileSandbox {
 		return nil
 	}
 	ex, err := s.t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/_sandbox/deliveries?limit=100", Key: s.key, Sink: s.sink})
