@@ -1,6 +1,8 @@
 // Package steps is the Gherkin step library: the catalogue of step
-// patterns and the per-scenario state the steps act on, with the webhook
-// receiver the delivery steps listen on.
+// patterns, the per-scenario state the steps act on, with the webhook
+// receiver the delivery steps listen on, and that state's godog hooks
+// (Library.Initializer), which judge each step and hand the run each
+// scenario's result; the runner only wires them to its plan.
 package steps
 
 import (
