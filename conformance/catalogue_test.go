@@ -15,6 +15,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/features"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
@@ -80,15 +81,15 @@ func TestCatalogueFeaturePassesAgainstSandbox(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox, Strict: true,
 		NoBuiltin: true, FeatureDirs: []string{catalogueDir}, Summary: &summary, Timeout: time.Minute,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, summary.String())
 	}
 	for _, s := range rep.Scenarios {
-		if s.Status != conformance.Passed {
+		if s.Status != kit.Passed {
 			t.Errorf("%s (%s) %s: %s %s", s.Name, s.Location(), s.Status, s.SkipReason, s.Message)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -58,8 +59,8 @@ Feature: Control steps that do not hold
 		t.Fatal(err)
 	}
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_control_steps_fail", Profile: conformance.ProfileSandbox,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_control_steps_fail", Profile: kit.ProfileSandbox,
 		NoBuiltin: true, FeatureDirs: []string{dir}, Explore: -1, Timeout: time.Minute,
 	})
 	if err != nil {
@@ -76,7 +77,7 @@ Feature: Control steps that do not hold
 		t.Fatalf("%d scenarios, want %d", len(rep.Scenarios), len(want))
 	}
 	for _, s := range rep.Scenarios {
-		if s.Status != conformance.Failed || !strings.Contains(s.Message, want[s.Name]) {
+		if s.Status != kit.Failed || !strings.Contains(s.Message, want[s.Name]) {
 			t.Errorf("%s: %s %q, want failed saying %q", s.Name, s.Status, s.Message, want[s.Name])
 		}
 	}

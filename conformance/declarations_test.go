@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 var citedID = regexp.MustCompile(`"([A-Z]+-[1-9][0-9]*)"`)
@@ -24,7 +24,7 @@ var citedID = regexp.MustCompile(`"([A-Z]+-[1-9][0-9]*)"`)
 func TestDeclaredRulesAreTheCitedOnes(t *testing.T) {
 	for _, tc := range []struct {
 		dir      string
-		declared []coverage.Check
+		declared []kit.Check
 	}{
 		{"internal/model", model.Checks()},
 		{"internal/rules", rules.Checks()},

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -16,20 +17,20 @@ func ExampleRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	report, err := conformance.Run(context.Background(), conformance.Config{
+	report, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL: srv.URL,
 		APIKey:  "svc_test_example",
-		Profile: conformance.ProfileSandbox,
+		Profile: kit.ProfileSandbox,
 		Tags:    "@campaigns",
-		Format:  conformance.FormatNone,
+		Format:  kit.FormatNone,
 		Explore: -1,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("exit code:", report.ExitCode())
-	fmt.Println("failed:", len(report.With(conformance.Failed)))
-	fmt.Println("some passed:", len(report.With(conformance.Passed)) > 0)
+	fmt.Println("failed:", len(report.With(kit.Failed)))
+	fmt.Println("some passed:", len(report.With(kit.Passed)) > 0)
 	if err := srv.Close(); err != nil {
 		log.Fatal(err)
 	}

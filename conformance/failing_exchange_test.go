@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -47,14 +48,14 @@ func TestACardShowsTheFailingExchange(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hung.feature"), []byte(feature), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := conformance.Run(context.Background(), conformance.Config{
+	rep, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL: srv.URL, APIKey: "svc_test_hung_up_exchange", NoBuiltin: true, FeatureDirs: []string{dir},
 		Explore: -1, Timeout: 10 * time.Second,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	if len(rep.Scenarios) != 1 || rep.Scenarios[0].Status != conformance.Errored {
+	if len(rep.Scenarios) != 1 || rep.Scenarios[0].Status != kit.Errored {
 		t.Fatalf("scenarios %+v, want one errored", rep.Scenarios)
 	}
 	s := rep.Scenarios[0]

@@ -16,6 +16,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/conformance/internal/specdeploy"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // foreignMode is one way a CI job runs conform against a deployment.
@@ -62,7 +63,7 @@ func runForeign(t *testing.T, opts specdeploy.Options, mode foreignMode, runs in
 	var v foreignVerdict
 	for i := 0; i < runs; i++ {
 		v = runForeignOnce(srv.URL, key, mode)
-		if v.exit != conformance.ExitConformant {
+		if v.exit != kit.ExitConformant {
 			break
 		}
 	}
@@ -71,7 +72,7 @@ func runForeign(t *testing.T, opts specdeploy.Options, mode foreignMode, runs in
 
 func runForeignOnce(baseURL, key string, mode foreignMode) foreignVerdict {
 	started := time.Now()
-	rep, err := conformance.Run(context.Background(), conformance.Config{
+	rep, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL:    baseURL,
 		APIKey:     key,
 		Strict:     mode.strict,
@@ -81,7 +82,7 @@ func runForeignOnce(baseURL, key string, mode foreignMode) foreignVerdict {
 	})
 	v := foreignVerdict{took: time.Since(started)}
 	if err != nil {
-		v.exit = conformance.ExitError
+		v.exit = kit.ExitError
 		v.failures = append(v.failures, "run: "+err.Error())
 		return v
 	}
@@ -92,10 +93,10 @@ func runForeignOnce(baseURL, key string, mode foreignMode) foreignVerdict {
 			v.leaks = append(v.leaks, fmt.Sprintf("%s (%s) shows the webhook secret %s", s.Name, s.Location(), m))
 		}
 		switch s.Status {
-		case conformance.Failed, conformance.Errored, conformance.Warned:
+		case kit.Failed, kit.Errored, kit.Warned:
 			msg, _, _ := strings.Cut(s.Message, "\n")
 			v.failures = append(v.failures, fmt.Sprintf("%s %s (%s): %s", s.Status, s.Name, s.Location(), msg))
-		case conformance.Skipped:
+		case kit.Skipped:
 			v.skips = append(v.skips, fmt.Sprintf("%s (%s): %s", s.Name, s.Location(), s.SkipReason))
 		}
 	}
@@ -135,7 +136,7 @@ func TestForeignDeployments(t *testing.T) {
 			for _, l := range v.leaks {
 				t.Error(l)
 			}
-			if v.exit != conformance.ExitConformant {
+			if v.exit != kit.ExitConformant {
 				t.Errorf("--%s: %s, want CONFORMANT:\n%s\nskipped:\n%s", strictFailOnSkip.name, v, strings.Join(v.failures, "\n"), strings.Join(v.skips, "\n"))
 			}
 		})
@@ -153,16 +154,16 @@ func TestForeignDeployments(t *testing.T) {
 				t.Error(l)
 			}
 			other, known := breaksCaughtOutsideDefault[b]
-			switch caught := v.exit == conformance.ExitDeviations; {
+			switch caught := v.exit == kit.ExitDeviations; {
 			case !caught && !known:
-				t.Errorf("%s, want exit %d (deviations)", v, conformance.ExitDeviations)
+				t.Errorf("%s, want exit %d (deviations)", v, kit.ExitDeviations)
 			case caught && known:
 				t.Errorf("caught now; take it out of breaksCaughtOutsideDefault (%s)", other.why)
 			case known:
 				w := runForeign(t, specdeploy.Options{Break: b}, other.mode, 1)
 				record(fmt.Sprintf("break   %-55s %s with --%s", b, w, other.mode.name))
-				if w.exit != conformance.ExitDeviations {
-					t.Errorf("--%s: %s, want exit %d (deviations)", other.mode.name, w, conformance.ExitDeviations)
+				if w.exit != kit.ExitDeviations {
+					t.Errorf("--%s: %s, want exit %d (deviations)", other.mode.name, w, kit.ExitDeviations)
 				}
 			}
 		})
@@ -200,8 +201,8 @@ func TestSpecProfileNeedsNoSandboxControls(t *testing.T) {
 		deployment.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_foreign_controls", Profile: conformance.ProfileSpec, FailOnSkip: true,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_foreign_controls", Profile: kit.ProfileSpec, FailOnSkip: true,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
@@ -209,7 +210,7 @@ func TestSpecProfileNeedsNoSandboxControls(t *testing.T) {
 	if len(sent) > 0 {
 		t.Errorf("--profile spec sent %d requests to the sandbox controls, first %s", len(sent), sent[0])
 	}
-	for _, s := range rep.With(conformance.Skipped) {
+	for _, s := range rep.With(kit.Skipped) {
 		t.Errorf("skipped %s (%s): %s", s.Name, s.Location(), s.SkipReason)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/conformance/conformancetest"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -35,9 +36,9 @@ func TestConformance(t *testing.T) {
 	if base == "" || key == "" {
 		t.Skip("set CONFORM_BASE_URL and SVC_API_KEY to check a deployment")
 	}
-	conformancetest.Test(t, conformance.Config{
+	conformancetest.Test(t, kit.Config{
 		BaseURL: base, APIKey: key, Profile: os.Getenv("CONFORM_PROFILE"), Output: os.Stdout,
-		Tags: godogFlags.Tags, Concurrency: godogFlags.Concurrency, Format: conformance.FormatNone,
+		Tags: godogFlags.Tags, Concurrency: godogFlags.Concurrency, Format: kit.FormatNone,
 	}, applyGodogFlags)
 }
 
@@ -55,8 +56,8 @@ func TestSuiteRunsAsAGodogTestSuite(t *testing.T) {
 	t.Parallel()
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{})
 	var out bytes.Buffer
-	suite, err := conformance.Suite(t.Context(), conformance.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Tags: "@envelope", Output: &out, Format: conformance.FormatCucumber,
+	suite, err := conformance.Suite(t.Context(), kit.Config{
+		BaseURL: srv.URL, APIKey: suiteKey, Tags: "@envelope", Output: &out, Format: kit.FormatCucumber,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func TestSuiteRunsAsAGodogTestSuite(t *testing.T) {
 // with extra flags, as a Go team's `go test` would.
 func runTestConformance(t *testing.T, url string, args ...string) (string, error) {
 	t.Helper()
-	return runTestConformanceAs(t, conformance.ProfileSpec, url, args...)
+	return runTestConformanceAs(t, kit.ProfileSpec, url, args...)
 }
 
 func runTestConformanceAs(t *testing.T, profile, url string, args ...string) (string, error) {
@@ -126,7 +127,7 @@ func TestGoTestNamesTheStepThatFailed(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	out, err := runTestConformanceAs(t, conformance.ProfileSandbox, srv.URL, "-godog.tags=@bugs")
+	out, err := runTestConformanceAs(t, kit.ProfileSandbox, srv.URL, "-godog.tags=@bugs")
 	if err == nil {
 		t.Fatalf("go test passed against a deployment that breaks the envelope:\n%s", out)
 	}

@@ -18,32 +18,35 @@ const module = "github.com/testcampaign/kit/"
 // it may import. Everything else of the module, the sandbox above all, is
 // out of bounds: the kit knows the API only from the spec. The engine's
 // parts live under internal/, so that the compiler keeps every other
-// package of the module to the facade; conformancetest and openapicheck
-// stand beside the facade and speak only its language.
+// package of the module to the facade and to kit, the types it takes and
+// returns, which every part of the kit shares and which imports nothing of
+// the kit; conformancetest and openapicheck stand beside the facade and
+// speak only its language.
 var allowedImports = map[string][]string{
-	"internal/wire":      {},
-	"internal/coverage":  {"docs"},
-	"internal/report":    {"internal/wire", "internal/coverage"},
-	"internal/rules":     {"internal/wire", "internal/coverage"},
-	"internal/model":     {"internal/wire", "internal/rules", "internal/coverage"},
-	"internal/transport": {"internal/wire", "internal/rules", "internal/model", "internal/coverage"},
-	"internal/receiver":  {"internal/wire", "internal/rules"},
-	"internal/steps":     {"internal/wire", "internal/rules", "internal/transport", "internal/receiver", "internal/coverage"},
-	"internal/plan":      {"internal/wire", "internal/report", "internal/steps", "features", "internal/coverage"},
-	"internal/explore":   {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/transport", "internal/coverage"},
-	"internal/runner":    {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/transport", "internal/receiver", "internal/steps", "internal/plan", "internal/explore", "internal/coverage", "docs"},
-	".":                  {"internal/wire", "internal/report", "internal/rules", "internal/model", "internal/steps", "internal/runner"},
-	"conformancetest":    {"."},
-	"openapicheck":       {".", "openapi"},
+	"kit":                {"docs"},
+	"internal/wire":      {"kit"},
+	"internal/coverage":  {"kit", "docs"},
+	"internal/rules":     {"kit", "internal/wire", "internal/coverage", "docs"},
+	"internal/model":     {"kit", "internal/wire", "internal/rules", "internal/coverage"},
+	"internal/transport": {"kit", "internal/wire", "internal/rules", "internal/model", "internal/coverage", "docs"},
+	"internal/receiver":  {"kit", "internal/wire", "internal/rules"},
+	"internal/steps":     {"kit", "internal/wire", "internal/rules", "internal/transport", "internal/receiver", "internal/coverage", "docs"},
+	"internal/plan":      {"kit", "internal/wire", "internal/steps", "features", "internal/coverage", "docs"},
+	"internal/explore":   {"kit", "internal/wire", "internal/rules", "internal/model", "internal/transport", "internal/coverage", "docs"},
+	"internal/runner":    {"kit", "internal/wire", "internal/rules", "internal/model", "internal/transport", "internal/receiver", "internal/steps", "internal/plan", "internal/explore", "internal/coverage", "docs"},
+	".":                  {"kit", "internal/wire", "internal/steps", "internal/runner"},
+	"conformancetest":    {".", "kit"},
+	"openapicheck":       {"kit", "openapi"},
 	// The independent deployment of the kit's tests knows nothing of the
 	// kit, nor of the sandbox.
 	"internal/specdeploy": {},
 }
 
 // publicPackages are the kit's packages that code outside conformance/
-// may import: the facade, the go test helper, and the OpenAPI validator,
-// which cmd/conform links only in builds tagged openapi.
-var publicPackages = []string{".", "conformancetest", "openapicheck"}
+// may import: the facade, the types it takes and returns, the go test
+// helper, and the OpenAPI validator, which cmd/conform links only in
+// builds tagged openapi.
+var publicPackages = []string{".", "kit", "conformancetest", "openapicheck"}
 
 // TestImportsPointOneWay reads the imports of every non-test file of the
 // kit and fails on an edge the layering does not allow, and on a package

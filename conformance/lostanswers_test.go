@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -37,21 +38,21 @@ func TestLostAnswersPassAgainstSandbox(t *testing.T) {
 func wantPackPasses(t *testing.T, baseURL, key, dir string, minPassed int) {
 	t.Helper()
 	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: baseURL, APIKey: key, Profile: conformance.ProfileSandbox,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: baseURL, APIKey: key, Profile: kit.ProfileSandbox,
 		FeatureDirs: []string{dir}, NoBuiltin: true, Summary: &summary,
 		Explore: -1, Timeout: time.Minute,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	for _, s := range append(rep.With(conformance.Failed), rep.With(conformance.Errored)...) {
+	for _, s := range append(rep.With(kit.Failed), rep.With(kit.Errored)...) {
 		t.Errorf("%s (%s) %s: %s", s.Name, s.Location(), s.Status, s.Message)
 	}
-	for _, s := range rep.With(conformance.Skipped) {
+	for _, s := range rep.With(kit.Skipped) {
 		t.Errorf("%s (%s) skipped: %s", s.Name, s.Location(), s.SkipReason)
 	}
-	if n := rep.Count(conformance.Passed); n < minPassed {
+	if n := rep.Count(kit.Passed); n < minPassed {
 		t.Errorf("%d scenarios passed, want at least %d", n, minPassed)
 	}
 	if t.Failed() {

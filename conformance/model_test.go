@@ -12,16 +12,17 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
 // explore runs the bounded exploration of a default run against h.
-func explore(t *testing.T, h http.Handler, seed uint64, reproDir string) *conformance.Report {
+func explore(t *testing.T, h http.Handler, seed uint64, reproDir string) *kit.Report {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	rep, err := conformance.Explore(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+	rep, err := conformance.Explore(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 		Seed: seed, ReproDir: reproDir, Timeout: time.Minute,
 	})
 	if err != nil {
@@ -41,7 +42,7 @@ func TestShrunkScenarioRoundTrip(t *testing.T) {
 			r.data(func(d map[string]any) { d["testersRequired"] = json.Number("3") })
 		}
 	})
-	if rep := explore(t, broken, 5, dir); rep.ExitCode() != conformance.ExitDeviations {
+	if rep := explore(t, broken, 5, dir); rep.ExitCode() != kit.ExitDeviations {
 		t.Fatal("the explorer found nothing")
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "*.feature"))
@@ -54,12 +55,12 @@ func TestShrunkScenarioRoundTrip(t *testing.T) {
 		h    http.Handler
 		want int
 	}{
-		{"broken", broken, conformance.ExitDeviations},
-		{"sandbox", sandboxtest.NewHandler(t, sandboxtest.Options{}), conformance.ExitConformant},
+		{"broken", broken, kit.ExitDeviations},
+		{"sandbox", sandboxtest.NewHandler(t, sandboxtest.Options{}), kit.ExitConformant},
 	} {
 		srv := httptest.NewServer(tc.h)
-		rep, err := conformance.Run(context.Background(), conformance.Config{
-			BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+		rep, err := conformance.Run(context.Background(), kit.Config{
+			BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 			FeatureDirs: []string{dir}, NoBuiltin: true, Explore: -1, Strict: true, Timeout: time.Minute,
 		})
 		srv.Close()
@@ -81,8 +82,8 @@ func TestModelPassesTheSandboxOnceFailedSeeds(t *testing.T) {
 		// carry INTERNAL_ERROR.
 		9247939219748582277,
 	} {
-		if rep := explore(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), seed, ""); rep.ExitCode() != conformance.ExitConformant {
-			t.Errorf("seed %d: exit %d against a correct sandbox, want %d", seed, rep.ExitCode(), conformance.ExitConformant)
+		if rep := explore(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), seed, ""); rep.ExitCode() != kit.ExitConformant {
+			t.Errorf("seed %d: exit %d against a correct sandbox, want %d", seed, rep.ExitCode(), kit.ExitConformant)
 		}
 	}
 }

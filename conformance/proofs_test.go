@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/testcampaign/kit/conformance"
 	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -94,8 +96,8 @@ func TestEveryProofIsCaught(t *testing.T) {
 			for seed := uint64(1); seed <= uint64(*proofSeeds); seed++ {
 				rep, summary := runSeeded(t, p.wrap(sandboxtest.NewHandler(t, p.opts)), seed)
 				if p.rule == "" {
-					if got := rep.ExitCode(); got != conformance.ExitConformant {
-						t.Errorf("seed %d: a breaker that breaks nothing: exit %d, want %d (conformant)\n%s", seed, got, conformance.ExitConformant, summary)
+					if got := rep.ExitCode(); got != kit.ExitConformant {
+						t.Errorf("seed %d: a breaker that breaks nothing: exit %d, want %d (conformant)\n%s", seed, got, kit.ExitConformant, summary)
 					}
 					continue
 				}
@@ -114,11 +116,11 @@ func TestEveryProofIsCaught(t *testing.T) {
 // namesRule says whether the run blamed the rule: a failed scenario cites
 // it by its tag or its message, or the coverage counts an exchange that
 // broke it.
-func namesRule(rep *conformance.Report, id string) bool {
+func namesRule(rep *kit.Report, id string) bool {
 	// Whole IDs only: a message naming RATE-14 does not name RATE-1.
 	named := regexp.MustCompile(`\b` + regexp.QuoteMeta(id) + `\b`)
-	for _, s := range rep.With(conformance.Failed) {
-		if slices.Contains(coverage.Citations(s.Tags), id) || named.MatchString(s.Message) || s.Rule == id {
+	for _, s := range rep.With(kit.Failed) {
+		if slices.Contains(kit.Citations(s.Tags), id) || named.MatchString(s.Message) || s.Rule == id {
 			return true
 		}
 	}
@@ -131,8 +133,8 @@ func namesRule(rep *conformance.Report, id string) bool {
 }
 
 // saysIt says whether a failed scenario's message holds text.
-func saysIt(rep *conformance.Report, text string) bool {
-	for _, s := range rep.With(conformance.Failed) {
+func saysIt(rep *kit.Report, text string) bool {
+	for _, s := range rep.With(kit.Failed) {
 		if strings.Contains(s.Message, text) {
 			return true
 		}
@@ -181,12 +183,12 @@ func TestEveryCheckedRuleHasAProof(t *testing.T) {
 
 // runSeeded runs the whole default suite against h, as a CI job runs
 // conform, with the given seed.
-func runSeeded(t *testing.T, h http.Handler, seed uint64) (*conformance.Report, string) {
+func runSeeded(t *testing.T, h http.Handler, seed uint64) (*kit.Report, string) {
 	t.Helper()
 	srv := serve(t, h)
 	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 		Seed: seed, Summary: &summary, Timeout: time.Minute,
 	})
 	if err != nil {
@@ -197,14 +199,14 @@ func runSeeded(t *testing.T, h http.Handler, seed uint64) (*conformance.Report, 
 
 // wantCaught wants the run to end with deviations, the named scenarios
 // among the failed.
-func wantCaught(t *testing.T, rep *conformance.Report, summary string, caught []string) {
+func wantCaught(t *testing.T, rep *kit.Report, summary string, caught []string) {
 	t.Helper()
-	if got := rep.ExitCode(); got != conformance.ExitDeviations {
-		t.Errorf("exit code %d, want %d (deviations)\n%s", got, conformance.ExitDeviations, summary)
+	if got := rep.ExitCode(); got != kit.ExitDeviations {
+		t.Errorf("exit code %d, want %d (deviations)\n%s", got, kit.ExitDeviations, summary)
 		return
 	}
 	failed := map[string]bool{}
-	for _, s := range rep.With(conformance.Failed) {
+	for _, s := range rep.With(kit.Failed) {
 		failed[s.Name] = true
 	}
 	for _, name := range caught {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -29,10 +30,10 @@ func TestReportFilesSurviveAnOutputThatFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	rep, err := conformance.Run(t.Context(), conformance.Config{
+	rep, err := conformance.Run(t.Context(), kit.Config{
 		BaseURL: srv.URL, APIKey: suiteKey, Tags: "@versioning", Explore: -1,
-		Format: conformance.FormatProgress, Output: brokenPipe{},
-		Reports: []conformance.ReportFile{{Format: conformance.FormatJUnit, Name: junit, W: f}},
+		Format: kit.FormatProgress, Output: brokenPipe{},
+		Reports: []kit.ReportFile{{Format: kit.FormatJUnit, Name: junit, W: f}},
 	})
 	if !errors.Is(err, errBrokenPipe) || rep == nil {
 		t.Fatalf("Run with an output that fails: %v, report %v; want the write error and a report", err, rep != nil)

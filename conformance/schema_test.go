@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/conformance/openapicheck"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
@@ -22,13 +23,13 @@ import (
 // those of planned Retry-Afters (FAULT-14, FAULT-15) and those of a POST
 // answered by a planned status or malformed answer (FAULT-28), against h
 // with the given --openapi source.
-func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*conformance.Report, string, error) {
+func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*kit.Report, string, error) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox, Strict: true,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox, Strict: true,
 		Tags: "@testers,@ratelimit,@FAULT-14,@FAULT-15,@FAULT-28 && ~@direct", Concurrency: 8, Summary: &summary, Timeout: time.Minute,
 		OpenAPI: source, LoadSchema: openapicheck.Load,
 	})
@@ -37,11 +38,11 @@ func runWithOpenAPI(t *testing.T, h http.Handler, source string) (*conformance.R
 
 func TestOpenAPIPassesTheSandboxAgainstItsOwnDocument(t *testing.T) {
 	t.Parallel()
-	rep, summary, err := runWithOpenAPI(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), conformance.OpenAPIServed)
+	rep, summary, err := runWithOpenAPI(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), kit.OpenAPIServed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.ExitCode() != conformance.ExitConformant || len(rep.With(conformance.Passed)) == 0 {
+	if rep.ExitCode() != kit.ExitConformant || len(rep.With(kit.Passed)) == 0 {
 		t.Fatalf("exit %d against the sandbox's own document:\n%s", rep.ExitCode(), summary)
 	}
 }
@@ -64,7 +65,7 @@ func TestOpenAPICatchesWhatNoStepChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.ExitCode() != conformance.ExitConformant {
+	if rep.ExitCode() != kit.ExitConformant {
 		t.Fatalf("without --openapi the suite already fails, so this is no test of the document:\n%s", summary)
 	}
 	// The sandbox would serve its own document; a deployment's document
@@ -86,11 +87,11 @@ func TestOpenAPICatchesWhatNoStepChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.ExitCode() != conformance.ExitDeviations {
+	if rep.ExitCode() != kit.ExitDeviations {
 		t.Fatalf("exit %d with --openapi, want deviations:\n%s", rep.ExitCode(), summary)
 	}
-	var schema []conformance.ScenarioResult
-	for _, s := range rep.With(conformance.Failed) {
+	var schema []kit.ScenarioResult
+	for _, s := range rep.With(kit.Failed) {
 		if s.Area == "schema" {
 			schema = append(schema, s)
 		}
@@ -108,7 +109,7 @@ func TestOpenAPIRefusesABrokenDocumentBeforeAnyScenario(t *testing.T) {
 	}
 	for _, source := range []string{file, filepath.Join(t.TempDir(), "missing.yaml")} {
 		_, _, err := runWithOpenAPI(t, sandboxtest.NewHandler(t, sandboxtest.Options{}), source)
-		if !errors.Is(err, conformance.ErrUsage) {
+		if !errors.Is(err, kit.ErrUsage) {
 			t.Errorf("--openapi %s: %v, want a usage error", filepath.Base(source), err)
 		}
 	}

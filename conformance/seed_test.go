@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -50,15 +51,15 @@ func TestVerdictDoesNotDependOnTheSeed(t *testing.T) {
 			t.Cleanup(srv.Close)
 			for _, seed := range seeds {
 				var summary bytes.Buffer
-				rep, err := conformance.Run(context.Background(), conformance.Config{
-					BaseURL: srv.URL, APIKey: suiteKey, Profile: conformance.ProfileSandbox,
+				rep, err := conformance.Run(context.Background(), kit.Config{
+					BaseURL: srv.URL, APIKey: suiteKey, Profile: kit.ProfileSandbox,
 					Tags: v.tags, Seed: seed, Concurrency: 8, Summary: &summary, Timeout: time.Minute,
 				})
 				if err != nil {
 					t.Fatalf("seed %d: Run: %v", seed, err)
 				}
-				if got := rep.ExitCode(); got != conformance.ExitDeviations {
-					t.Errorf("seed %d: exit code %d, want %d (deviations)\n%s", seed, got, conformance.ExitDeviations, summary.String())
+				if got := rep.ExitCode(); got != kit.ExitDeviations {
+					t.Errorf("seed %d: exit code %d, want %d (deviations)\n%s", seed, got, kit.ExitDeviations, summary.String())
 				}
 				if want := fmt.Sprintf("seed=%d", seed); !strings.Contains(summary.String(), want) {
 					t.Errorf("seed %d: the summary does not print %s:\n%s", seed, want, summary.String())

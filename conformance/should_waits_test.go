@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -40,12 +41,12 @@ func TestAShouldBreakWaitsForTheLastStep(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		strict bool
-		want   map[string]conformance.Status
+		want   map[string]kit.Status
 	}{
-		{false, map[string]conformance.Status{"A later check fails": conformance.Failed, "Every check holds": conformance.Warned}},
-		{true, map[string]conformance.Status{"A later check fails": conformance.Failed, "Every check holds": conformance.Failed}},
+		{false, map[string]kit.Status{"A later check fails": kit.Failed, "Every check holds": kit.Warned}},
+		{true, map[string]kit.Status{"A later check fails": kit.Failed, "Every check holds": kit.Failed}},
 	} {
-		rep, err := conformance.Run(context.Background(), conformance.Config{
+		rep, err := conformance.Run(context.Background(), kit.Config{
 			BaseURL: srv.URL, APIKey: "svc_test_should_waits_0001", NoBuiltin: true, FeatureDirs: []string{dir},
 			Strict: tt.strict, Explore: -1, Timeout: time.Minute,
 		})

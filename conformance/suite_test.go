@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
-	"github.com/testcampaign/kit/conformance/internal/coverage"
+	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
@@ -37,14 +38,14 @@ func serve(t *testing.T, h http.Handler) *httptest.Server {
 }
 
 // runSuite runs the built-in suite, sandbox profile and strict, against h.
-func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*conformance.Report, string) {
+func runSuite(t *testing.T, h http.Handler, tags string, exhaustive bool) (*kit.Report, string) {
 	t.Helper()
 	srv := serve(t, h)
 	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
+	rep, err := conformance.Run(context.Background(), kit.Config{
 		BaseURL:     srv.URL,
 		APIKey:      suiteKey,
-		Profile:     conformance.ProfileSandbox,
+		Profile:     kit.ProfileSandbox,
 		Tags:        tags,
 		Strict:      true,
 		Exhaustive:  exhaustive,
@@ -91,13 +92,13 @@ func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rep, summary := runSuite(t, sandboxtest.NewHandler(t, tt.opts), "", false)
-			for _, s := range append(rep.With(conformance.Failed), rep.With(conformance.Errored)...) {
+			for _, s := range append(rep.With(kit.Failed), rep.With(kit.Errored)...) {
 				t.Errorf("%s (%s) %s: %s", s.Name, s.Location(), s.Status, s.Message)
 			}
-			if passed := len(rep.With(conformance.Passed)); passed < tt.minPassed {
+			if passed := len(rep.With(kit.Passed)); passed < tt.minPassed {
 				t.Errorf("%d scenarios passed, want at least %d", passed, tt.minPassed)
 			}
-			for _, s := range rep.With(conformance.Skipped) {
+			for _, s := range rep.With(kit.Skipped) {
 				// A count that spans the end of a wall-clock minute cannot be
 				// judged, in any configuration: the step says so and skips.
 				ok := slices.Contains(s.Tags, "@exhaustive") || strings.Contains(s.SkipReason, "a rate-limit window ended")
@@ -115,14 +116,14 @@ func TestBuiltinSuitePassesAgainstSandbox(t *testing.T) {
 					t.Errorf("%s (%s) has no maturity tag", s.Name, s.Location())
 				}
 			}
-			for _, l := range []string{conformance.LevelMust, conformance.LevelShould, conformance.LevelSandbox} {
+			for _, l := range []string{docs.Must, docs.Should, docs.Sandbox} {
 				if !levels[l] {
 					t.Errorf("no scenario at level %s", l)
 				}
 			}
 			if tt.name == "default flags" {
 				for _, o := range rep.Coverage {
-					if o.State == coverage.NotExercised && o.Reason == "" {
+					if o.State == kit.NotExercised && o.Reason == "" {
 						t.Errorf("the default run leaves %s unexercised without a reason", o.Rule.ID)
 					}
 				}
@@ -138,10 +139,10 @@ func TestExhaustiveScenariosPassWithSmallLimits(t *testing.T) {
 	t.Parallel()
 	h := sandboxtest.NewHandler(t, sandboxtest.Options{MinuteLimit: 5})
 	rep, summary := runSuite(t, h, "@exhaustive", true)
-	if got := rep.ExitCode(); got != conformance.ExitConformant {
-		t.Fatalf("exit code %d, want %d\n%s", got, conformance.ExitConformant, summary)
+	if got := rep.ExitCode(); got != kit.ExitConformant {
+		t.Fatalf("exit code %d, want %d\n%s", got, kit.ExitConformant, summary)
 	}
-	if n := len(rep.With(conformance.Passed)); n < 3 {
+	if n := len(rep.With(kit.Passed)); n < 3 {
 		t.Errorf("%d @exhaustive scenarios passed, want at least 3\n%s", n, summary)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -25,16 +26,16 @@ func TestVerdictStepsAgainstSandbox(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_verdict_steps", Profile: conformance.ProfileSandbox,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_verdict_steps", Profile: kit.ProfileSandbox,
 		FeatureDirs: []string{"testdata/clientverdict"}, NoBuiltin: true, Explore: -1, Timeout: time.Minute,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	failed := rep.With(conformance.Failed)
+	failed := rep.With(kit.Failed)
 	if len(failed) != 1 || !strings.HasPrefix(failed[0].Name, "Holding every client rule fails") {
-		for _, s := range append(failed, rep.With(conformance.Errored)...) {
+		for _, s := range append(failed, rep.With(kit.Errored)...) {
 			t.Errorf("%s %s: %s", s.Name, s.Status, s.Message)
 		}
 		t.Fatalf("want exactly the scenario that holds a broken client to every rule to fail")

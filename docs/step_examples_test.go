@@ -12,6 +12,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -91,15 +92,15 @@ func TestEveryStepExampleIsRun(t *testing.T) {
 func TestStepExamplesRunAgainstTheSandbox(t *testing.T) {
 	srv := sandboxtest.NewServer(t, sandboxtest.Options{Now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), WebhookRetry: 100 * time.Millisecond})
 	var summary bytes.Buffer
-	rep, err := conformance.Run(context.Background(), conformance.Config{
-		BaseURL: srv.URL, APIKey: "svc_test_docs_examples", Profile: conformance.ProfileSandbox, Strict: true,
+	rep, err := conformance.Run(context.Background(), kit.Config{
+		BaseURL: srv.URL, APIKey: "svc_test_docs_examples", Profile: kit.ProfileSandbox, Strict: true,
 		NoBuiltin: true, FeatureDirs: []string{stepExamples}, Summary: &summary, Timeout: time.Minute, Explore: -1,
 	})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, summary.String())
 	}
 	for _, s := range rep.Scenarios {
-		if s.Status != conformance.Passed {
+		if s.Status != kit.Passed {
 			t.Errorf("%s (%s) %s: %s %s", s.Name, s.Location(), s.Status, s.SkipReason, s.Message)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 var update = flag.Bool("update", false, "rewrite the generated step catalogue in writing-features.md")
@@ -22,7 +23,7 @@ const (
 
 // stepCatalogue renders the kit's step library as the page shows it: a
 // step as a feature would write it, then the expression godog matches.
-func stepCatalogue(steps []conformance.StepDoc, placeholders []string) string {
+func stepCatalogue(steps []kit.StepDoc, placeholders []string) string {
 	var b strings.Builder
 	b.WriteString("| example | pattern | needs |\n|---|---|---|\n")
 	for _, s := range steps {
@@ -74,7 +75,7 @@ func TestStepCatalogue(t *testing.T) {
 func TestStepCatalogueChangesWithTheKit(t *testing.T) {
 	steps := conformance.Steps()
 	placeholders := conformance.PlaceholderNames()
-	added := append(steps[:len(steps):len(steps)], conformance.StepDoc{Pattern: `^a new step$`, Example: "Given a new step"})
+	added := append(steps[:len(steps):len(steps)], kit.StepDoc{Pattern: `^a new step$`, Example: "Given a new step"})
 	if stepCatalogue(steps, placeholders) == stepCatalogue(added, placeholders) {
 		t.Error("a step added to the kit leaves the catalogue as it was")
 	}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -131,7 +131,7 @@ Feature: F
 				runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--features", filepath.Dir(f), "--no-builtin", "--format", "none"),
 				runCLI(t, nil, "check", "--features", f),
 			} {
-				if got.code != conformance.ExitError {
+				if got.code != kit.ExitError {
 					t.Errorf("exit %d, want 2\n%s", got.code, got.stderr)
 				}
 				for _, w := range tt.want {
@@ -162,7 +162,7 @@ func TestSuggestionsArePasteable(t *testing.T) {
     And the moon should be made of cheese
 `)
 	got := runCLI(t, nil, "check", "--features", f)
-	if got.code != conformance.ExitError {
+	if got.code != kit.ExitError {
 		t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
 	}
 	for _, want := range []string{
@@ -189,7 +189,7 @@ func TestUnknownTagsAreFlagged(t *testing.T) {
 	t.Parallel()
 	url, requests := countingServer(t)
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--tags", "@bugs,@Webhooks", "--format", "none")
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "no scenario carries the tag @Webhooks; tags are case-sensitive: did you mean @webhooks?") {
+	if got.code != kit.ExitError || !strings.Contains(got.stderr, "no scenario carries the tag @Webhooks; tags are case-sensitive: did you mean @webhooks?") {
 		t.Errorf("exit %d, want 2 and a hint at @webhooks\n%s", got.code, got.stderr)
 	}
 	if n := requests.Load(); n != 0 {
@@ -242,7 +242,7 @@ func TestOneScenarioByItsLine(t *testing.T) {
 		}
 	}
 	got := runCLI(t, key, "--base-url", url, "--no-builtin", "--features", f+":3", "--format", "none")
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "no Scenario, Scenario Outline or Examples row starts on line 3 (scenarios start on lines 2 6 10)") {
+	if got.code != kit.ExitError || !strings.Contains(got.stderr, "no Scenario, Scenario Outline or Examples row starts on line 3 (scenarios start on lines 2 6 10)") {
 		t.Errorf("a line inside a scenario: exit %d\n%s", got.code, got.stderr)
 	}
 }
@@ -273,7 +273,7 @@ func TestCheckSaysWhichRulesAFileCites(t *testing.T) {
 		}
 	}
 	got := runCLI(t, nil, "check", "--rules", "--features", dir)
-	if got.code != conformance.ExitConformant {
+	if got.code != kit.ExitConformant {
 		t.Fatalf("exit %d, want 0\n%s", got.code, got.stderr)
 	}
 	for _, want := range []string{

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -68,7 +68,7 @@ func TestJUnitOnExit2(t *testing.T) {
 	dir := t.TempDir()
 	junit, html := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.html")
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", closed.URL, "--format", "none", "--junit", junit, "--html", html)
-	if got.code != conformance.ExitError {
+	if got.code != kit.ExitError {
 		t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
 	}
 	doc := readJUnit(t, junit)
@@ -112,7 +112,7 @@ func TestEveryExit2WritesItsReports(t *testing.T) {
 			junit, output, cucumber := filepath.Join(dir, "r.xml"), filepath.Join(dir, "out.xml"), filepath.Join(dir, "r.json")
 			args := append([]string{"--format", "junit", "--output", output, "--junit", junit, "--cucumber", cucumber}, tt.args...)
 			got := runCLI(t, tt.env, args...)
-			if got.code != conformance.ExitError {
+			if got.code != kit.ExitError {
 				t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
 			}
 			for _, path := range []string{junit, output} {
@@ -146,7 +146,7 @@ func TestOneScenarioCountInEveryOutput(t *testing.T) {
 	url := serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{}))
 	junit := filepath.Join(t.TempDir(), "r.xml")
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--tags", "@auth", "--format", "pretty", "--junit", junit)
-	if got.code != conformance.ExitConformant {
+	if got.code != kit.ExitConformant {
 		t.Fatalf("exit %d, want 0\n%s", got.code, got.stderr)
 	}
 	countRe := regexp.MustCompile(`(\d+) scenarios: \d+ passed, .*; (\d+) disabled`)
@@ -204,7 +204,7 @@ func TestDeploymentThatStopsAnsweringIsNotBlamed(t *testing.T) {
 	t.Cleanup(srv.Close)
 	junit := filepath.Join(t.TempDir(), "r.xml")
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", srv.URL, "--format", "none", "--junit", junit)
-	if got.code != conformance.ExitError {
+	if got.code != kit.ExitError {
 		t.Fatalf("exit %d, want 2\n%s", got.code, got.stderr)
 	}
 	if !regexp.MustCompile(`could not judge: the deployment stopped answering at \d\d:\d\d:\d\d\.\d{3} \([A-Z]+ /`).MatchString(got.stderr) {
@@ -233,7 +233,7 @@ func TestReportPathsCheckedBeforeTheRun(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no", "such", "dir")
 	for _, flag := range []string{"--junit", "--html", "--cucumber"} {
 		got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--format", "none", flag, filepath.Join(missing, "r"))
-		if got.code != conformance.ExitError || !strings.Contains(got.stderr, "report") {
+		if got.code != kit.ExitError || !strings.Contains(got.stderr, "report") {
 			t.Errorf("%s in a missing directory: exit %d\n%s", flag, got.code, got.stderr)
 		}
 	}
@@ -247,7 +247,7 @@ func TestReportPathsCheckedBeforeTheRun(t *testing.T) {
 	dir := t.TempDir()
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--format", "junit",
 		"--output", filepath.Join(dir, "r.xml"), "--junit", filepath.Join(dir, ".", "r.xml"))
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "--output and the junit report both name the file") {
+	if got.code != kit.ExitError || !strings.Contains(got.stderr, "--output and the junit report both name the file") {
 		t.Errorf("--output and --junit naming one file: exit %d\n%s", got.code, got.stderr)
 	}
 	if n := requests.Load(); n != 0 {
@@ -265,7 +265,7 @@ func TestBaseURLEndingInV1IsAUsageError(t *testing.T) {
 	for _, base := range []string{url + "/v1", url + "/v1/", url + "/api/v1"} {
 		got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", base, "--format", "none")
 		want := "--base-url " + strings.TrimSuffix(strings.TrimSuffix(base, "/"), "/v1")
-		if got.code != conformance.ExitError || !strings.Contains(got.stderr, want) {
+		if got.code != kit.ExitError || !strings.Contains(got.stderr, want) {
 			t.Errorf("--base-url %s: exit %d, want 2 with the hint %q\n%s", base, got.code, want, got.stderr)
 		}
 	}
@@ -297,7 +297,7 @@ func TestJUnitForCI(t *testing.T) {
 	key := map[string]string{keyEnv: testKey}
 	junit := filepath.Join(t.TempDir(), "r.xml")
 	got := runCLI(t, key, "--base-url", url, "--profile", "sandbox", "--tags", "@delivery,@versioning", "--explore=-1s", "--format", "none", "--junit", junit)
-	if got.code != conformance.ExitConformant {
+	if got.code != kit.ExitConformant {
 		t.Fatalf("exit %d, want 0\n%s", got.code, got.stderr)
 	}
 	doc := readJUnit(t, junit)
@@ -337,11 +337,11 @@ func TestJUnitForCI(t *testing.T) {
 		t.Errorf("the summary does not list the run-time skips apart:\n%s", got.stderr)
 	}
 	strict := runCLI(t, key, "--base-url", url, "--profile", "sandbox", "--tags", "@delivery", "--format", "none", "--fail-on-skip")
-	if strict.code != conformance.ExitDeviations || !strings.Contains(strict.stderr, "--fail-on-skip") {
+	if strict.code != kit.ExitDeviations || !strings.Contains(strict.stderr, "--fail-on-skip") {
 		t.Errorf("--fail-on-skip with skips: exit %d, want 1\n%s", strict.code, strict.stderr)
 	}
 	disabledOnly := runCLI(t, key, "--base-url", url, "--tags", "@versioning", "--format", "none", "--fail-on-skip")
-	if disabledOnly.code != conformance.ExitConformant {
+	if disabledOnly.code != kit.ExitConformant {
 		t.Errorf("--fail-on-skip with only disabled scenarios: exit %d, want 0\n%s", disabledOnly.code, disabledOnly.stderr)
 	}
 }
@@ -364,7 +364,7 @@ func TestFailuresPointAtTheirCause(t *testing.T) {
 	junit := filepath.Join(t.TempDir(), "r.xml")
 	// Without the explorer, whose own failure would be one more cause.
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--profile", "sandbox", "--tags", "@bugs", "--explore=-1s", "--format", "progress", "--junit", junit)
-	if got.code != conformance.ExitDeviations {
+	if got.code != kit.ExitDeviations {
 		t.Fatalf("exit %d, want 1\n%s", got.code, got.stderr)
 	}
 	for _, want := range []string{
@@ -461,7 +461,7 @@ func TestInterruptedRunStopsAndReports(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the run went on after its context was cancelled")
 	}
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "interrupted") {
+	if got.code != kit.ExitError || !strings.Contains(got.stderr, "interrupted") {
 		t.Errorf("exit %d, want 2 and \"interrupted\"\n%s", got.code, got.stderr)
 	}
 	doc := readJUnit(t, junit)

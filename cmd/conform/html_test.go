@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/internal/browsertest"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
@@ -44,7 +45,7 @@ func TestHTMLReportRendersInChromium(t *testing.T) {
 		}))
 	page := filepath.Join(t.TempDir(), "report.html")
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", broken, "--tags", "@envelope,@auth,@versioning", "--format", "none", "--html", page)
-	if got.code != conformance.ExitDeviations {
+	if got.code != kit.ExitDeviations {
 		t.Fatalf("exit %d, want 1\n%s", got.code, got.stderr)
 	}
 	raw, err := os.ReadFile(page)

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/internal/version"
 )
 
@@ -70,7 +71,7 @@ func (o *openAPISource) String() string { return string(*o) }
 
 func (o *openAPISource) Set(v string) error {
 	if v == "true" {
-		v = conformance.OpenAPIServed
+		v = kit.OpenAPIServed
 	}
 	*o = openAPISource(v)
 	return nil
@@ -92,14 +93,14 @@ var commands = map[string]command{
 	},
 	"steps": func(_ context.Context, _ []string, _ func(string) string, stdout, _ io.Writer) int {
 		printSteps(stdout)
-		return conformance.ExitConformant
+		return kit.ExitConformant
 	},
 	"rules": func(_ context.Context, _ []string, _ func(string) string, stdout, stderr io.Writer) int {
 		if err := printRules(stdout); err != nil {
 			fmt.Fprintln(stderr, "conform:", err)
-			return conformance.ExitError
+			return kit.ExitError
 		}
-		return conformance.ExitConformant
+		return kit.ExitConformant
 	},
 }
 
@@ -108,7 +109,7 @@ var commands = map[string]command{
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && version.IsFlag(args[0]) {
 		fmt.Fprintln(stdout, "conform", version.Read())
-		return conformance.ExitConformant
+		return kit.ExitConformant
 	}
 	if len(args) > 0 {
 		if c, ok := commands[args[0]]; ok {
@@ -120,7 +121,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // suiteOptions are the flags of a run of the suite.
 type suiteOptions struct {
-	cfg                   conformance.Config
+	cfg                   kit.Config
 	output                string
 	junit, cucumber, html string
 	dirs                  dirList
@@ -136,16 +137,16 @@ func suiteFlags(stderr io.Writer) (*flag.FlagSet, *suiteOptions) {
 	o := &suiteOptions{}
 	cfg := &o.cfg
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "root URL of the deployment, e.g. https://api.example.com (required)")
-	fs.StringVar(&cfg.Profile, "profile", conformance.ProfileSpec, "spec: @must and @should; sandbox: also the sandbox's own choices (@sandbox)")
+	fs.StringVar(&cfg.Profile, "profile", kit.ProfileSpec, "spec: @must and @should; sandbox: also the sandbox's own choices (@sandbox)")
 	fs.StringVar(&cfg.Tags, "tags", "", `godog tag expression narrowing the run, e.g. "@auth,@envelope && ~@should"`)
-	fs.StringVar(&cfg.Format, "format", conformance.FormatProgress, "report format: "+strings.Join(conformance.Formats(), ", "))
+	fs.StringVar(&cfg.Format, "format", kit.FormatProgress, "report format: "+strings.Join(kit.Formats(), ", "))
 	fs.StringVar(&o.output, "output", "", "write the report to this file instead of standard output")
 	fs.Var(&o.dirs, "features", "directory or .feature file of extra features, or file.feature:LINE for one scenario (repeatable)")
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "run only the --features directories, not the built-in suite")
 	fs.BoolVar(&cfg.Strict, "strict", false, "@should failures fail the run instead of warning")
-	fs.DurationVar(&cfg.Timeout, "timeout", conformance.DefaultTimeout, "timeout of each HTTP request")
-	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 0, fmt.Sprintf("deadline of the whole run, after which it stops as could not judge with the reports of what finished (default %s, plus --explore)", conformance.DefaultRunTimeout))
-	fs.IntVar(&cfg.Concurrency, "concurrency", 0, fmt.Sprintf("scenarios run at once (default 1 with --format pretty, else %d)", conformance.DefaultConcurrency))
+	fs.DurationVar(&cfg.Timeout, "timeout", kit.DefaultTimeout, "timeout of each HTTP request")
+	fs.DurationVar(&cfg.RunTimeout, "run-timeout", 0, fmt.Sprintf("deadline of the whole run, after which it stops as could not judge with the reports of what finished (default %s, plus --explore)", kit.DefaultRunTimeout))
+	fs.IntVar(&cfg.Concurrency, "concurrency", 0, fmt.Sprintf("scenarios run at once (default 1 with --format pretty, else %d)", kit.DefaultConcurrency))
 	fs.BoolVar(&cfg.AllowWrites, "allow-writes", false, "with a live key, also run @writes and @exhaustive scenarios (they change real data)")
 	fs.BoolVar(&cfg.Exhaustive, "exhaustive", false, "run @exhaustive scenarios, which spend a whole rate-limit window")
 	fs.BoolVar(&cfg.Color, "color", false, "colour godog's report")
@@ -175,12 +176,12 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 	fs, o := suiteFlags(stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return conformance.ExitConformant
+			return kit.ExitConformant
 		}
-		return conformance.ExitError
+		return kit.ExitError
 	}
 	cfg := o.cfg
-	cfg.Contract = conformance.ContractSwitches{DuplicateFields: *o.pending, LongNumbers: *o.pending}
+	cfg.Contract = kit.ContractSwitches{DuplicateFields: *o.pending, LongNumbers: *o.pending}
 	cfg.OpenAPI, cfg.LoadSchema = string(o.openAPI), schemaLoader
 	cfg.FeatureDirs = o.dirs
 	cfg.Version = version.Read().Short()
@@ -189,7 +190,7 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 	// The report files are written on every exit 2, usage errors
 	// included, so they are created before anything is refused.
 	files, err := createReports(&cfg, o)
-	var rep *conformance.Report
+	var rep *kit.Report
 	if err != nil {
 		rep, err = conformance.Refuse(cfg, err)
 	} else {
@@ -209,19 +210,19 @@ func runSuite(ctx context.Context, args []string, getenv func(string) string, st
 }
 
 // startRun refuses a run its flags cannot start, and runs the others.
-func startRun(ctx context.Context, cfg conformance.Config, fs *flag.FlagSet, o *suiteOptions, exploreOnly bool) (*conformance.Report, error) {
+func startRun(ctx context.Context, cfg kit.Config, fs *flag.FlagSet, o *suiteOptions, exploreOnly bool) (*kit.Report, error) {
 	if fs.NArg() > 0 {
 		hint := ` (the commands are "check", "explore", "steps" and "rules")`
-		if o.openAPI == conformance.OpenAPIServed {
+		if o.openAPI == kit.OpenAPIServed {
 			hint = " (a document is given as --openapi=FILE)"
 		}
-		return conformance.Refuse(cfg, fmt.Errorf("%w: unexpected argument %q%s", conformance.ErrUsage, fs.Arg(0), hint))
+		return conformance.Refuse(cfg, fmt.Errorf("%w: unexpected argument %q%s", kit.ErrUsage, fs.Arg(0), hint))
 	}
 	if cfg.APIKey == "" {
-		return conformance.Refuse(cfg, fmt.Errorf("%w: set the API key in the environment variable %s", conformance.ErrUsage, keyEnv))
+		return conformance.Refuse(cfg, fmt.Errorf("%w: set the API key in the environment variable %s", kit.ErrUsage, keyEnv))
 	}
 	if cfg.BaseURL == "" {
-		return conformance.Refuse(cfg, fmt.Errorf("%w: --base-url is required", conformance.ErrUsage))
+		return conformance.Refuse(cfg, fmt.Errorf("%w: --base-url is required", kit.ErrUsage))
 	}
 	if exploreOnly {
 		if cfg.Explore == 0 {
@@ -239,7 +240,7 @@ type reportFiles []*os.File
 // --cucumber and gives them to cfg. Every file it can create is kept, so
 // that a refusal because of one that could not be is still written to
 // the others.
-func createReports(cfg *conformance.Config, o *suiteOptions) (reportFiles, error) {
+func createReports(cfg *kit.Config, o *suiteOptions) (reportFiles, error) {
 	var files reportFiles
 	var errs []error
 	// Two reports in one file would overwrite each other's bytes.
@@ -250,13 +251,13 @@ func createReports(cfg *conformance.Config, o *suiteOptions) (reportFiles, error
 			abs = filepath.Clean(path)
 		}
 		if first, ok := named[abs]; ok {
-			errs = append(errs, fmt.Errorf("%w: %s and %s both name the file %s", conformance.ErrUsage, first, what, path))
+			errs = append(errs, fmt.Errorf("%w: %s and %s both name the file %s", kit.ErrUsage, first, what, path))
 			return nil
 		}
 		named[abs] = what
 		f, err := os.Create(path)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: %s: %w", conformance.ErrUsage, what, err))
+			errs = append(errs, fmt.Errorf("%w: %s: %w", kit.ErrUsage, what, err))
 			return nil
 		}
 		files = append(files, f)
@@ -268,15 +269,15 @@ func createReports(cfg *conformance.Config, o *suiteOptions) (reportFiles, error
 		}
 	}
 	for _, r := range []struct{ path, what, format string }{
-		{o.junit, "the junit report", conformance.FormatJUnit},
-		{o.html, "the HTML report", conformance.FormatHTML},
-		{o.cucumber, "the cucumber report", conformance.FormatCucumber},
+		{o.junit, "the junit report", kit.FormatJUnit},
+		{o.html, "the HTML report", kit.FormatHTML},
+		{o.cucumber, "the cucumber report", kit.FormatCucumber},
 	} {
 		if r.path == "" {
 			continue
 		}
 		if f := create(r.path, r.what); f != nil {
-			cfg.Reports = append(cfg.Reports, conformance.ReportFile{Format: r.format, Name: r.path, W: f})
+			cfg.Reports = append(cfg.Reports, kit.ReportFile{Format: r.format, Name: r.path, W: f})
 		}
 	}
 	return files, errors.Join(errs...)
@@ -295,12 +296,12 @@ func (files reportFiles) close() (unwritten []string, err error) {
 }
 
 // stopped prints why a run ended with exit 2 and which reports say so.
-func stopped(rep *conformance.Report, err error, key string, stderr io.Writer) int {
+func stopped(rep *kit.Report, err error, key string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "conform: %s\n", redact(err.Error(), key))
 	if rep != nil && len(rep.Files) > 0 {
 		fmt.Fprintf(stderr, "conform: wrote %s\n", strings.Join(rep.Files, ", "))
 	}
-	return conformance.ExitError
+	return kit.ExitError
 }
 
 // check validates feature files without sending a request.
@@ -309,16 +310,16 @@ func check(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		dirs dirList
-		cfg  conformance.Config
+		cfg  kit.Config
 	)
 	fs.Var(&dirs, "features", "directory or .feature file to check (repeatable)")
 	fs.BoolVar(&cfg.NoBuiltin, "no-builtin", false, "check only the --features directories")
 	rules := fs.Bool("rules", false, "also say, for each feature file, which rules of docs/contract.md its scenarios cite by tag")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return conformance.ExitConformant
+			return kit.ExitConformant
 		}
-		return conformance.ExitError
+		return kit.ExitError
 	}
 	cfg.FeatureDirs = dirs
 	if len(dirs) > 0 {
@@ -327,31 +328,31 @@ func check(args []string, stdout, stderr io.Writer) int {
 	problems, err := conformance.Check(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "conform check: %v\n", err)
-		return conformance.ExitError
+		return kit.ExitError
 	}
 	for _, p := range problems {
 		fmt.Fprintln(stderr, p)
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(stderr, "conform check: %d problem(s)\n", len(problems))
-		return conformance.ExitError
+		return kit.ExitError
 	}
 	if *rules {
 		files, err := conformance.CitedRules(cfg)
 		if err != nil {
 			fmt.Fprintf(stderr, "conform check: %v\n", err)
-			return conformance.ExitError
+			return kit.ExitError
 		}
 		printCited(stdout, files)
 	}
 	fmt.Fprintln(stdout, "conform check: the features are valid")
-	return conformance.ExitConformant
+	return kit.ExitConformant
 }
 
 // printCited writes, file by file, the rules its scenarios cite by tag, and
 // how many scenarios cite none: those count in a run's coverage only
 // through what the model judges of their exchanges.
-func printCited(w io.Writer, files []conformance.CitedFile) {
+func printCited(w io.Writer, files []kit.CitedFile) {
 	for _, f := range files {
 		if f.Citing == 0 {
 			fmt.Fprintf(w, "%s: %d scenario(s), none citing a rule by tag (@AUTH-3)\n", f.URI, f.Scenarios)
@@ -415,5 +416,5 @@ func printSteps(w io.Writer) {
 	fmt.Fprintf(w, "Placeholders in `should match:` documents (objects match if every listed key matches):\n  %s\n\n",
 		strings.Join(conformance.PlaceholderNames(), " "))
 	fmt.Fprintf(w, "JSON paths are dotted from the top of the body: success, data.items.0.id, error.code.\n")
-	fmt.Fprintf(w, "Requests time out after %s unless --timeout says otherwise.\n", conformance.DefaultTimeout.Round(time.Second))
+	fmt.Fprintf(w, "Requests time out after %s unless --timeout says otherwise.\n", kit.DefaultTimeout.Round(time.Second))
 }

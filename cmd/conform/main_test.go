@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -119,7 +120,7 @@ func TestExitCodes(t *testing.T) {
 			if !strings.Contains(got.stderr, tt.stderr) {
 				t.Errorf("stderr does not say %q:\n%s", tt.stderr, got.stderr)
 			}
-			if got.code == conformance.ExitError && strings.Contains(got.stderr, "goroutine") {
+			if got.code == kit.ExitError && strings.Contains(got.stderr, "goroutine") {
 				t.Errorf("a usage error printed a Go trace:\n%s", got.stderr)
 			}
 		})
@@ -137,7 +138,7 @@ func TestKeyNeverPrintedWhole(t *testing.T) {
 			b = bytes.ReplaceAll(b, []byte(`"status":"draft"`), []byte(`"status":"`+auth+`"`))
 			return st, bytes.ReplaceAll(b, []byte(`"message":"`), []byte(`"message":"`+auth+` `))
 		}))
-	for _, format := range conformance.Formats() {
+	for _, format := range kit.Formats() {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
 			report := filepath.Join(t.TempDir(), "report")
@@ -146,8 +147,8 @@ func TestKeyNeverPrintedWhole(t *testing.T) {
 			got := runCLI(t, map[string]string{keyEnv: testKey},
 				"--base-url", echo, "--profile", "sandbox", "--format", format, "--output", report,
 				"--tags", "@auth,@errors,@must")
-			if got.code != conformance.ExitDeviations {
-				t.Fatalf("exit code %d, want %d\n%s", got.code, conformance.ExitDeviations, got.stderr)
+			if got.code != kit.ExitDeviations {
+				t.Fatalf("exit code %d, want %d\n%s", got.code, kit.ExitDeviations, got.stderr)
 			}
 			file, err := os.ReadFile(report)
 			if err != nil {
@@ -161,7 +162,7 @@ func TestKeyNeverPrintedWhole(t *testing.T) {
 			if shown := conformance.RedactKey(testKey); !strings.Contains(got.stderr, shown) {
 				t.Errorf("the summary does not name the key as %s:\n%s", shown, got.stderr)
 			}
-			if format != conformance.FormatNone && len(file) == 0 {
+			if format != kit.FormatNone && len(file) == 0 {
 				t.Errorf("empty %s report", format)
 			}
 		})
@@ -195,8 +196,8 @@ func TestKeyNeverPrintedInAnySpelling(t *testing.T) {
 	files := map[string]string{"junit": filepath.Join(dir, "r.xml"), "cucumber": filepath.Join(dir, "r.json"), "html": filepath.Join(dir, "r.html")}
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", hostile, "--profile", "sandbox", "--format", "pretty",
 		"--junit", files["junit"], "--cucumber", files["cucumber"], "--html", files["html"], "--tags", "@auth,@errors")
-	if got.code != conformance.ExitDeviations {
-		t.Fatalf("exit code %d, want %d: the echoed key is a deviation\n%s", got.code, conformance.ExitDeviations, got.stderr)
+	if got.code != kit.ExitDeviations {
+		t.Fatalf("exit code %d, want %d: the echoed key is a deviation\n%s", got.code, kit.ExitDeviations, got.stderr)
 	}
 	outputs := map[string]string{"stdout": got.stdout, "stderr": got.stderr}
 	for name, path := range files {
@@ -252,8 +253,8 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	files := map[string]string{"junit": filepath.Join(dir, "r.xml"), "cucumber": filepath.Join(dir, "r.json"), "html": filepath.Join(dir, "r.html")}
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", forgetful, "--profile", "sandbox", "--format", "pretty",
 		"--junit", files["junit"], "--cucumber", files["cucumber"], "--html", files["html"], "--tags", "@FAULT-37", "--explore=-1s")
-	if got.code != conformance.ExitDeviations || !strings.Contains(got.stderr, "verifies with the registered secret") {
-		t.Fatalf("exit code %d, want %d with a signature that verifies\n%s", got.code, conformance.ExitDeviations, got.stderr)
+	if got.code != kit.ExitDeviations || !strings.Contains(got.stderr, "verifies with the registered secret") {
+		t.Fatalf("exit code %d, want %d with a signature that verifies\n%s", got.code, kit.ExitDeviations, got.stderr)
 	}
 	outputs := map[string]string{"stdout": got.stdout, "stderr": got.stderr}
 	for name, path := range files {
@@ -312,8 +313,8 @@ func TestStalledRunEndsByItsDeadline(t *testing.T) {
 	junit := filepath.Join(t.TempDir(), "r.xml")
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", srv.URL, "--profile", "sandbox", "--format", "none",
 		"--run-timeout", "2s", "--junit", junit)
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "could not judge: the run did not finish within --run-timeout 2s") {
-		t.Fatalf("exit code %d, want %d with could not judge\n%s", got.code, conformance.ExitError, got.stderr)
+	if got.code != kit.ExitError || !strings.Contains(got.stderr, "could not judge: the run did not finish within --run-timeout 2s") {
+		t.Fatalf("exit code %d, want %d with could not judge\n%s", got.code, kit.ExitError, got.stderr)
 	}
 	b, err := os.ReadFile(junit)
 	if err != nil || !bytes.Contains(b, []byte("could not judge")) {
@@ -327,8 +328,8 @@ func liveDeployment(t *testing.T, writes *atomic.Int64) string {
 	t.Helper()
 	sandbox := sandboxtest.NewHandler(t, sandboxtest.Options{})
 	return serve(t, rewriting(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer "+conformance.LivePrefix) {
-			r.Header.Set("Authorization", "Bearer "+conformance.TestPrefix+strings.TrimPrefix(a, "Bearer "+conformance.LivePrefix))
+		if a := r.Header.Get("Authorization"); strings.HasPrefix(a, "Bearer "+kit.LivePrefix) {
+			r.Header.Set("Authorization", "Bearer "+kit.TestPrefix+strings.TrimPrefix(a, "Bearer "+kit.LivePrefix))
 		}
 		sandbox.ServeHTTP(w, r)
 	}), func(r *http.Request, st int, _ http.Header, b []byte) (int, []byte) {
@@ -349,7 +350,7 @@ func TestLiveKeySkipsWrites(t *testing.T) {
 		report := filepath.Join(t.TempDir(), "report.xml")
 		got := runCLI(t, map[string]string{keyEnv: liveKey},
 			"--base-url", url, "--exhaustive", "--format", "junit", "--output", report)
-		if got.code != conformance.ExitConformant {
+		if got.code != kit.ExitConformant {
 			t.Fatalf("exit code %d, want 0\n%s", got.code, got.stderr)
 		}
 		if n := writes.Load(); n != 0 {
@@ -371,7 +372,7 @@ func TestLiveKeySkipsWrites(t *testing.T) {
 		var writes atomic.Int64
 		url := liveDeployment(t, &writes)
 		got := runCLI(t, map[string]string{keyEnv: liveKey}, "--base-url", url, "--allow-writes", "--format", "none")
-		if got.code != conformance.ExitConformant {
+		if got.code != kit.ExitConformant {
 			t.Fatalf("exit code %d, want 0\n%s", got.code, got.stderr)
 		}
 		if writes.Load() == 0 {
@@ -407,15 +408,15 @@ func TestExtraFeatureDirectories(t *testing.T) {
 	key := map[string]string{keyEnv: testKey}
 
 	got := runCLI(t, key, "--base-url", url, "--profile", "sandbox", "--features", own, "--no-builtin", "--format", "none", "--contract-pending=false")
-	if got.code != conformance.ExitConformant || !strings.Contains(got.stderr, "smoke        must") {
+	if got.code != kit.ExitConformant || !strings.Contains(got.stderr, "smoke        must") {
 		t.Errorf("own features alone: exit %d, want 0 and a row for area smoke\n%s", got.code, got.stderr)
 	}
 	got = runCLI(t, key, "--base-url", url, "--features", own, "--tags", "~@should", "--format", "none")
-	if got.code != conformance.ExitConformant || !strings.Contains(got.stderr, "smoke") || !strings.Contains(got.stderr, "auth         must") {
+	if got.code != kit.ExitConformant || !strings.Contains(got.stderr, "smoke") || !strings.Contains(got.stderr, "auth         must") {
 		t.Errorf("own features beside the built-in ones: exit %d\n%s", got.code, got.stderr)
 	}
 	got = runCLI(t, key, "--base-url", url, "--features", typo, "--no-builtin", "--format", "none")
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "did you mean:\n      Then the response status should be 200\n") {
+	if got.code != kit.ExitError || !strings.Contains(got.stderr, "did you mean:\n      Then the response status should be 200\n") {
 		t.Errorf("undefined step: exit %d, want 2 and a suggestion\n%s", got.code, got.stderr)
 	}
 	if strings.Contains(got.stdout+got.stderr, "func ") {
@@ -472,11 +473,11 @@ func TestAuthoringErrorsBeforeAnyRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--features", dir, "--no-builtin", "--format", "none")
-			if got.code != conformance.ExitError || !strings.Contains(got.stderr, tt.want) {
+			if got.code != kit.ExitError || !strings.Contains(got.stderr, tt.want) {
 				t.Errorf("exit %d, want 2 and %q\n%s", got.code, tt.want, got.stderr)
 			}
 			check := runCLI(t, nil, "check", "--features", dir)
-			if check.code != conformance.ExitError || !strings.Contains(check.stderr, tt.want) {
+			if check.code != kit.ExitError || !strings.Contains(check.stderr, tt.want) {
 				t.Errorf("conform check: exit %d, want 2 and %q\n%s", check.code, tt.want, check.stderr)
 			}
 		})
@@ -489,7 +490,7 @@ func TestAuthoringErrorsBeforeAnyRequest(t *testing.T) {
 func TestCheckCommand(t *testing.T) {
 	t.Parallel()
 	got := runCLI(t, nil, "check")
-	if got.code != conformance.ExitConformant || !strings.Contains(got.stdout, "valid") {
+	if got.code != kit.ExitConformant || !strings.Contains(got.stdout, "valid") {
 		t.Errorf("check of the built-in suite: exit %d\n%s%s", got.code, got.stdout, got.stderr)
 	}
 }
@@ -503,7 +504,7 @@ func TestReportsSideBySide(t *testing.T) {
 	junit, cucumber := filepath.Join(dir, "report.xml"), filepath.Join(dir, "report.json")
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--tags", "@auth", "--format", "progress",
 		"--junit", junit, "--cucumber", cucumber)
-	if got.code != conformance.ExitConformant {
+	if got.code != kit.ExitConformant {
 		t.Fatalf("exit %d\n%s", got.code, got.stderr)
 	}
 	for _, f := range []string{junit, cucumber} {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // TestOpenAPIWithoutTheValidator: the default build leaves the validator
@@ -15,7 +15,7 @@ func TestOpenAPIWithoutTheValidator(t *testing.T) {
 	t.Parallel()
 	url, requests := countingServer(t)
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--openapi", "--format", "none")
-	if got.code != conformance.ExitError || !strings.Contains(got.stderr, "go build -tags openapi ./cmd/conform") {
+	if got.code != kit.ExitError || !strings.Contains(got.stderr, "go build -tags openapi ./cmd/conform") {
 		t.Errorf("exit %d, want 2 and how to build the validator in\n%s", got.code, got.stderr)
 	}
 	if n := requests.Load(); n != 0 {

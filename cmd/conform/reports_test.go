@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -78,7 +78,7 @@ func newReportSet(t *testing.T) (reportSet, []string) {
 func (r reportSet) agree(t *testing.T, got result) {
 	t.Helper()
 	verdict := map[int]string{0: "CONFORMANT", 1: "NOT CONFORMANT", 2: "ERROR"}[got.code]
-	if !strings.Contains(got.stderr, "RESULT: "+verdict) && got.code != conformance.ExitError {
+	if !strings.Contains(got.stderr, "RESULT: "+verdict) && got.code != kit.ExitError {
 		t.Errorf("the summary does not say %s:\n%s", verdict, got.stderr)
 	}
 	page, err := os.ReadFile(r.html)
@@ -102,7 +102,7 @@ func (r reportSet) agree(t *testing.T, got result) {
 	if steps == 0 {
 		t.Errorf("the cucumber report holds no step")
 	}
-	if want := got.code != conformance.ExitConformant; (junitFailed > 0) != want || (len(failed) > 0) != want {
+	if want := got.code != kit.ExitConformant; (junitFailed > 0) != want || (len(failed) > 0) != want {
 		t.Errorf("exit %d, but junit has %d failing case(s) and cucumber %d failed step(s): %q", got.code, junitFailed, len(failed), failed)
 	}
 }
@@ -128,9 +128,9 @@ func TestReportsAgreeWithTheExitCode(t *testing.T) {
 		name, url string
 		want      int
 	}{
-		{"correct", serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{})), conformance.ExitConformant},
-		{"broken where only the explorer looks", renamed, conformance.ExitDeviations},
-		{"unreachable", closed.URL, conformance.ExitError},
+		{"correct", serve(t, sandboxtest.NewHandler(t, sandboxtest.Options{})), kit.ExitConformant},
+		{"broken where only the explorer looks", renamed, kit.ExitDeviations},
+		{"unreachable", closed.URL, kit.ExitError},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -155,7 +155,7 @@ func TestExploreWritesEveryReport(t *testing.T) {
 	args := append([]string{"explore", "--base-url", url, "--profile", "sandbox", "--explore", "2s", "--seed", "3",
 		"--format", "junit", "--output", output}, flags...)
 	got := runCLI(t, map[string]string{keyEnv: testKey}, args...)
-	if got.code != conformance.ExitConformant {
+	if got.code != kit.ExitConformant {
 		t.Fatalf("exit %d\n%s", got.code, got.stderr)
 	}
 	reports.agree(t, got)
@@ -183,7 +183,7 @@ func TestPrettyOutputPlacesARuleOnItsStep(t *testing.T) {
 			return st, b
 		}))
 	got := runCLI(t, map[string]string{keyEnv: testKey}, "--base-url", url, "--profile", "sandbox", "--tags", "@bugs", "--explore=-1s", "--format", "pretty")
-	if got.code != conformance.ExitDeviations {
+	if got.code != kit.ExitDeviations {
 		t.Fatalf("exit %d, want 1\n%s", got.code, got.stderr)
 	}
 	if strings.Contains(got.stdout, "hook failed") {

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // TestRulesNameEachRulesProofs holds `conform rules` to the kit's word: a
@@ -14,7 +16,7 @@ import (
 // those, so a reader can tell a proven check from a claimed one.
 func TestRulesNameEachRulesProofs(t *testing.T) {
 	res := runCLI(t, nil, "rules")
-	if res.code != conformance.ExitConformant {
+	if res.code != kit.ExitConformant {
 		t.Fatalf("conform rules: exit %d\n%s", res.code, res.stderr)
 	}
 	rules, err := conformance.Rules()

@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/internal/version"
 )
 
@@ -17,8 +17,8 @@ func TestVersion(t *testing.T) {
 			var stdout bytes.Buffer
 			// No key and no base URL: asking for the version needs neither.
 			code := run(context.Background(), []string{arg}, func(string) string { return "" }, &stdout, io.Discard)
-			if code != conformance.ExitConformant || stdout.String() != want {
-				t.Errorf("conform %s = %d, %q; want %d, %q", arg, code, stdout.String(), conformance.ExitConformant, want)
+			if code != kit.ExitConformant || stdout.String() != want {
+				t.Errorf("conform %s = %d, %q; want %d, %q", arg, code, stdout.String(), kit.ExitConformant, want)
 			}
 		})
 	}

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Test runs the suite under `go test`: one subtest per feature, and in it
@@ -15,7 +17,7 @@ import (
 // that runs nothing, an unknown tag or an authoring mistake fails t before
 // any request. adjust, if set, may change godog's options of each
 // feature's suite (its format, randomisation…) after the kit's.
-func Test(t *testing.T, cfg conformance.Config, adjust func(*godog.Options)) {
+func Test(t *testing.T, cfg kit.Config, adjust func(*godog.Options)) {
 	t.Helper()
 	suites, flush, err := conformance.FeatureSuites(t.Context(), cfg)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package openapicheck gives conform its OpenAPI validator, for --openapi
-// (conformance.Config.LoadSchema). It is the one package of the kit besides
+// (kit.Config.LoadSchema). It is the one package of the kit besides
 // the facade and conformancetest that code outside conformance/ may import,
 // and it speaks only the facade's types: the validator (libopenapi-validator
 // and what it needs) takes longer to compile than the rest of the kit, so it
@@ -12,13 +12,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/testcampaign/kit/conformance"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/openapi"
 )
 
-// Load is a conformance.SchemaLoader: it parses an OpenAPI 3 document and
+// Load is a kit.SchemaLoader: it parses an OpenAPI 3 document and
 // refuses one that is not valid OpenAPI 3, naming its first problems.
-func Load(doc []byte) (conformance.Schema, error) {
+func Load(doc []byte) (kit.Schema, error) {
 	v, err := openapi.Load(doc)
 	if err != nil {
 		return nil, err
@@ -35,18 +35,18 @@ func Load(doc []byte) (conformance.Schema, error) {
 
 type schema struct{ v *openapi.Validator }
 
-func (s schema) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []conformance.SchemaViolation {
+func (s schema) Check(req *http.Request, reqBody []byte, res *http.Response, resBody []byte) []kit.SchemaViolation {
 	return convert(s.v.Check(req, reqBody, res, resBody))
 }
 
-func (s schema) CheckWebhook(eventType string, req *http.Request, body []byte) []conformance.SchemaViolation {
+func (s schema) CheckWebhook(eventType string, req *http.Request, body []byte) []kit.SchemaViolation {
 	return convert(s.v.CheckWebhook(eventType, req, body))
 }
 
-func convert(found []openapi.Violation) []conformance.SchemaViolation {
-	out := make([]conformance.SchemaViolation, len(found))
+func convert(found []openapi.Violation) []kit.SchemaViolation {
+	out := make([]kit.SchemaViolation, len(found))
 	for i, v := range found {
-		out[i] = conformance.SchemaViolation{In: v.In, Path: v.Path, Want: v.Want, Message: v.Message}
+		out[i] = kit.SchemaViolation{In: v.In, Path: v.Path, Want: v.Want, Message: v.Message}
 	}
 	return out
 }

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/docs"
 )
 
@@ -23,27 +23,10 @@ const (
 	ByResponse = "every response"
 	// ByModel: the model of the contract, fed every exchange of the run.
 	ByModel = "model"
-	// ByStep: a step of the step catalogue, in the scenarios that use it.
-	ByStep = "step"
 	// ByFeature: a scenario of a feature, which cites the rule by a tag
 	// such as @AUTH-3.
 	ByFeature = "feature"
-	// ByExplorer: the seeded explorer's generated requests.
-	ByExplorer = "explorer"
 )
-
-// Check is one way the kit judges a rule.
-type Check struct {
-	Rule string // the rule's ID, as docs/contract.md gives it
-	By   string // the part of the kit: ByResponse, ByModel, ...
-	How  string // what it does, in a sentence
-}
-
-// Unjudged is a rule the kit cannot judge from a run, with the reason.
-type Unjudged struct {
-	Rule   string
-	Reason string
-}
 
 // Declare is how a part of the kit (by) judges the rules with the given
 // IDs; each package that judges rules declares them once, in a function
@@ -51,17 +34,17 @@ type Unjudged struct {
 // declaration to the IDs its checks cite. It panics on an ID the catalogue
 // of docs/contract.md does not have, so that a typo fails every test of
 // the package that made it.
-func Declare(by, how string, ids ...string) []Check {
-	out := make([]Check, 0, len(ids))
+func Declare(by, how string, ids ...string) []kit.Check {
+	out := make([]kit.Check, 0, len(ids))
 	for _, id := range ids {
 		mustExist(id)
-		out = append(out, Check{Rule: id, By: by, How: how})
+		out = append(out, kit.Check{Rule: id, By: by, How: how})
 	}
 	return out
 }
 
 // Catalogue is every check the kit's parts declare.
-type Catalogue []Check
+type Catalogue []kit.Check
 
 func mustExist(id string) {
 	if _, ok := docs.Lookup(id); !ok {
@@ -71,8 +54,8 @@ func mustExist(id string) {
 
 // Of returns the checks of the rule, or of every rule when id is empty,
 // in the order of docs/contract.md.
-func (c Catalogue) Of(id string) []Check {
-	var out []Check
+func (c Catalogue) Of(id string) []kit.Check {
+	var out []kit.Check
 	for _, ch := range c {
 		if id == "" || ch.Rule == id {
 			out = append(out, ch)
@@ -103,19 +86,6 @@ func catalogueOrder() map[string]int {
 		order[r.ID] = i
 	}
 	return order
-}
-
-// Citations returns the rule IDs among tags, such as "@AUTH-3" or
-// "AUTH-3", in order and without repeats; other tags are left out.
-func Citations(tags []string) []string {
-	var out []string
-	for _, t := range tags {
-		id := strings.TrimPrefix(t, "@")
-		if _, ok := docs.Lookup(id); ok && !slices.Contains(out, id) {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // RuleIDs are the IDs of every rule of docs/contract.md, the API's and the

@@ -4,12 +4,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/docs"
 )
 
-func outcomeOf(t *testing.T, outs []Outcome, id string) Outcome {
+func outcomeOf(t *testing.T, outs []kit.Outcome, id string) kit.Outcome {
 	t.Helper()
-	i := slices.IndexFunc(outs, func(o Outcome) bool { return o.Rule.ID == id })
+	i := slices.IndexFunc(outs, func(o kit.Outcome) bool { return o.Rule.ID == id })
 	if i < 0 {
 		t.Fatalf("no outcome for %s", id)
 	}
@@ -26,16 +27,16 @@ func TestRecorderEndsEveryRuleInOneState(t *testing.T) {
 	outs := r.Outcomes()
 	for _, tc := range []struct {
 		id        string
-		state     State
+		state     kit.RuleState
 		exchanges int
 		reason    string
 	}{
-		{"ENV-1", Checked, 2, ""},
-		{"ENV-2", Checked, 1, ""},
-		{"ENV-3", Checked, 1, ""},
-		{"DLV-8", NotApplicable, 0, "the receiver is off (--webhook-listen off)"},
-		{"CLK-8", NotExercised, 0, "the deployment does not offer GET /_sandbox/clock"},
-		{"ENV-4", NotExercised, 0, ""},
+		{"ENV-1", kit.Checked, 2, ""},
+		{"ENV-2", kit.Checked, 1, ""},
+		{"ENV-3", kit.Checked, 1, ""},
+		{"DLV-8", kit.NotApplicable, 0, "the receiver is off (--webhook-listen off)"},
+		{"CLK-8", kit.NotExercised, 0, "the deployment does not offer GET /_sandbox/clock"},
+		{"ENV-4", kit.NotExercised, 0, ""},
 	} {
 		o := outcomeOf(t, outs, tc.id)
 		if o.State != tc.state || o.Exchanges != tc.exchanges || o.Reason != tc.reason {
@@ -51,10 +52,10 @@ func TestSandboxRulesDoNotApplyOutsideTheSandboxProfile(t *testing.T) {
 	r := NewRecorder(false, nil)
 	r.Judged("ENV-1")
 	outs := r.Outcomes()
-	if o := outcomeOf(t, outs, "ENV-10"); o.State != NotApplicable || o.Reason == "" {
+	if o := outcomeOf(t, outs, "ENV-10"); o.State != kit.NotApplicable || o.Reason == "" {
 		t.Errorf("ENV-10 (a sandbox rule) under --profile spec: %v %q, want not applicable with the profile as reason", o.State, o.Reason)
 	}
-	if o := outcomeOf(t, outs, "ENV-4"); o.State != NotExercised {
+	if o := outcomeOf(t, outs, "ENV-4"); o.State != kit.NotExercised {
 		t.Errorf("ENV-4 (a must rule) under --profile spec: %v, want not exercised", o.State)
 	}
 }
@@ -76,13 +77,6 @@ func TestDeclareRefusesAnIDTheCatalogueDoesNotHave(t *testing.T) {
 		}
 	}()
 	Declare(ByModel, "nothing", "ENV-999")
-}
-
-func TestCitationsAreTheTagsThatNameRules(t *testing.T) {
-	got := Citations([]string{"@sandbox", "@AUTH-3", "@writes", "AUTH-3", "@LIST-9", "@NOPE-1"})
-	if want := []string{"AUTH-3", "LIST-9"}; !slices.Equal(got, want) {
-		t.Errorf("got %v, want %v", got, want)
-	}
 }
 
 func TestReasonsNameRulesOfTheCatalogue(t *testing.T) {

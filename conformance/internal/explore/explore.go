@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/model"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // Defaults of a run's bounded exploration.
@@ -93,7 +94,7 @@ func (s *session) key(i int) string {
 	for len(s.keys) <= i {
 		k := s.x.t.Key
 		if s.x.sandbox {
-			k = wire.TestPrefix + "conform_x" + wire.RandomToken()
+			k = kit.TestPrefix + "conform_x" + wire.RandomToken()
 			s.x.t.Model.Own(k, true)
 		}
 		s.keys = append(s.keys, k)
@@ -173,7 +174,7 @@ func (s *session) run(ctx context.Context, st xstep, sequential bool) (bool, *ru
 	if saved != "" {
 		s.saved[st.saveAs] = saved
 	}
-	if v, ok := s.sink.First(); ok && v.Level != wire.LevelShould {
+	if v, ok := s.sink.First(); ok && v.Level != docs.Should {
 		return true, &v
 	}
 	return true, nil
@@ -321,7 +322,7 @@ func shrink(out outcome, replay func([]xstep) outcome) *finding {
 // exploration is the explorer's part of a run, running beside the suite.
 type exploration struct {
 	done   chan struct{}
-	result report.ScenarioResult
+	result kit.ScenarioResult
 	ran    bool
 }
 
@@ -369,25 +370,25 @@ func StartExploring(ctx context.Context, opts ExploreOptions, t *transport.Targe
 
 // Wait blocks until the exploration ends and returns its verdict as one
 // scenario result, or none when it did not run.
-func (e *exploration) Wait() []report.ScenarioResult {
+func (e *exploration) Wait() []kit.ScenarioResult {
 	<-e.done
 	if !e.ran {
 		return nil
 	}
-	return []report.ScenarioResult{e.result}
+	return []kit.ScenarioResult{e.result}
 }
 
-func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duration) report.ScenarioResult {
-	res := report.ScenarioResult{
+func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duration) kit.ScenarioResult {
+	res := kit.ScenarioResult{
 		Feature: "Exploration", URI: fmt.Sprintf("explorer(seed=%d)", x.seed), Name: fmt.Sprintf("Random requests judged by the model (seed %d, %d requests)", x.seed, spent),
-		Area: model.RuleModel, Level: wire.LevelSandbox, Maturity: "stable", Status: report.Passed, Duration: d,
+		Area: model.RuleModel, Level: docs.Sandbox, Maturity: "stable", Status: kit.Passed, Duration: d,
 		Tags:     []string{"@sandbox", "@writes", "@" + model.RuleModel},
-		Explored: &report.Exploration{Seed: x.seed, Requests: spent},
+		Explored: &kit.Exploration{Seed: x.seed, Requests: spent},
 	}
 	if f == nil {
 		return res
 	}
-	res.Status = report.Failed
+	res.Status = kit.Failed
 	res.Rule, res.RuleLevel = f.violation.Rule, f.violation.Level
 	res.FailedStep = "every answer agrees with the model: " + f.violation.Rule
 	res.Request = f.violation.Request

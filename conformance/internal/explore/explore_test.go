@@ -12,15 +12,15 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/model"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 func testExplorer(seed uint64) *explorer {
-	m := model.New(wire.ProfileSandbox, model.ContractSwitches{DuplicateFields: true, LongNumbers: true}, nil)
+	m := model.New(kit.ProfileSandbox, kit.ContractSwitches{DuplicateFields: true, LongNumbers: true}, nil)
 	return &explorer{t: &transport.Target{Model: m, Redact: wire.Redactor("svc_test_9f3kq2zx7wpl")}, seed: seed, sandbox: true}
 }
 
@@ -133,7 +133,7 @@ func TestFindingsReadAsScenarios(t *testing.T) {
 		t.Errorf("the scenario does not start from fresh accounts:\n%s", text)
 	}
 	res := x.result("", f, 3, 0)
-	if res.Status != report.Failed || !strings.Contains(res.Message, text) {
+	if res.Status != kit.Failed || !strings.Contains(res.Message, text) {
 		t.Errorf("the explorer's result does not carry the scenario: %+v", res)
 	}
 }

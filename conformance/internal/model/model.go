@@ -26,9 +26,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // RuleModel prefixes the rules the model enforces, so a report tells them
@@ -104,7 +106,7 @@ func (o *observed) line() string {
 // Model holds one account model per key seen in the run.
 type Model struct {
 	profile  string
-	Switches ContractSwitches
+	Switches kit.ContractSwitches
 
 	mu       sync.Mutex
 	accounts map[string]*account
@@ -122,21 +124,9 @@ type Model struct {
 	frozen int
 }
 
-// ContractSwitches turn on checks of rules of docs/contract.md that not every
-// sandbox build implements yet, so that an integrator can see which rules a
-// run held a deployment to.
-type ContractSwitches struct {
-	// DuplicateFields: a JSON object with a duplicated field is 400
-	// INVALID_JSON.
-	DuplicateFields bool
-	// LongNumbers: a number literal longer than 32 characters is a
-	// VALIDATION_ERROR.
-	LongNumbers bool
-}
-
 // New is the model of a run in profile. seed is what a fresh sandbox
 // account holds; without it the model holds no account's records exactly.
-func New(profile string, sw ContractSwitches, seed *Seed) *Model {
+func New(profile string, sw kit.ContractSwitches, seed *Seed) *Model {
 	return &Model{profile: profile, Switches: sw, seed: seed, accounts: map[string]*account{}, owned: map[string]bool{}, firstIDs: map[string]string{}}
 }
 
@@ -248,7 +238,7 @@ func (m *Model) Observe(f *Flight, e *wire.Exchange) []Disagreement {
 	if o.Status == http.StatusUnauthorized {
 		return nil // no account acted
 	}
-	c := &check{m: m, a: a, o: o, exact: a.owned && !f.overlapped, sandbox: m.profile == wire.ProfileSandbox}
+	c := &check{m: m, a: a, o: o, exact: a.owned && !f.overlapped, sandbox: m.profile == kit.ProfileSandbox}
 	c.run()
 	c.record()
 	a.fresh = false

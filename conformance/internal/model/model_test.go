@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // These tests hand the model recorded exchanges, as the checking transport
@@ -49,7 +50,7 @@ type fakeAccount struct {
 }
 
 func newFakeAccount(t *testing.T) *fakeAccount {
-	m := New(wire.ProfileSandbox, ContractSwitches{}, testSeed(t))
+	m := New(kit.ProfileSandbox, kit.ContractSwitches{}, testSeed(t))
 	m.Own(testKey, true)
 	return &fakeAccount{t: t, m: m, now: t0}
 }
@@ -369,7 +370,7 @@ func TestReadSeedSaysWhyItCannot(t *testing.T) {
 // TestDroppedAccountsLeaveTheModel: an exploration opens accounts without
 // end; the model keeps none it was told the run has finished with.
 func TestDroppedAccountsLeaveTheModel(t *testing.T) {
-	m := New(wire.ProfileSandbox, ContractSwitches{}, testSeed(t))
+	m := New(kit.ProfileSandbox, kit.ContractSwitches{}, testSeed(t))
 	for i := range 1000 {
 		key := fmt.Sprintf("svc_test_model_drop_%04d", i)
 		m.Own(key, true)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // The exchanges below are as a sandbox with its clock frozen at start
@@ -42,7 +43,7 @@ func replay(t *testing.T, exchanges []ex) []string {
 	for i := range seed.Records {
 		seed.Records[i] = map[string]map[string]any{}
 	}
-	m := New(wire.ProfileSandbox, ContractSwitches{}, seed)
+	m := New(kit.ProfileSandbox, kit.ContractSwitches{}, seed)
 	m.Own(trafficKey, true)
 	var found []string
 	for i, e := range exchanges {

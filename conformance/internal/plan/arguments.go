@@ -8,6 +8,7 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/steps"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Mistakes in what a step has written under it, and in a feature's
@@ -67,7 +68,7 @@ func writtenUnder(node *messages.Step) string {
 
 // argumentProblem says what is wrong with what is written under a step
 // that matched d, or "" when it is what the step takes.
-func argumentProblem(keyword string, node *messages.Step, d steps.Doc, docs []steps.Doc) string {
+func argumentProblem(keyword string, node *messages.Step, d kit.StepDoc, docs []kit.StepDoc) string {
 	written := writtenUnder(node)
 	step := keyword + " " + node.Text
 	switch {
@@ -96,7 +97,7 @@ func noun(what string) string { return strings.TrimPrefix(what, "a ") }
 
 // exampleUnder shows the author's step with what its catalogue example has
 // under it, ready to paste.
-func exampleUnder(keyword, text string, d steps.Doc) string {
+func exampleUnder(keyword, text string, d kit.StepDoc) string {
 	_, below, ok := strings.Cut(d.Example, "\n")
 	if !ok {
 		return ""
@@ -108,8 +109,8 @@ func exampleUnder(keyword, text string, d steps.Doc) string {
 // step that takes a doc string often reads as one that does not with
 // " with JSON:" added, so one that text begins is offered before one
 // close in wording.
-func takers(text, what string, docs []steps.Doc) []string {
-	var cands []steps.Doc
+func takers(text, what string, docs []kit.StepDoc) []string {
+	var cands []kit.StepDoc
 	for _, d := range docs {
 		if d.Takes == what {
 			cands = append(cands, d)

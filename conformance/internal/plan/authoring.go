@@ -11,9 +11,9 @@ import (
 	messages "github.com/cucumber/messages/go/v21"
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/steps"
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // Mistakes that only the whole scenario shows: a tag that is almost one the
@@ -27,9 +27,9 @@ var ruleIDRe = regexp.MustCompile(`^@[A-Z]+-[0-9]+$`)
 // kitTags are the tags the kit reads: levels and profiles, areas, maturity,
 // and the tags that decide where a scenario can run.
 var kitTags = sync.OnceValue(func() []string {
-	tags := []string{"@" + wire.LevelMust, "@" + wire.LevelShould, tagSandbox, tagStable, tagBeta,
-		tagWrites, TagExhaustive, tagSeed, tagDelivery, tagFrozenClock, tagRunningClock}
-	for _, a := range report.AreaOrder {
+	tags := []string{"@" + docs.Must, "@" + docs.Should, tagSandbox, tagStable, tagBeta,
+		tagWrites, tagExhaustive, tagSeed, tagDelivery, tagFrozenClock, tagRunningClock}
+	for _, a := range kit.AreaOrder {
 		tags = append(tags, "@"+a)
 	}
 	return tags
@@ -71,7 +71,7 @@ func tagProblem(tag string) string {
 	if knownTag(tag) {
 		return ""
 	}
-	if strings.EqualFold(tag, "@"+wire.ProfileSpec) {
+	if strings.EqualFold(tag, "@"+kit.ProfileSpec) {
 		return fmt.Sprintf("%s is no tag of the kit: a profile is chosen with --profile, and a scenario without @sandbox runs under both", tag)
 	}
 	if ruleIDRe.MatchString(tag) {
@@ -103,7 +103,7 @@ func tagMeaning(tag string) string {
 	switch tag {
 	case tagSandbox:
 		return " (without it the scenario is held to @must and runs under --profile spec too)"
-	case "@" + wire.LevelShould:
+	case "@" + docs.Should:
 		return " (without it the scenario is held to @must)"
 	}
 	return ""
@@ -163,7 +163,7 @@ var sandboxPathRe = regexp.MustCompile(`"/_sandbox/[^"]*"`)
 // stepNeeds lints one step of a scenario, at where, against the
 // scenario's tags and what its earlier steps gave. A control path counts
 // in the step's text, where a request goes, not in a body it sends.
-func stepNeeds(where string, tags []string, text string, matched []steps.Doc, given map[string]bool) []string {
+func stepNeeds(where string, tags []string, text string, matched []kit.StepDoc, given map[string]bool) []string {
 	var out []string
 	if !slices.Contains(tags, tagSandbox) {
 		if m := sandboxPathRe.FindString(text); m != "" {

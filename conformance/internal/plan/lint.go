@@ -14,6 +14,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // savedAsRe finds the name a step saves a value under.
@@ -303,7 +304,7 @@ const maxSuggestions = 3
 // suggestions offers the library steps closest in wording to an undefined
 // one, each with the author's keyword and values in place of the example's,
 // ready to paste; or says that none is close.
-func suggestions(keyword, text string, docs []steps.Doc) string {
+func suggestions(keyword, text string, docs []kit.StepDoc) string {
 	near := closeSteps(text, docs)
 	if len(near) == 0 {
 		return "; no close step (`conform steps` lists them all)"
@@ -319,7 +320,7 @@ func suggestions(keyword, text string, docs []steps.Doc) string {
 // closeSteps are up to maxSuggestions library steps closest in wording to
 // text, closest first, each with the author's values in place of the
 // example's.
-func closeSteps(text string, docs []steps.Doc) []string {
+func closeSteps(text string, docs []kit.StepDoc) []string {
 	type cand struct {
 		text string
 		dist int

@@ -7,7 +7,6 @@ package plan
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"io"
 	"io/fs"
@@ -24,16 +23,18 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 	"github.com/testcampaign/kit/features"
 )
 
 // Tags with a meaning to the runner.
 const (
-	tagWrites     = "@writes"
-	TagExhaustive = "@exhaustive"
+	tagWrites = "@writes"
+	// tagExhaustive is also the tag by which a scenario runs alone.
+	tagExhaustive = steps.TagExhaustive
 	// tagSandbox is also the tag the sandbox's control steps need.
 	tagSandbox  = steps.TagSandbox
 	tagSeed     = "@seed"
@@ -207,16 +208,16 @@ func LoadFeatures(cfg PlanOptions) ([]FeatureFile, error) {
 		}
 		found, err := readPath(dir, newID)
 		if err != nil {
-			return nil, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, dir, err)
+			return nil, fmt.Errorf("%w: reading features from %s: %w", kit.ErrUsage, dir, err)
 		}
 		if len(found) == 0 {
-			return nil, fmt.Errorf("%w: no .feature files in %s", wire.ErrUsage, dir)
+			return nil, fmt.Errorf("%w: no .feature files in %s", kit.ErrUsage, dir)
 		}
 		files = append(files, found...)
 	}
 	files = mergeSelections(files)
 	sort.SliceStable(files, func(i, j int) bool {
-		return !bytes.Contains(files[i].content, []byte(TagExhaustive)) && bytes.Contains(files[j].content, []byte(TagExhaustive))
+		return !bytes.Contains(files[i].content, []byte(tagExhaustive)) && bytes.Contains(files[j].content, []byte(tagExhaustive))
 	})
 	return files, nil
 }
@@ -226,7 +227,7 @@ func loadOneScenario(file, line string, newID func() string) (FeatureFile, error
 	n, _ := strconv.Atoi(line)
 	found, err := readPath(file, newID)
 	if err != nil {
-		return FeatureFile{}, fmt.Errorf("%w: reading features from %s: %w", wire.ErrUsage, file, err)
+		return FeatureFile{}, fmt.Errorf("%w: reading features from %s: %w", kit.ErrUsage, file, err)
 	}
 	f := found[0]
 	f.lines = map[int]bool{n: true}
@@ -272,33 +273,11 @@ type PlannedScenario struct {
 	Selected bool   // matches the operator's tag expression and line
 	Skip     string // why a selected scenario will not run; empty if it will
 	// SkipAs is Disabled or Skipped, as the rule that refused it says.
-	SkipAs report.Status
+	SkipAs kit.Status
 	// Fingerprint joins godog's pickle of the scenario to it.
 	Fingerprint string
 	// Steps are where the pickle's steps are written, in its order.
 	Steps []StepAt
-}
-
-// WrittenStep is a step as its feature file writes it: its line and its
-// text, an outline's <parameters> unfilled.
-type WrittenStep struct {
-	Line int
-	Text string
-}
-
-// WrittenSteps are the feature's header line as written ("Feature: Name",
-// in the file's language) and every step of f, backgrounds included, in
-// line order, from the one parse of f.
-func WrittenSteps(f FeatureFile) (header string, written []WrittenStep) {
-	if f.doc == nil || f.doc.Feature == nil {
-		return "", nil
-	}
-	for _, s := range stepNodes(f.doc.Feature) {
-		written = append(written, WrittenStep{int(s.Location.Line), s.Text})
-	}
-	// Map order is random; the steps are listed in the order written.
-	slices.SortFunc(written, func(a, b WrittenStep) int { return cmp.Compare(a.Line, b.Line) })
-	return f.doc.Feature.Keyword + ": " + f.doc.Feature.Name, written
 }
 
 // StepAt is where a step of a scenario is written: its keyword as written
@@ -317,10 +296,10 @@ func Plan(cfg PlanOptions, files []FeatureFile, env RunEnv) ([]*PlannedScenario,
 	seen := map[string]bool{}
 	for _, f := range files {
 		if f.parseErr != nil {
-			return nil, fmt.Errorf("%w: %s: %w", wire.ErrUsage, f.URI, f.parseErr)
+			return nil, fmt.Errorf("%w: %s: %w", kit.ErrUsage, f.URI, f.parseErr)
 		}
 		if seen[f.URI] {
-			return nil, fmt.Errorf("%w: two feature files named %s", wire.ErrUsage, f.URI)
+			return nil, fmt.Errorf("%w: two feature files named %s", kit.ErrUsage, f.URI)
 		}
 		seen[f.URI] = true
 		if f.doc.Feature == nil {
@@ -417,16 +396,16 @@ func nodeLines(f *messages.Feature) map[string]int {
 // a level tag is held to @must: an operator's own check is presumably meant
 // to count.
 func classify(tags []string, uri string) (level, area, maturity string) {
-	level = wire.LevelMust
+	level = docs.Must
 	for _, t := range tags {
 		switch t {
-		case "@" + wire.LevelShould:
-			level = wire.LevelShould
+		case "@" + docs.Should:
+			level = docs.Should
 		case tagSandbox:
-			level = wire.LevelSandbox
+			level = docs.Sandbox
 		}
 	}
-	for _, a := range report.AreaOrder {
+	for _, a := range kit.AreaOrder {
 		if hasTag(tags, "@"+a) {
 			area = a
 			break
@@ -461,60 +440,60 @@ type skipRule struct {
 	tags []string
 	// status is Disabled when the operator's configuration leaves the
 	// scenarios out, Skipped when they were wanted but cannot run here.
-	status report.Status
+	status kit.Status
 	reason func(cfg PlanOptions, env RunEnv) string
 }
 
 var skipRules = []skipRule{
-	{[]string{tagSandbox}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
-		if cfg.Profile != wire.ProfileSandbox {
+	{[]string{tagSandbox}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+		if cfg.Profile != kit.ProfileSandbox {
 			return "@sandbox checks the sandbox's own choices; run with --profile sandbox"
 		}
 		return ""
 	}},
-	{[]string{tagSeed}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagSeed}, kit.Skipped, func(_ PlanOptions, env RunEnv) string {
 		if !env.Seeded {
 			return "@seed checks the built-in seed, and a fresh account of this deployment does not hold it (started with other fixtures?)"
 		}
 		return ""
 	}},
-	{[]string{tagFrozenClock}, report.Disabled, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagFrozenClock}, kit.Disabled, func(_ PlanOptions, env RunEnv) string {
 		if env.Clock == ClockRunning {
 			return "@frozen-clock moves the account's clock, and this sandbox's clocks run (started without -frozen-clock)"
 		}
 		return ""
 	}},
-	{[]string{tagRunningClock}, report.Disabled, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagRunningClock}, kit.Disabled, func(_ PlanOptions, env RunEnv) string {
 		if env.Clock == ClockFrozen {
 			return "@running-clock checks a clock that runs, and this sandbox's clocks are frozen (-frozen-clock)"
 		}
 		return ""
 	}},
-	{[]string{tagFrozenClock, tagRunningClock}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagFrozenClock, tagRunningClock}, kit.Skipped, func(_ PlanOptions, env RunEnv) string {
 		if env.Clock == "" {
 			return "@frozen-clock and @running-clock need to know whether the sandbox's clocks are frozen, and POST /_sandbox/clock did not say"
 		}
 		return ""
 	}},
-	{[]string{tagDelivery}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagDelivery}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if cfg.WebhookListen == "off" {
 			return "@delivery needs conform's webhook receiver, which is off (--webhook-listen off)"
 		}
 		return ""
 	}},
-	{[]string{tagDelivery}, report.Skipped, func(_ PlanOptions, env RunEnv) string {
+	{[]string{tagDelivery}, kit.Skipped, func(_ PlanOptions, env RunEnv) string {
 		if env.NoReceiver != "" {
 			return "@delivery needs conform's webhook receiver: " + env.NoReceiver
 		}
 		return ""
 	}},
-	{[]string{tagWrites, TagExhaustive}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagWrites, tagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if wire.IsLiveKey(cfg.APIKey) && !cfg.AllowWrites {
 			return "live key: @writes and @exhaustive scenarios would change real data or spend its rate limit; pass --allow-writes to run them"
 		}
 		return ""
 	}},
-	{[]string{TagExhaustive}, report.Disabled, func(cfg PlanOptions, _ RunEnv) string {
+	{[]string{tagExhaustive}, kit.Disabled, func(cfg PlanOptions, _ RunEnv) string {
 		if !cfg.Exhaustive {
 			return "@exhaustive spends a whole rate-limit window; pass --exhaustive to run it"
 		}
@@ -525,7 +504,7 @@ var skipRules = []skipRule{
 // skipReason says why a scenario is kept out of this run by the safety and
 // opt-in rules, and whether that is the configuration's choice (Disabled)
 // or lost coverage (Skipped); "" if the rules allow it.
-func skipReason(cfg PlanOptions, env RunEnv, tags []string) (string, report.Status) {
+func skipReason(cfg PlanOptions, env RunEnv, tags []string) (string, kit.Status) {
 	for _, r := range skipRules {
 		for _, t := range r.tags {
 			if hasTag(tags, t) {
@@ -535,7 +514,7 @@ func skipReason(cfg PlanOptions, env RunEnv, tags []string) (string, report.Stat
 			}
 		}
 	}
-	return "", report.Passed
+	return "", kit.Passed
 }
 
 // ExclusionTags is the tag expression that keeps the scenarios skipReason
@@ -568,7 +547,7 @@ func ValidateTags(expr string) error {
 	for _, clause := range strings.Split(expr, "&&") {
 		for _, term := range strings.Split(clause, ",") {
 			if t := strings.TrimSpace(term); !tagTermRe.MatchString(t) {
-				return fmt.Errorf("%w: invalid tag expression %q: %q is not a tag (want @tag or ~@tag, joined by \",\" for or and \"&&\" for and)", wire.ErrUsage, expr, t)
+				return fmt.Errorf("%w: invalid tag expression %q: %q is not a tag (want @tag or ~@tag, joined by \",\" for or and \"&&\" for and)", kit.ErrUsage, expr, t)
 			}
 		}
 	}

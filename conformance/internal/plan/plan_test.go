@@ -13,8 +13,7 @@ import (
 	gherkin "github.com/cucumber/gherkin/go/v26"
 	messages "github.com/cucumber/messages/go/v21"
 
-	"github.com/testcampaign/kit/conformance/internal/report"
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/features"
 )
 
@@ -40,25 +39,25 @@ func TestMatchTags(t *testing.T) {
 }
 
 func TestSkipReason(t *testing.T) {
-	live := PlanOptions{APIKey: wire.LivePrefix + "abcdefghijkl", Profile: wire.ProfileSpec}
+	live := PlanOptions{APIKey: kit.LivePrefix + "abcdefghijkl", Profile: kit.ProfileSpec}
 	tests := []struct {
 		name string
 		cfg  PlanOptions
 		env  RunEnv
 		tags []string
 		want string
-		as   report.Status
+		as   kit.Status
 	}{
-		{"live key, writes", live, RunEnv{}, []string{"@writes"}, "live key", report.Disabled},
-		{"live key, writes allowed", PlanOptions{APIKey: live.APIKey, Profile: wire.ProfileSpec, AllowWrites: true}, RunEnv{}, []string{"@writes"}, "", report.Passed},
-		{"live key, exhaustive opted in", PlanOptions{APIKey: live.APIKey, Exhaustive: true}, RunEnv{}, []string{"@exhaustive"}, "live key", report.Disabled},
-		{"test key, exhaustive not opted in", PlanOptions{APIKey: wire.TestPrefix + "k"}, RunEnv{}, []string{"@exhaustive"}, "pass --exhaustive", report.Disabled},
-		{"sandbox scenario, spec profile", PlanOptions{APIKey: wire.TestPrefix + "k", Profile: wire.ProfileSpec}, RunEnv{}, []string{"@sandbox"}, "--profile sandbox", report.Disabled},
-		{"sandbox scenario, sandbox profile", PlanOptions{APIKey: wire.TestPrefix + "k", Profile: wire.ProfileSandbox}, RunEnv{}, []string{"@sandbox", "@writes"}, "", report.Passed},
-		{"seed scenario, other fixtures", PlanOptions{APIKey: wire.TestPrefix + "k", Profile: wire.ProfileSandbox}, RunEnv{}, []string{"@sandbox", "@seed"}, "built-in seed", report.Skipped},
-		{"seed scenario, built-in seed", PlanOptions{APIKey: wire.TestPrefix + "k", Profile: wire.ProfileSandbox}, RunEnv{Seeded: true}, []string{"@sandbox", "@seed"}, "", report.Passed},
-		{"delivery scenario, receiver off", PlanOptions{APIKey: wire.TestPrefix + "k", Profile: wire.ProfileSandbox, WebhookListen: "off"}, RunEnv{Seeded: true, NoReceiver: "it is off"}, []string{"@sandbox", "@delivery"}, "receiver", report.Disabled},
-		{"delivery scenario, receiver unreachable", PlanOptions{APIKey: wire.TestPrefix + "k", Profile: wire.ProfileSandbox}, RunEnv{Seeded: true, NoReceiver: "it listens on loopback"}, []string{"@sandbox", "@delivery"}, "loopback", report.Skipped},
+		{"live key, writes", live, RunEnv{}, []string{"@writes"}, "live key", kit.Disabled},
+		{"live key, writes allowed", PlanOptions{APIKey: live.APIKey, Profile: kit.ProfileSpec, AllowWrites: true}, RunEnv{}, []string{"@writes"}, "", kit.Passed},
+		{"live key, exhaustive opted in", PlanOptions{APIKey: live.APIKey, Exhaustive: true}, RunEnv{}, []string{"@exhaustive"}, "live key", kit.Disabled},
+		{"test key, exhaustive not opted in", PlanOptions{APIKey: kit.TestPrefix + "k"}, RunEnv{}, []string{"@exhaustive"}, "pass --exhaustive", kit.Disabled},
+		{"sandbox scenario, spec profile", PlanOptions{APIKey: kit.TestPrefix + "k", Profile: kit.ProfileSpec}, RunEnv{}, []string{"@sandbox"}, "--profile sandbox", kit.Disabled},
+		{"sandbox scenario, sandbox profile", PlanOptions{APIKey: kit.TestPrefix + "k", Profile: kit.ProfileSandbox}, RunEnv{}, []string{"@sandbox", "@writes"}, "", kit.Passed},
+		{"seed scenario, other fixtures", PlanOptions{APIKey: kit.TestPrefix + "k", Profile: kit.ProfileSandbox}, RunEnv{}, []string{"@sandbox", "@seed"}, "built-in seed", kit.Skipped},
+		{"seed scenario, built-in seed", PlanOptions{APIKey: kit.TestPrefix + "k", Profile: kit.ProfileSandbox}, RunEnv{Seeded: true}, []string{"@sandbox", "@seed"}, "", kit.Passed},
+		{"delivery scenario, receiver off", PlanOptions{APIKey: kit.TestPrefix + "k", Profile: kit.ProfileSandbox, WebhookListen: "off"}, RunEnv{Seeded: true, NoReceiver: "it is off"}, []string{"@sandbox", "@delivery"}, "receiver", kit.Disabled},
+		{"delivery scenario, receiver unreachable", PlanOptions{APIKey: kit.TestPrefix + "k", Profile: kit.ProfileSandbox}, RunEnv{Seeded: true, NoReceiver: "it listens on loopback"}, []string{"@sandbox", "@delivery"}, "loopback", kit.Skipped},
 	}
 	for _, tt := range tests {
 		got, as := skipReason(tt.cfg, tt.env, tt.tags)
@@ -100,7 +99,7 @@ func TestValidateTags(t *testing.T) {
 // is a usage error that still says, to errors.Is, what went wrong.
 func TestLoadErrorsKeepTheirCause(t *testing.T) {
 	_, err := LoadFeatures(PlanOptions{NoBuiltin: true, FeatureDirs: []string{filepath.Join(t.TempDir(), "missing")}})
-	if !errors.Is(err, wire.ErrUsage) || !errors.Is(err, fs.ErrNotExist) {
+	if !errors.Is(err, kit.ErrUsage) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("LoadFeatures of a missing directory: %v; want a usage error wrapping fs.ErrNotExist", err)
 	}
 }
@@ -142,7 +141,7 @@ func TestEachFeatureFileIsParsedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	files[0].lines = map[int]bool{1: true}
-	if _, err := Plan(PlanOptions{Profile: wire.ProfileSandbox}, files, RunEnv{}); err != nil {
+	if _, err := Plan(PlanOptions{Profile: kit.ProfileSandbox}, files, RunEnv{}); err != nil {
 		t.Fatal(err)
 	}
 	Lint(files)

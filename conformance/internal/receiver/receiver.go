@@ -16,6 +16,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Receiver is conform's own webhook endpoint. Each scenario gets a path of
@@ -40,7 +41,7 @@ type Endpoint struct {
 	held chan struct{}
 	// schema and sink, with --openapi, check each delivery against the
 	// document's webhooks.
-	schema rules.Schema
+	schema kit.Schema
 	sink   *rules.Sink
 }
 
@@ -81,7 +82,7 @@ func (r *Receiver) Base() string { return r.base }
 // Open gives a scenario an endpoint of its own, whose deliveries are checked
 // against schema (when set) with breaks going to sink; the URL is where the
 // deployment delivers to it.
-func (r *Receiver) Open(schema rules.Schema, sink *rules.Sink) (*Endpoint, string) {
+func (r *Receiver) Open(schema kit.Schema, sink *rules.Sink) (*Endpoint, string) {
 	token := wire.RandomToken()
 	e := &Endpoint{token: token, arrived: make(chan struct{}), schema: schema, sink: sink}
 	r.mu.Lock()

@@ -9,6 +9,8 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // RuleViolation is the first break of a rule that holds for every response,
@@ -16,7 +18,7 @@ import (
 type RuleViolation struct {
 	ID      string // the rule's ID in docs/contract.md
 	Rule    string // what the rule says, as a report shows it
-	Level   string // LevelMust, LevelShould or LevelSandbox
+	Level   string // docs.Must, docs.Should or docs.Sandbox
 	Area    string // the report's area for the break; the scenario's own if empty
 	Message string
 	Request string // method and URL of the exchange that broke it
@@ -100,7 +102,7 @@ func (s *Sink) first(keep func(RuleViolation) bool) (RuleViolation, bool) {
 	for i, v := range s.violations {
 		switch {
 		case !keep(v):
-		case v.Level != wire.LevelShould:
+		case v.Level != docs.Should:
 			return v, true
 		case should == nil:
 			should = &s.violations[i]
@@ -114,7 +116,7 @@ func (s *Sink) first(keep func(RuleViolation) bool) (RuleViolation, bool) {
 
 // SentKey records a credential the scenario sent; no answer may echo it.
 func (s *Sink) SentKey(k string) {
-	if len(k) < 8 || k == wire.LivePrefix || k == wire.TestPrefix {
+	if len(k) < 8 || k == kit.LivePrefix || k == kit.TestPrefix {
 		return // a bare prefix or a short token is ordinary text, not a secret
 	}
 	s.mu.Lock()
@@ -153,7 +155,7 @@ func leaks(text []byte, key string) bool {
 // own body (FAULT-17) is. No document describes such a body; the model
 // judges it against the fault.
 func FaultWroteBody(profile string, e *wire.Exchange) bool {
-	return profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != "" && CheckEnvelope(e, EnvelopeEither) != nil
+	return profile == kit.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != "" && CheckEnvelope(e, EnvelopeEither) != nil
 }
 
 // CheckResponse applies the rules of every response: the envelope (ENV-1 to
@@ -176,29 +178,29 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 	// An answer a planned fault wrote (X-Sandbox-Fault) is what the plan
 	// asked for, a malformed body or a raw one included: the model judges
 	// it against the fault (FAULT rules), not against the envelope.
-	planned := profile == wire.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != ""
+	planned := profile == kit.ProfileSandbox && e.Header.Get("X-Sandbox-Fault") != ""
 	// A browser's preflight that the sandbox answers as one (WEB-2) is no
 	// answer of the API: it has no body to hold to the envelope.
 	preflight := req.Method == http.MethodOptions && req.Header.Get("Access-Control-Request-Method") != "" && e.Header.Get("Access-Control-Allow-Origin") != ""
 	// Headers too large to read are refused by the HTTP server itself,
 	// before any handler could write an envelope (ERR-24).
 	unread := e.Status == http.StatusRequestHeaderFieldsTooLarge
-	if unread && profile == wire.ProfileSandbox {
+	if unread && profile == kit.ProfileSandbox {
 		sink.Judged("ERR-24")
 		if media := strings.TrimSpace(strings.Split(e.Header.Get("Content-Type"), ";")[0]); media != "text/plain" {
-			sink.Broke(RuleViolation{ID: "ERR-24", Rule: "headers too large get the HTTP server's plain-text 431", Level: wire.LevelSandbox,
+			sink.Broke(RuleViolation{ID: "ERR-24", Rule: "headers too large get the HTTP server's plain-text 431", Level: docs.Sandbox,
 				Message: fmt.Sprintf("want a plain-text 431, got Content-Type %q", e.Header.Get("Content-Type")), Request: where, Exchange: e})
 		}
 	}
-	if (inAPI || profile == wire.ProfileSandbox) && !document && !planned && !unread && !preflight && req.Method != http.MethodHead {
+	if (inAPI || profile == kit.ProfileSandbox) && !document && !planned && !unread && !preflight && req.Method != http.MethodHead {
 		sink.Judged(envelopeRules...)
 		if err := CheckEnvelope(e, EnvelopeEither); err != nil {
-			sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
+			sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every response is the envelope (spec §4, §7)", Level: docs.Must, Message: err.Error(), Request: where, Exchange: e})
 		}
 		if inAPI {
 			sink.Judged("ENV-8")
 			if err := CheckJSONContentType(e); err != nil {
-				sink.Broke(RuleViolation{ID: "ENV-8", Rule: "every response is JSON with a JSON content type", Level: wire.LevelMust, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: "ENV-8", Rule: "every response is JSON with a JSON content type", Level: docs.Must, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 	}
@@ -207,38 +209,38 @@ func CheckResponse(profile string, sink *Sink, req *http.Request, e *wire.Exchan
 	// +json type is a choice it documents against (ENV-9), whatever the
 	// spec allows (ENV-8). A preflight answered as one is a 204 with no
 	// body, so no type.
-	if profile == wire.ProfileSandbox && !document && !planned && !unread && !preflight {
+	if profile == kit.ProfileSandbox && !document && !planned && !unread && !preflight {
 		sink.Judged("ENV-9")
 		if ct := e.Header.Get("Content-Type"); ct != "application/json" {
-			sink.Broke(RuleViolation{ID: "ENV-9", Rule: "every answer of the sandbox says Content-Type: application/json", Level: wire.LevelSandbox,
+			sink.Broke(RuleViolation{ID: "ENV-9", Rule: "every answer of the sandbox says Content-Type: application/json", Level: docs.Sandbox,
 				Message: fmt.Sprintf("want Content-Type \"application/json\" exactly, got %q", ct), Request: where, Exchange: e})
 		}
 	}
-	if profile == wire.ProfileSandbox && !planned && !unread {
+	if profile == kit.ProfileSandbox && !planned && !unread {
 		if judged, err := checkErrorCode(e); judged {
 			sink.Judged("ERR-4", "ERR-5")
 			if err != nil {
-				sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every error has a documented code with its status", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: ruleOf(err), Rule: "every error has a documented code with its status", Level: docs.Sandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 		if judged, err := checkScope(req.URL.Path, e); judged {
 			sink.Judged("RATE-14")
 			if err != nil {
-				sink.Broke(RuleViolation{ID: "RATE-14", Rule: "every budget reported names its scope", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: "RATE-14", Rule: "every budget reported names its scope", Level: docs.Sandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 	}
-	if profile == wire.ProfileSandbox && !document {
+	if profile == kit.ProfileSandbox && !document {
 		if v, err := e.JSON(); err == nil && CountTimestamps(v) > 0 {
 			sink.Judged("ENV-11")
 			if err := CheckTimestamps(v); err != nil {
-				sink.Broke(RuleViolation{ID: "ENV-11", Rule: "every timestamp is RFC 3339 UTC with three fractional digits", Level: wire.LevelSandbox, Message: err.Error(), Request: where, Exchange: e})
+				sink.Broke(RuleViolation{ID: "ENV-11", Rule: "every timestamp is RFC 3339 UTC with three fractional digits", Level: docs.Sandbox, Message: err.Error(), Request: where, Exchange: e})
 			}
 		}
 	}
-	level := wire.LevelShould
-	if profile == wire.ProfileSandbox {
-		level = wire.LevelSandbox
+	level := docs.Should
+	if profile == kit.ProfileSandbox {
+		level = docs.Sandbox
 	}
 	keys := sink.SentKeys()
 	if len(keys) > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 func TestLeaks(t *testing.T) {
@@ -42,12 +43,12 @@ func TestFaultWroteBody(t *testing.T) {
 		e       *wire.Exchange
 		want    bool
 	}{
-		{"a malformed answer", wire.ProfileSandbox, answer(200, faulted, `{"success": tru`), true},
-		{"a status fault's own body", wire.ProfileSandbox, answer(503, faulted, `<html>down</html>`), true},
-		{"a status fault's envelope", wire.ProfileSandbox, answer(503, faulted, `{"success":false,"error":{"code":"INJECTED_FAILURE","message":"m","status":503}}`), false},
-		{"a delayed success", wire.ProfileSandbox, answer(200, faulted, `{"success":true,"data":{}}`), false},
-		{"a broken body nobody planned", wire.ProfileSandbox, answer(200, nil, `{"success": tru`), false},
-		{"the header from a deployment that is not the sandbox", wire.ProfileSpec, answer(200, faulted, `{"success": tru`), false},
+		{"a malformed answer", kit.ProfileSandbox, answer(200, faulted, `{"success": tru`), true},
+		{"a status fault's own body", kit.ProfileSandbox, answer(503, faulted, `<html>down</html>`), true},
+		{"a status fault's envelope", kit.ProfileSandbox, answer(503, faulted, `{"success":false,"error":{"code":"INJECTED_FAILURE","message":"m","status":503}}`), false},
+		{"a delayed success", kit.ProfileSandbox, answer(200, faulted, `{"success":true,"data":{}}`), false},
+		{"a broken body nobody planned", kit.ProfileSandbox, answer(200, nil, `{"success": tru`), false},
+		{"the header from a deployment that is not the sandbox", kit.ProfileSpec, answer(200, faulted, `{"success": tru`), false},
 	} {
 		if got := FaultWroteBody(c.profile, c.e); got != c.want {
 			t.Errorf("%s: FaultWroteBody = %t, want %t", c.name, got, c.want)
@@ -70,18 +71,18 @@ func TestContentTypeRules(t *testing.T) {
 		e       *wire.Exchange
 		want    []string
 	}{
-		{"an exact type", wire.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("application/json"), ok), nil},
-		{"a charset in the API, sandbox", wire.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ok), []string{"ENV-9"}},
-		{"a charset in the API, spec", wire.ProfileSpec, "GET", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ok), nil},
-		{"HTML in the API, spec", wire.ProfileSpec, "GET", "/v1/campaigns", nil, answer(200, json("text/html"), ok), []string{"ENV-8"}},
-		{"HTML in the API, sandbox", wire.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("text/html"), ok), []string{"ENV-8", "ENV-9"}},
-		{"a +json type of the controls", wire.ProfileSandbox, "GET", "/_sandbox/journal", nil, answer(200, json("application/problem+json"), ok), []string{"ENV-9"}},
-		{"plain text from the health check", wire.ProfileSandbox, "GET", "/healthz", nil, answer(200, json("text/plain"), ok), []string{"ENV-9"}},
-		{"a charset on the health check", wire.ProfileSandbox, "GET", "/healthz", nil, answer(200, json("application/json; charset=utf-8"), ok), []string{"ENV-9"}},
-		{"plain text outside the API, spec", wire.ProfileSpec, "GET", "/healthz", nil, answer(200, json("text/plain"), ""), nil},
-		{"a charset on HEAD", wire.ProfileSandbox, "HEAD", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ""), []string{"ENV-9"}},
-		{"the document as it is", wire.ProfileSandbox, "GET", "/openapi.yaml", nil, answer(200, json("application/yaml"), "openapi: 3.1.0"), nil},
-		{"a preflight answered as one", wire.ProfileSandbox, "OPTIONS", "/v1/campaigns", http.Header{"Access-Control-Request-Method": {"POST"}},
+		{"an exact type", kit.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("application/json"), ok), nil},
+		{"a charset in the API, sandbox", kit.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ok), []string{"ENV-9"}},
+		{"a charset in the API, spec", kit.ProfileSpec, "GET", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ok), nil},
+		{"HTML in the API, spec", kit.ProfileSpec, "GET", "/v1/campaigns", nil, answer(200, json("text/html"), ok), []string{"ENV-8"}},
+		{"HTML in the API, sandbox", kit.ProfileSandbox, "GET", "/v1/campaigns", nil, answer(200, json("text/html"), ok), []string{"ENV-8", "ENV-9"}},
+		{"a +json type of the controls", kit.ProfileSandbox, "GET", "/_sandbox/journal", nil, answer(200, json("application/problem+json"), ok), []string{"ENV-9"}},
+		{"plain text from the health check", kit.ProfileSandbox, "GET", "/healthz", nil, answer(200, json("text/plain"), ok), []string{"ENV-9"}},
+		{"a charset on the health check", kit.ProfileSandbox, "GET", "/healthz", nil, answer(200, json("application/json; charset=utf-8"), ok), []string{"ENV-9"}},
+		{"plain text outside the API, spec", kit.ProfileSpec, "GET", "/healthz", nil, answer(200, json("text/plain"), ""), nil},
+		{"a charset on HEAD", kit.ProfileSandbox, "HEAD", "/v1/campaigns", nil, answer(200, json("application/json; charset=utf-8"), ""), []string{"ENV-9"}},
+		{"the document as it is", kit.ProfileSandbox, "GET", "/openapi.yaml", nil, answer(200, json("application/yaml"), "openapi: 3.1.0"), nil},
+		{"a preflight answered as one", kit.ProfileSandbox, "OPTIONS", "/v1/campaigns", http.Header{"Access-Control-Request-Method": {"POST"}},
 			answer(204, http.Header{"Access-Control-Allow-Origin": {"*"}}, ""), nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

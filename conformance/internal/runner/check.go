@@ -3,9 +3,8 @@ package runner
 import (
 	"fmt"
 
-	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/plan"
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/docs"
 )
 
@@ -13,33 +12,25 @@ import (
 // match exactly one step of the library, and every {placeholder} and
 // "<placeholder>" must be known where it is used. It returns one line per
 // problem, each naming the file and line.
-func Check(cfg Config) ([]string, error) {
+func Check(cfg kit.Config) ([]string, error) {
 	if cfg.NoBuiltin && len(cfg.FeatureDirs) == 0 {
-		return nil, fmt.Errorf("%w: nothing to check", wire.ErrUsage)
+		return nil, fmt.Errorf("%w: nothing to check", kit.ErrUsage)
 	}
-	files, err := plan.LoadFeatures(cfg.planOptions())
+	files, err := plan.LoadFeatures(planOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
 	return append(plan.Lint(files), plan.UnmatchedLines(files)...), nil
 }
 
-// CitedFile is what one feature file's scenarios cite of docs/contract.md.
-type CitedFile struct {
-	URI       string
-	Scenarios int      // scenarios of the file, each row of an outline one
-	Citing    int      // of them, how many cite a rule by tag
-	Rules     []string // the rule IDs cited, in the contract's order
-}
-
 // CitedRules says, for each feature file cfg selects, which rules of
 // docs/contract.md its scenarios cite by tag: what a run's coverage counts
 // as exercised by them beside what the model judges of every exchange.
-func CitedRules(cfg Config) ([]CitedFile, error) {
+func CitedRules(cfg kit.Config) ([]kit.CitedFile, error) {
 	if cfg.NoBuiltin && len(cfg.FeatureDirs) == 0 {
-		return nil, fmt.Errorf("%w: nothing to check", wire.ErrUsage)
+		return nil, fmt.Errorf("%w: nothing to check", kit.ErrUsage)
 	}
-	opts := cfg.planOptions()
+	opts := planOptions(cfg)
 	files, err := plan.LoadFeatures(opts)
 	if err != nil {
 		return nil, err
@@ -48,7 +39,7 @@ func CitedRules(cfg Config) ([]CitedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []CitedFile
+	var out []kit.CitedFile
 	// By index, not pointer: out grows, and moves, as files are found.
 	byURI := map[string]int{}
 	cited := map[string]map[string]bool{}
@@ -56,13 +47,13 @@ func CitedRules(cfg Config) ([]CitedFile, error) {
 		i, ok := byURI[p.URI]
 		if !ok {
 			i = len(out)
-			out = append(out, CitedFile{URI: p.URI})
+			out = append(out, kit.CitedFile{URI: p.URI})
 			byURI[p.URI] = i
 			cited[p.URI] = map[string]bool{}
 		}
 		f := &out[i]
 		f.Scenarios++
-		ids := coverage.Citations(p.Tags)
+		ids := kit.Citations(p.Tags)
 		if len(ids) > 0 {
 			f.Citing++
 		}

@@ -4,24 +4,17 @@ import (
 	"context"
 
 	"github.com/cucumber/godog"
-	"github.com/testcampaign/kit/conformance/internal/wire"
-)
 
-// FeatureSuite is one feature file of a run as its own godog suite, for go
-// test's subtest per feature.
-type FeatureSuite struct {
-	// Feature is the feature's name, the name of its subtest.
-	Feature string
-	// Suite builds the feature's suite; ctx bounds its scenarios.
-	Suite func(ctx context.Context) godog.TestSuite
-}
+	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
+)
 
 // FeatureSuites prepares a run as Suite does, and returns one suite per
 // feature file that has a scenario to run, in the order of the files. The
 // suites share one redacting writer on cfg.Output: flush writes what it
 // still holds once the last suite ran.
-func FeatureSuites(ctx context.Context, cfg Config) (suites []FeatureSuite, flush func() error, err error) {
-	cfg, err = cfg.WithDefaults()
+func FeatureSuites(ctx context.Context, cfg kit.Config) (suites []kit.FeatureSuite, flush func() error, err error) {
+	cfg, err = withDefaults(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -47,7 +40,7 @@ func FeatureSuites(ctx context.Context, cfg Config) (suites []FeatureSuite, flus
 		if !named {
 			name = f.URI
 		}
-		suites = append(suites, FeatureSuite{
+		suites = append(suites, kit.FeatureSuite{
 			Feature: name,
 			Suite:   func(ctx context.Context) godog.TestSuite { return r.featureSuite(ctx, out, f) },
 		})

@@ -9,47 +9,34 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/plan"
 	"github.com/testcampaign/kit/conformance/internal/rules"
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 	"github.com/testcampaign/kit/docs"
 )
-
-// RuleChecks is one rule of docs/contract.md with every way the kit judges
-// it, or the reason it cannot in a default run.
-type RuleChecks struct {
-	Rule   docs.Rule
-	Checks []coverage.Check
-	// Reason says why no run, or no default run, judges the rule; empty
-	// when the kit has checks for it.
-	Reason string
-	// Proofs name the broken sandboxes each of which breaks the rule
-	// alone and fails the default run, whatever its seed.
-	Proofs []string
-}
 
 // Rules returns the catalogue with how the kit checks each rule: the
 // checks its packages declare, and the built-in scenarios that cite the
 // rule by tag.
-func Rules() ([]RuleChecks, error) {
-	files, err := plan.LoadFeatures(plan.PlanOptions{Profile: wire.ProfileSandbox})
+func Rules() ([]kit.RuleChecks, error) {
+	files, err := plan.LoadFeatures(plan.PlanOptions{Profile: kit.ProfileSandbox})
 	if err != nil {
 		return nil, err
 	}
-	planned, err := plan.Plan(plan.PlanOptions{Profile: wire.ProfileSandbox}, files, plan.RunEnv{})
+	planned, err := plan.Plan(plan.PlanOptions{Profile: kit.ProfileSandbox}, files, plan.RunEnv{})
 	if err != nil {
 		return nil, err
 	}
 	scenarios := map[string][]string{}
 	for _, p := range planned {
-		for _, id := range coverage.Citations(p.Tags) {
+		for _, id := range kit.Citations(p.Tags) {
 			scenarios[id] = append(scenarios[id], p.URI)
 		}
 	}
 	checks := catalogue()
-	var out []RuleChecks
+	var out []kit.RuleChecks
 	for _, r := range docs.Rules() {
-		rc := RuleChecks{Rule: r, Checks: checks.Of(r.ID), Proofs: coverage.Proofs(r.ID)}
+		rc := kit.RuleChecks{Rule: r, Checks: checks.Of(r.ID), Proofs: coverage.Proofs(r.ID)}
 		if uris := scenarios[r.ID]; len(uris) > 0 {
-			rc.Checks = append(rc.Checks, coverage.Check{Rule: r.ID, By: coverage.ByFeature, How: citedBy(uris)})
+			rc.Checks = append(rc.Checks, kit.Check{Rule: r.ID, By: coverage.ByFeature, How: citedBy(uris)})
 		}
 		switch why, beyond := coverage.BeyondTheWire(r.ID); {
 		case beyond:

@@ -18,25 +18,26 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/coverage"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/explore"
 	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/plan"
 	"github.com/testcampaign/kit/conformance/internal/receiver"
-	"github.com/testcampaign/kit/conformance/internal/report"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Run runs the selected scenarios against cfg.BaseURL and returns their
 // results. The error is non-nil only when the run could not judge
-// everything: a bad configuration or feature file (ErrUsage), an
-// unreachable deployment (ErrConnection), an interruption
-// (wire.ErrInterrupted), or godog refusing its options. Deviations are in the
+// everything: a bad configuration or feature file (kit.ErrUsage), an
+// unreachable deployment (kit.ErrConnection), an interruption
+// (kit.ErrInterrupted), or godog refusing its options. Deviations are in the
 // report, not in the error. Every outcome writes the reports cfg asks for:
 // a run that stopped early records why, so that CI always finds a report.
-func Run(ctx context.Context, cfg Config) (*report.Report, error) {
-	cfg, err := cfg.WithDefaults()
+func Run(ctx context.Context, cfg kit.Config) (*kit.Report, error) {
+	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return Refuse(cfg, err)
 	}
@@ -48,12 +49,12 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	if err != nil {
 		switch {
 		case overdue():
-			err = fmt.Errorf("%w: %s before the first scenario", wire.ErrCouldNotJudge, cfg.overdue())
+			err = fmt.Errorf("%w: %s before the first scenario", kit.ErrCouldNotJudge, pastRunTimeout(cfg))
 		case ctx.Err() != nil:
-			err = fmt.Errorf("%w before the first scenario", wire.ErrInterrupted)
+			err = fmt.Errorf("%w before the first scenario", kit.ErrInterrupted)
 		}
 		if errors.Is(err, transport.ErrThrottled) {
-			err = fmt.Errorf("%w: %w", wire.ErrCouldNotJudge, err)
+			err = fmt.Errorf("%w: %w", kit.ErrCouldNotJudge, err)
 		}
 		rep := stoppedReport(cfg, start, err)
 		return rep, errors.Join(err, writeReports(cfg, rep))
@@ -77,7 +78,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	out := wire.NewRedactingWriter(cfg.Output, cfg.APIKey)
 	r.writesReports = true
 	suite := r.godogSuite(ctx, out)
-	exploring := explore.StartExploring(ctx, r.cfg.exploreOptions(), r.tgt)
+	exploring := explore.StartExploring(ctx, exploreOptions(r.cfg), r.tgt)
 	code := suite.Run()
 	if code > 1 {
 		// Nothing of the suite ran; the exploration has nothing to add.
@@ -90,7 +91,7 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 	rep := r.report(start, time.Since(start))
 	rep.Scenarios = append(rep.Scenarios, explored...)
 	rep.Unchecked = r.tgt.Model.Gaps()
-	if cfg.Format == FormatPretty || cfg.Format == FormatProgress {
+	if cfg.Format == kit.FormatPretty || cfg.Format == kit.FormatProgress {
 		// godog's footer counts only the scenarios it ran, and a @should
 		// warning as failed; this line is the count every other report
 		// gives.
@@ -99,25 +100,25 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 			err = errors.Join(err, fmt.Errorf("writing the report: %w", ferr))
 		}
 	}
-	finished := len(rep.Scenarios) - rep.Count(report.Disabled) - rep.Count(report.Skipped)
+	finished := len(rep.Scenarios) - rep.Count(kit.Disabled) - rep.Count(kit.Skipped)
 	switch e := throttled.Load(); {
 	case code > 1:
-		stop := fmt.Errorf("%w: godog refused the options (exit %d)", wire.ErrUsage, code)
+		stop := fmt.Errorf("%w: godog refused the options (exit %d)", kit.ErrUsage, code)
 		rep.Stopped, err = stop.Error(), errors.Join(stop, err)
 	case e != nil:
-		rep.Stopped = fmt.Errorf("%w: %w", wire.ErrCouldNotJudge, e).Error()
-		err = errors.Join(fmt.Errorf("%w: %w; %d scenario(s) finished, %d did not", wire.ErrCouldNotJudge, e, finished, rep.Unfinished), err)
+		rep.Stopped = fmt.Errorf("%w: %w", kit.ErrCouldNotJudge, e).Error()
+		err = errors.Join(fmt.Errorf("%w: %w; %d scenario(s) finished, %d did not", kit.ErrCouldNotJudge, e, finished, rep.Unfinished), err)
 	case gone.Load() != nil:
-		stop := fmt.Errorf("%w: the deployment stopped answering at %s", wire.ErrCouldNotJudge, *gone.Load())
+		stop := fmt.Errorf("%w: the deployment stopped answering at %s", kit.ErrCouldNotJudge, *gone.Load())
 		rep.Stopped = stop.Error()
 		err = errors.Join(fmt.Errorf("%w; %d scenario(s) finished, %d did not", stop, finished, rep.Unfinished), err)
 	case overdue():
-		stop := fmt.Errorf("%w: %s", wire.ErrCouldNotJudge, cfg.overdue())
+		stop := fmt.Errorf("%w: %s", kit.ErrCouldNotJudge, pastRunTimeout(cfg))
 		rep.Stopped = stop.Error()
 		err = errors.Join(fmt.Errorf("%w; %d scenario(s) finished, %d did not", stop, finished, rep.Unfinished), err)
 	case ctx.Err() != nil:
-		rep.Stopped = wire.ErrInterrupted.Error()
-		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", wire.ErrInterrupted, finished, rep.Unfinished), err)
+		rep.Stopped = kit.ErrInterrupted.Error()
+		err = errors.Join(fmt.Errorf("%w: %d scenario(s) finished, %d did not", kit.ErrInterrupted, finished, rep.Unfinished), err)
 	}
 	return rep, errors.Join(err, writeReports(cfg, rep))
 }
@@ -125,11 +126,9 @@ func Run(ctx context.Context, cfg Config) (*report.Report, error) {
 // Suite prepares a run as a godog.TestSuite, for Go teams that run the kit
 // with `go test` and godog's own flags. Its webhook receiver, if any, stops
 // when ctx ends. Results come from godog's formatters, not a Report, so a
-// @should failure counts as a failure there. With t set, each scenario is
-// a subtest named after its feature and scenario, and a selection that
-// runs nothing fails t.
-func Suite(ctx context.Context, cfg Config) (godog.TestSuite, error) {
-	cfg, err := cfg.WithDefaults()
+// @should failure counts as a failure there.
+func Suite(ctx context.Context, cfg kit.Config) (godog.TestSuite, error) {
+	cfg, err := withDefaults(cfg)
 	if err != nil {
 		return godog.TestSuite{}, err
 	}
@@ -143,7 +142,7 @@ func Suite(ctx context.Context, cfg Config) (godog.TestSuite, error) {
 // prepared is a run whose features are planned and checked and whose
 // deployment has been reached.
 type prepared struct {
-	cfg     Config
+	cfg     kit.Config
 	files   []plan.FeatureFile
 	planned []*plan.PlannedScenario
 	tgt     *transport.Target
@@ -159,11 +158,11 @@ type prepared struct {
 // checks the configuration and the features (so that an authoring mistake is
 // found before any request is sent), reaches the deployment, reads the limit
 // in force and starts the webhook receiver.
-func prepare(ctx context.Context, cfg Config) (*prepared, error) {
+func prepare(ctx context.Context, cfg kit.Config) (*prepared, error) {
 	if err := plan.ValidateTags(cfg.Tags); err != nil {
 		return nil, err
 	}
-	files, err := plan.LoadFeatures(cfg.planOptions())
+	files, err := plan.LoadFeatures(planOptions(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -171,14 +170,14 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	problems = append(problems, plan.UnknownTags(cfg.Tags, files)...)
 	problems = append(problems, plan.UnmatchedLines(files)...)
 	if len(problems) > 0 {
-		return nil, fmt.Errorf("%w: the features have authoring errors:\n  %s", wire.ErrUsage, strings.Join(problems, "\n  "))
+		return nil, fmt.Errorf("%w: the features have authoring errors:\n  %s", kit.ErrUsage, strings.Join(problems, "\n  "))
 	}
 	tgt := &transport.Target{
 		BaseURL:  strings.TrimRight(cfg.BaseURL, "/"),
 		Key:      cfg.APIKey,
 		Profile:  cfg.Profile,
 		Redact:   wire.Redactor(cfg.APIKey),
-		Coverage: coverage.NewRecorder(cfg.Profile == wire.ProfileSandbox, catalogue()),
+		Coverage: coverage.NewRecorder(cfg.Profile == kit.ProfileSandbox, catalogue()),
 	}
 	tgt.Client = transport.NewClient(2*cfg.Concurrency, cfg.Timeout)
 	if err := preflight(ctx, tgt); err != nil {
@@ -194,7 +193,7 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 		tgt.Schema = schema
 	}
 	env := plan.RunEnv{NoReceiver: receiverProblem(cfg)}
-	if cfg.Profile == wire.ProfileSandbox {
+	if cfg.Profile == kit.ProfileSandbox {
 		env.Clock = clockKind(ctx, tgt)
 	}
 	tgt.Model = startModel(ctx, cfg, tgt)
@@ -204,11 +203,11 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	if env.NoReceiver == "" {
 		rcv, err := receiver.Start(ctx, cfg.WebhookListen, cfg.WebhookURL)
 		if err != nil {
-			return nil, fmt.Errorf("%w: webhook receiver on %s: %w", wire.ErrUsage, cfg.WebhookListen, err)
+			return nil, fmt.Errorf("%w: webhook receiver on %s: %w", kit.ErrUsage, cfg.WebhookListen, err)
 		}
 		hooks = rcv
 	}
-	planned, err := plan.Plan(cfg.planOptions(), files, env)
+	planned, err := plan.Plan(planOptions(cfg), files, env)
 	if err != nil {
 		return nil, err
 	}
@@ -227,9 +226,9 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 	// A run that judges nothing must not look like a pass in CI.
 	switch {
 	case selected == 0:
-		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", wire.ErrUsage, cfg.Tags)
+		return nil, fmt.Errorf("%w: the tag expression %q selects no scenario", kit.ErrUsage, cfg.Tags)
 	case runnable == 0:
-		return nil, fmt.Errorf("%w: nothing to run: the %d scenario(s) selected are all skipped (%s)", wire.ErrUsage, selected, reason)
+		return nil, fmt.Errorf("%w: nothing to run: the %d scenario(s) selected are all skipped (%s)", kit.ErrUsage, selected, reason)
 	}
 	return &prepared{cfg: cfg, files: files, planned: planned, tgt: tgt, hooks: hooks, env: env}, nil
 }
@@ -238,7 +237,7 @@ func prepare(ctx context.Context, cfg Config) (*prepared, error) {
 // receiver, or "" if they can: the receiver is off, or it listens on
 // loopback while the deployment runs elsewhere and no --webhook-url says
 // how that deployment reaches it.
-func receiverProblem(cfg Config) string {
+func receiverProblem(cfg kit.Config) string {
 	if cfg.WebhookListen == "off" {
 		return "it is off (--webhook-listen off)"
 	}
@@ -275,14 +274,14 @@ func isLoopbackHost(h string) bool {
 func preflight(ctx context.Context, t *transport.Target) error {
 	ex, err := t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/v1"})
 	if ex == nil {
-		return fmt.Errorf("%w: %w", wire.ErrUsage, err)
+		return fmt.Errorf("%w: %w", kit.ErrUsage, err)
 	}
 	var throttled *transport.ThrottledError
 	if errors.As(err, &throttled) {
 		return throttled
 	}
 	if err != nil && ex.Header == nil {
-		return fmt.Errorf("%w: cannot reach %s: %s", wire.ErrConnection, t.Redact(t.BaseURL), t.Redact(err.Error()))
+		return fmt.Errorf("%w: cannot reach %s: %s", kit.ErrConnection, t.Redact(t.BaseURL), t.Redact(err.Error()))
 	}
 	t.Budget = readBudget(ctx, t)
 	return nil
@@ -343,7 +342,7 @@ func holdsBuiltinSeed(seed *model.Seed) bool {
 // (CLK-4). A frozen clock that moves wrongly stays frozen, for the
 // @frozen-clock scenarios to judge (CLK-2).
 func clockKind(ctx context.Context, t *transport.Target) string {
-	key := wire.TestPrefix + "conform_clock_" + wire.RandomToken()
+	key := kit.TestPrefix + "conform_clock_" + wire.RandomToken()
 	first, status := moveClock(ctx, t, key, "1ms")
 	switch status {
 	case http.StatusOK:
@@ -433,7 +432,7 @@ const (
 
 // explorerApart says why godog's count above the line conform writes is
 // smaller: the explorer's scenario runs beside godog's, not in it.
-func explorerApart(explored []report.ScenarioResult) string {
+func explorerApart(explored []kit.ScenarioResult) string {
 	if len(explored) == 0 {
 		return ""
 	}

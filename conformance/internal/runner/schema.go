@@ -6,22 +6,17 @@ import (
 	"os"
 	"strings"
 
-	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
-// OpenAPIServed, as Config.OpenAPI, is the document the deployment itself
-// serves at /openapi.json, as the sandbox does.
-const OpenAPIServed = "served"
-
 // loadSchema returns the validator of the document cfg.OpenAPI names: a file,
-// an http(s) URL, or OpenAPIServed. A document that cannot be read, or that
+// an http(s) URL, or kit.OpenAPIServed. A document that cannot be read, or that
 // is not valid OpenAPI 3, is a usage error: the run would judge the
 // deployment by a broken yardstick.
-func loadSchema(ctx context.Context, cfg Config, t *transport.Target) (rules.Schema, error) {
+func loadSchema(ctx context.Context, cfg kit.Config, t *transport.Target) (kit.Schema, error) {
 	source := cfg.OpenAPI
-	if source == OpenAPIServed {
+	if source == kit.OpenAPIServed {
 		source = strings.TrimRight(cfg.BaseURL, "/") + "/openapi.json"
 	}
 	var (
@@ -34,11 +29,11 @@ func loadSchema(ctx context.Context, cfg Config, t *transport.Target) (rules.Sch
 		doc, err = os.ReadFile(source)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: --openapi %s: %w", wire.ErrUsage, source, err)
+		return nil, fmt.Errorf("%w: --openapi %s: %w", kit.ErrUsage, source, err)
 	}
 	v, err := cfg.LoadSchema(doc)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --openapi %s: %w", wire.ErrUsage, source, err)
+		return nil, fmt.Errorf("%w: --openapi %s: %w", kit.ErrUsage, source, err)
 	}
 	return v, nil
 }

@@ -7,17 +7,18 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // startModel builds the run's model. In the sandbox profile it first reads
 // what a fresh account holds, so that owned accounts are held exactly.
-func startModel(ctx context.Context, cfg Config, t *transport.Target) *model.Model {
+func startModel(ctx context.Context, cfg kit.Config, t *transport.Target) *model.Model {
 	var (
 		seed *model.Seed
 		gap  string
 	)
-	if cfg.Profile == wire.ProfileSandbox {
-		key := wire.TestPrefix + "conform_seed_" + wire.RandomToken()
+	if cfg.Profile == kit.ProfileSandbox {
+		key := kit.TestPrefix + "conform_seed_" + wire.RandomToken()
 		var err error
 		seed, err = model.ReadSeed(ctx, func(ctx context.Context, path string) (int, []byte, error) {
 			ex, err := t.Send(ctx, transport.Request{Method: http.MethodGet, Path: path, Key: key})

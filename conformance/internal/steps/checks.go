@@ -12,18 +12,20 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that check the status, the envelope and the body of the last response.
 
-func (s *ScenarioState) lastExchange(ctx context.Context) (*wire.Exchange, error) {
+func (s *scenarioState) lastExchange(ctx context.Context) (*wire.Exchange, error) {
 	return s.response()
 }
 
 // lastJSON is the body of the last response, decoded.
-func (s *ScenarioState) lastJSON(ctx context.Context) (any, error) {
+func (s *scenarioState) lastJSON(ctx context.Context) (any, error) {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return nil, err
@@ -31,7 +33,7 @@ func (s *ScenarioState) lastJSON(ctx context.Context) (any, error) {
 	return e.JSON()
 }
 
-func (s *ScenarioState) statusIs(ctx context.Context, want int) error {
+func (s *scenarioState) statusIs(ctx context.Context, want int) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -42,7 +44,7 @@ func (s *ScenarioState) statusIs(ctx context.Context, want int) error {
 	return nil
 }
 
-func (s *ScenarioState) statusOneOf(ctx context.Context, list string) error {
+func (s *scenarioState) statusOneOf(ctx context.Context, list string) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -58,7 +60,7 @@ func (s *ScenarioState) statusOneOf(ctx context.Context, list string) error {
 	return fmt.Errorf("want HTTP status one of %s, got %d", strings.Join(wants, ", "), e.Status)
 }
 
-func (s *ScenarioState) notSuccessful(ctx context.Context) error {
+func (s *scenarioState) notSuccessful(ctx context.Context) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -74,19 +76,19 @@ func (s *ScenarioState) notSuccessful(ctx context.Context) error {
 	return nil
 }
 
-func (s *ScenarioState) envelopeAny(ctx context.Context) error {
+func (s *scenarioState) envelopeAny(ctx context.Context) error {
 	return s.envelopeStep(ctx, rules.EnvelopeEither)
 }
 
-func (s *ScenarioState) envelopeSuccess(ctx context.Context) error {
+func (s *scenarioState) envelopeSuccess(ctx context.Context) error {
 	return s.envelopeStep(ctx, rules.EnvelopeOK)
 }
 
-func (s *ScenarioState) envelopeError(ctx context.Context) error {
+func (s *scenarioState) envelopeError(ctx context.Context) error {
 	return s.envelopeStep(ctx, rules.EnvelopeFailed)
 }
 
-func (s *ScenarioState) envelopeStep(ctx context.Context, kind rules.EnvelopeKind) error {
+func (s *scenarioState) envelopeStep(ctx context.Context, kind rules.EnvelopeKind) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -94,7 +96,7 @@ func (s *ScenarioState) envelopeStep(ctx context.Context, kind rules.EnvelopeKin
 	return rules.CheckEnvelope(e, kind)
 }
 
-func (s *ScenarioState) errorCode(ctx context.Context, code string) error {
+func (s *scenarioState) errorCode(ctx context.Context, code string) error {
 	v, err := s.lastJSON(ctx)
 	if err != nil {
 		return err
@@ -109,7 +111,7 @@ func (s *ScenarioState) errorCode(ctx context.Context, code string) error {
 	return nil
 }
 
-func (s *ScenarioState) isJSONResponse(ctx context.Context) error {
+func (s *scenarioState) isJSONResponse(ctx context.Context) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -117,7 +119,7 @@ func (s *ScenarioState) isJSONResponse(ctx context.Context) error {
 	return rules.CheckJSONContentType(e)
 }
 
-func (s *ScenarioState) bodyLacks(ctx context.Context, text string) error {
+func (s *scenarioState) bodyLacks(ctx context.Context, text string) error {
 	t, err := s.expand(text)
 	if err != nil {
 		return err
@@ -134,7 +136,7 @@ func (s *ScenarioState) bodyLacks(ctx context.Context, text string) error {
 
 // --- body by path ---
 
-func valueAt(s *ScenarioState, path string) (any, error) {
+func valueAt(s *scenarioState, path string) (any, error) {
 	e, err := s.response()
 	if err != nil {
 		return nil, err
@@ -146,11 +148,11 @@ func valueAt(s *ScenarioState, path string) (any, error) {
 	return wire.Lookup(root, path)
 }
 
-func (s *ScenarioState) jsonAt(ctx context.Context, path string) (any, error) {
+func (s *scenarioState) jsonAt(ctx context.Context, path string) (any, error) {
 	return valueAt(s, path)
 }
 
-func (s *ScenarioState) jsonIsString(ctx context.Context, path, want string) error {
+func (s *scenarioState) jsonIsString(ctx context.Context, path, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
@@ -168,7 +170,7 @@ func (s *ScenarioState) jsonIsString(ctx context.Context, path, want string) err
 	return nil
 }
 
-func (s *ScenarioState) jsonEquals(ctx context.Context, path, literal string) error {
+func (s *scenarioState) jsonEquals(ctx context.Context, path, literal string) error {
 	want, err := wire.ParseLiteral(literal)
 	if err != nil {
 		return err
@@ -176,7 +178,7 @@ func (s *ScenarioState) jsonEquals(ctx context.Context, path, literal string) er
 	return s.compareAt(ctx, path, want)
 }
 
-func (s *ScenarioState) jsonEqualsSaved(ctx context.Context, path, name string) error {
+func (s *scenarioState) jsonEqualsSaved(ctx context.Context, path, name string) error {
 	want, ok := s.saved[name]
 	if !ok {
 		return fmt.Errorf("nothing saved as %q (known: %s)", name, s.savedNames())
@@ -184,7 +186,7 @@ func (s *ScenarioState) jsonEqualsSaved(ctx context.Context, path, name string) 
 	return s.compareAt(ctx, path, want)
 }
 
-func (s *ScenarioState) jsonNotEqualsSaved(ctx context.Context, path, name string) error {
+func (s *scenarioState) jsonNotEqualsSaved(ctx context.Context, path, name string) error {
 	other, ok := s.saved[name]
 	if !ok {
 		return fmt.Errorf("nothing saved as %q (known: %s)", name, s.savedNames())
@@ -199,7 +201,7 @@ func (s *ScenarioState) jsonNotEqualsSaved(ctx context.Context, path, name strin
 	return nil
 }
 
-func (s *ScenarioState) compareAt(ctx context.Context, path string, want any) error {
+func (s *scenarioState) compareAt(ctx context.Context, path string, want any) error {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
@@ -210,7 +212,7 @@ func (s *ScenarioState) compareAt(ctx context.Context, path string, want any) er
 	return nil
 }
 
-func (s *ScenarioState) jsonIsType(ctx context.Context, path, typ string) error {
+func (s *scenarioState) jsonIsType(ctx context.Context, path, typ string) error {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
@@ -228,7 +230,7 @@ func article(typ string) string {
 	return "a " + typ
 }
 
-func (s *ScenarioState) jsonOneOf(ctx context.Context, path, list string) error {
+func (s *scenarioState) jsonOneOf(ctx context.Context, path, list string) error {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
@@ -244,7 +246,7 @@ func (s *ScenarioState) jsonOneOf(ctx context.Context, path, list string) error 
 	return fmt.Errorf("the JSON at %q: want one of %s, got %s", path, strings.Join(wants, ", "), wire.Describe(got))
 }
 
-func (s *ScenarioState) jsonStartsWith(ctx context.Context, path, prefix string) error {
+func (s *scenarioState) jsonStartsWith(ctx context.Context, path, prefix string) error {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
@@ -255,12 +257,12 @@ func (s *ScenarioState) jsonStartsWith(ctx context.Context, path, prefix string)
 	return nil
 }
 
-func (s *ScenarioState) jsonExists(ctx context.Context, path string) error {
+func (s *scenarioState) jsonExists(ctx context.Context, path string) error {
 	_, err := s.jsonAt(ctx, path)
 	return err
 }
 
-func (s *ScenarioState) jsonNotExists(ctx context.Context, path string) error {
+func (s *scenarioState) jsonNotExists(ctx context.Context, path string) error {
 	e, err := s.response()
 	if err != nil {
 		return err
@@ -275,7 +277,7 @@ func (s *ScenarioState) jsonNotExists(ctx context.Context, path string) error {
 	return nil
 }
 
-func (s *ScenarioState) arrayAt(ctx context.Context, path string) ([]any, error) {
+func (s *scenarioState) arrayAt(ctx context.Context, path string) ([]any, error) {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return nil, err
@@ -287,7 +289,7 @@ func (s *ScenarioState) arrayAt(ctx context.Context, path string) ([]any, error)
 	return a, nil
 }
 
-func (s *ScenarioState) jsonLen(ctx context.Context, path string, n int) error {
+func (s *scenarioState) jsonLen(ctx context.Context, path string, n int) error {
 	a, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
@@ -298,7 +300,7 @@ func (s *ScenarioState) jsonLen(ctx context.Context, path string, n int) error {
 	return nil
 }
 
-func (s *ScenarioState) jsonMinLen(ctx context.Context, path string, n int) error {
+func (s *scenarioState) jsonMinLen(ctx context.Context, path string, n int) error {
 	a, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
@@ -309,7 +311,7 @@ func (s *ScenarioState) jsonMinLen(ctx context.Context, path string, n int) erro
 	return nil
 }
 
-func (s *ScenarioState) jsonMatches(ctx context.Context, path string, doc *godog.DocString) error {
+func (s *scenarioState) jsonMatches(ctx context.Context, path string, doc *godog.DocString) error {
 	text, err := s.expand(doc.Content)
 	if err != nil {
 		return err
@@ -321,7 +323,7 @@ func (s *ScenarioState) jsonMatches(ctx context.Context, path string, doc *godog
 	return s.compareAt(ctx, path, want)
 }
 
-func (s *ScenarioState) everyItemHas(ctx context.Context, path, field, want string) error {
+func (s *scenarioState) everyItemHas(ctx context.Context, path, field, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
@@ -359,7 +361,7 @@ func valueIs(got any, want string) bool {
 	return false
 }
 
-func (s *ScenarioState) noItemHas(ctx context.Context, path, field, want string) error {
+func (s *scenarioState) noItemHas(ctx context.Context, path, field, want string) error {
 	i, w, _, err := s.itemWith(ctx, path, field, want)
 	if err == nil && i >= 0 {
 		return fmt.Errorf("item %d at %q has %q = %q; want no such item", i, path, field, w)
@@ -370,7 +372,7 @@ func (s *ScenarioState) noItemHas(ctx context.Context, path, field, want string)
 // itemWith returns the index of the first item at path whose field equals
 // want, placeholders expanded (-1 if none), the expanded value and how many
 // items there are.
-func (s *ScenarioState) itemWith(ctx context.Context, path, field, want string) (int, string, int, error) {
+func (s *scenarioState) itemWith(ctx context.Context, path, field, want string) (int, string, int, error) {
 	w, err := s.expand(want)
 	if err != nil {
 		return -1, "", 0, err
@@ -387,7 +389,7 @@ func (s *ScenarioState) itemWith(ctx context.Context, path, field, want string) 
 	return -1, w, len(items), nil
 }
 
-func (s *ScenarioState) jsonMaxLen(ctx context.Context, path string, n int) error {
+func (s *scenarioState) jsonMaxLen(ctx context.Context, path string, n int) error {
 	a, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
@@ -398,7 +400,7 @@ func (s *ScenarioState) jsonMaxLen(ctx context.Context, path string, n int) erro
 	return nil
 }
 
-func (s *ScenarioState) bodyContains(ctx context.Context, text string) error {
+func (s *scenarioState) bodyContains(ctx context.Context, text string) error {
 	t, err := s.expand(text)
 	if err != nil {
 		return err
@@ -408,14 +410,14 @@ func (s *ScenarioState) bodyContains(ctx context.Context, text string) error {
 		return err
 	}
 	if !strings.Contains(string(e.Body), t) {
-		return fmt.Errorf("the body does not contain %q", s.Redact(t))
+		return fmt.Errorf("the body does not contain %q", s.redact(t))
 	}
 	return nil
 }
 
 // jsonTimestampMillis is ENV-11's form of every timestamp: RFC 3339 in UTC
 // with exactly three fractional digits.
-func (s *ScenarioState) jsonTimestampMillis(ctx context.Context, path string) error {
+func (s *scenarioState) jsonTimestampMillis(ctx context.Context, path string) error {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
@@ -425,7 +427,7 @@ func (s *ScenarioState) jsonTimestampMillis(ctx context.Context, path string) er
 
 // everyTimestampMillis checks every field named createdAt, updatedAt or
 // otherwise ending in "At" anywhere in the body, and fails if there is none.
-func (s *ScenarioState) everyTimestampMillis(ctx context.Context) error {
+func (s *scenarioState) everyTimestampMillis(ctx context.Context) error {
 	v, err := s.lastJSON(ctx)
 	if err != nil {
 		return err
@@ -436,7 +438,7 @@ func (s *ScenarioState) everyTimestampMillis(ctx context.Context) error {
 	return rules.CheckTimestamps(v)
 }
 
-func (s *ScenarioState) itemsInclude(ctx context.Context, path, field, want string) error {
+func (s *scenarioState) itemsInclude(ctx context.Context, path, field, want string) error {
 	i, w, n, err := s.itemWith(ctx, path, field, want)
 	if err == nil && i < 0 {
 		return fmt.Errorf("none of the %d item(s) at %q has %q = %q", n, path, field, w)
@@ -444,7 +446,7 @@ func (s *ScenarioState) itemsInclude(ctx context.Context, path, field, want stri
 	return err
 }
 
-func (s *ScenarioState) itemsOrdered(ctx context.Context, path, field, direction string) error {
+func (s *scenarioState) itemsOrdered(ctx context.Context, path, field, direction string) error {
 	items, err := s.arrayAt(ctx, path)
 	if err != nil {
 		return err
@@ -514,7 +516,7 @@ func describeLookup(v any, err error) string {
 
 // jsonContains holds when the string at path contains the text, or the
 // array there has an item equal to it (text, number, boolean or null).
-func (s *ScenarioState) jsonContains(ctx context.Context, path, want string) error {
+func (s *scenarioState) jsonContains(ctx context.Context, path, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
@@ -543,7 +545,7 @@ func (s *ScenarioState) jsonContains(ctx context.Context, path, want string) err
 // jsonContainsDoc holds when some item of the array at path matches the
 // document as "should match:" matches: every listed key, placeholders
 // allowed.
-func (s *ScenarioState) jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) error {
+func (s *scenarioState) jsonContainsDoc(ctx context.Context, path string, doc *godog.DocString) error {
 	want, items, err := s.docAndItems(ctx, path, doc)
 	if err != nil {
 		return err
@@ -556,14 +558,14 @@ func (s *ScenarioState) jsonContainsDoc(ctx context.Context, path string, doc *g
 
 // docAndItems reads the JSON item a step's document describes, and the
 // array at path to look for it in.
-func (s *ScenarioState) docAndItems(ctx context.Context, path string, doc *godog.DocString) (any, []any, error) {
+func (s *scenarioState) docAndItems(ctx context.Context, path string, doc *godog.DocString) (any, []any, error) {
 	text, err := s.expand(doc.Content)
 	if err != nil {
 		return nil, nil, err
 	}
 	item, err := wire.DecodeJSON([]byte(text))
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: the item is not JSON: %w", wire.ErrUsage, err)
+		return nil, nil, fmt.Errorf("%w: the item is not JSON: %w", kit.ErrUsage, err)
 	}
 	items, err := s.arrayAt(ctx, path)
 	if err != nil {
@@ -579,7 +581,7 @@ func matchedBy(doc any) func(item any) bool {
 
 // jsonLacks is jsonContains turned round: the string at path does not
 // hold the text, or no item of the array at path is it.
-func (s *ScenarioState) jsonLacks(ctx context.Context, path, unwanted string) error {
+func (s *scenarioState) jsonLacks(ctx context.Context, path, unwanted string) error {
 	w, err := s.expand(unwanted)
 	if err != nil {
 		return err
@@ -607,7 +609,7 @@ func (s *ScenarioState) jsonLacks(ctx context.Context, path, unwanted string) er
 
 // jsonLacksDoc holds when no item of the array at path matches the
 // document as "should match:" matches.
-func (s *ScenarioState) jsonLacksDoc(ctx context.Context, path string, doc *godog.DocString) error {
+func (s *scenarioState) jsonLacksDoc(ctx context.Context, path string, doc *godog.DocString) error {
 	unwanted, items, err := s.docAndItems(ctx, path, doc)
 	if err != nil {
 		return err
@@ -619,7 +621,7 @@ func (s *ScenarioState) jsonLacksDoc(ctx context.Context, path string, doc *godo
 }
 
 // jsonEmpty holds for an empty array, object or string.
-func (s *ScenarioState) jsonEmpty(ctx context.Context, path string) error {
+func (s *scenarioState) jsonEmpty(ctx context.Context, path string) error {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
@@ -630,7 +632,7 @@ func (s *ScenarioState) jsonEmpty(ctx context.Context, path string) error {
 	return nil
 }
 
-func (s *ScenarioState) jsonNotEmpty(ctx context.Context, path string) error {
+func (s *scenarioState) jsonNotEmpty(ctx context.Context, path string) error {
 	got, err := s.jsonAt(ctx, path)
 	if err != nil {
 		return err
@@ -655,9 +657,9 @@ func sizeOf(v any) (int, bool) {
 
 // lastStatuses holds when each of the last n responses has the status,
 // after "I send N … requests".
-func (s *ScenarioState) lastStatuses(ctx context.Context, n, want int) error {
+func (s *scenarioState) lastStatuses(ctx context.Context, n, want int) error {
 	if n < 1 || len(s.history) < n {
-		return fmt.Errorf("%w: the step checks the last %d responses, but the scenario has %d", wire.ErrUsage, n, len(s.history))
+		return fmt.Errorf("%w: the step checks the last %d responses, but the scenario has %d", kit.ErrUsage, n, len(s.history))
 	}
 	for i, e := range s.history[len(s.history)-n:] {
 		if e.Status != want {
@@ -669,16 +671,16 @@ func (s *ScenarioState) lastStatuses(ctx context.Context, n, want int) error {
 
 // droppedWithoutAnswer holds when the last request's connection ended
 // before an answer came, as a planned reset, close or truncate ends it.
-func (s *ScenarioState) droppedWithoutAnswer(ctx context.Context) error {
+func (s *scenarioState) droppedWithoutAnswer(ctx context.Context) error {
 	e, err := s.lastSent()
 	if err != nil {
 		return err
 	}
 	if e.NoAnswer == "" {
-		return fmt.Errorf("%s %s was answered (%d); want the connection dropped without an answer", e.Method, s.Redact(pathOf(e.URL)), e.Status)
+		return fmt.Errorf("%s %s was answered (%d); want the connection dropped without an answer", e.Method, s.redact(pathOf(e.URL)), e.Status)
 	}
 	if e.GaveUp {
-		return fmt.Errorf("%s %s: the client gave up waiting; want the connection dropped by the deployment", e.Method, s.Redact(pathOf(e.URL)))
+		return fmt.Errorf("%s %s: the client gave up waiting; want the connection dropped by the deployment", e.Method, s.redact(pathOf(e.URL)))
 	}
 	return nil
 }
@@ -686,13 +688,13 @@ func (s *ScenarioState) droppedWithoutAnswer(ctx context.Context) error {
 // droppedAs holds when the last request's connection ended as a planned
 // network fault of one kind ends it: a TCP reset, an orderly close before
 // any answer, or a close part way through a body whose headers came.
-func (s *ScenarioState) droppedAs(ctx context.Context, how string) error {
+func (s *scenarioState) droppedAs(ctx context.Context, how string) error {
 	if err := s.droppedWithoutAnswer(ctx); err != nil {
 		return err
 	}
 	e, _ := s.lastSent()
 	if got := dropKind(e.NoAnswer); got != how {
-		return fmt.Errorf("%s %s: want the connection %s, got it %s (%s)", e.Method, s.Redact(pathOf(e.URL)), how, got, e.NoAnswer)
+		return fmt.Errorf("%s %s: want the connection %s, got it %s (%s)", e.Method, s.redact(pathOf(e.URL)), how, got, e.NoAnswer)
 	}
 	return nil
 }
@@ -715,16 +717,16 @@ func dropKind(noAnswer string) string {
 // tookAtLeast holds when the last answer, or the drop that ended it, came
 // at least ms milliseconds after its request was sent, as a planned delay
 // or trickle makes it.
-func (s *ScenarioState) tookAtLeast(ctx context.Context, ms int) error {
+func (s *scenarioState) tookAtLeast(ctx context.Context, ms int) error {
 	e, err := s.lastSent()
 	if err != nil {
 		return err
 	}
 	if s.readsDelivery() {
-		return fmt.Errorf("%w: the last thing received is a webhook delivery, which has no response time; send a request first", wire.ErrUsage)
+		return fmt.Errorf("%w: the last thing received is a webhook delivery, which has no response time; send a request first", kit.ErrUsage)
 	}
 	if want := time.Duration(ms) * time.Millisecond; e.Elapsed < want {
-		return fmt.Errorf("%s %s took %s; want at least %s", e.Method, s.Redact(pathOf(e.URL)), e.Elapsed.Round(time.Millisecond), want)
+		return fmt.Errorf("%s %s took %s; want at least %s", e.Method, s.redact(pathOf(e.URL)), e.Elapsed.Round(time.Millisecond), want)
 	}
 	return nil
 }

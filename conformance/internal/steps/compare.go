@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that compare numbers, save headers, wait for asynchronous effects
@@ -102,10 +104,10 @@ func (c scalar) compare(o scalar) (int, error) {
 // optionally read in Unix seconds (a timestamp as a number, to compare
 // with a header that counts seconds), and optionally plus or minus a whole
 // number (seconds, for a timestamp).
-func operand(s *ScenarioState, text string) (scalar, error) {
+func operand(s *scenarioState, text string) (scalar, error) {
 	m := operandRe.FindStringSubmatch(text)
 	if m == nil {
-		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\" (optionally followed by \"in Unix seconds\", then \"plus N\" or \"minus N\")", wire.ErrUsage, text)
+		return scalar{}, fmt.Errorf("%w: %q is not a number, true, false, the saved \"…\", the header \"…\" or the JSON at \"…\" (optionally followed by \"in Unix seconds\", then \"plus N\" or \"minus N\")", kit.ErrUsage, text)
 	}
 	var v any
 	switch {
@@ -167,7 +169,7 @@ var comparisons = map[string]func(int) bool{
 // compareValue compares a JSON value or header of the last response with an
 // operand: numbers by value ("1000" equals "1e3"), timestamps as instants
 // (an updatedAt at least its createdAt), booleans as equal or not.
-func (s *ScenarioState) compareValue(ctx context.Context, kind, name, op, rhs string) error {
+func (s *scenarioState) compareValue(ctx context.Context, kind, name, op, rhs string) error {
 	var v any
 	if kind == "header" {
 		e, err := s.response()
@@ -196,14 +198,14 @@ func (s *ScenarioState) compareValue(ctx context.Context, kind, name, op, rhs st
 	}
 	c, err := left.compare(right)
 	if err == nil && left.kind == "boolean" && op != "equal to" && op != "not equal to" {
-		err = fmt.Errorf("%w: booleans are only equal to or not equal to each other", wire.ErrUsage)
+		err = fmt.Errorf("%w: booleans are only equal to or not equal to each other", kit.ErrUsage)
 	}
 	if err != nil {
 		return fmt.Errorf("the %s %q: %w", kind, name, err)
 	}
 	if !comparisons[op](c) {
 		if kind == "header" && strings.EqualFold(name, rules.HdrRemaining) && windowEnded(s) {
-			s.Skip = "a rate-limit window ended between the requests this count spans, so the count restarted"
+			s.skip = "a rate-limit window ended between the requests this count spans, so the count restarted"
 			return godog.ErrSkip
 		}
 		return fmt.Errorf("the %s %q is %s; want it %s %s (%s)", kind, name, left.raw, op, rhs, right.String())
@@ -221,14 +223,14 @@ func (c scalar) String() string {
 	return c.raw
 }
 
-func (s *ScenarioState) compareStep(ctx context.Context, kind, name, op, rhs string) error {
+func (s *scenarioState) compareStep(ctx context.Context, kind, name, op, rhs string) error {
 	if kind == "JSON at" {
 		kind = "JSON"
 	}
 	return s.compareValue(ctx, kind, name, op, rhs)
 }
 
-func (s *ScenarioState) headerAbsent(ctx context.Context, name string) error {
+func (s *scenarioState) headerAbsent(ctx context.Context, name string) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -239,7 +241,7 @@ func (s *ScenarioState) headerAbsent(ctx context.Context, name string) error {
 	return nil
 }
 
-func (s *ScenarioState) saveHeader(ctx context.Context, name, as string) error {
+func (s *scenarioState) saveHeader(ctx context.Context, name, as string) error {
 	e, err := s.response()
 	if err != nil {
 		return err
@@ -252,7 +254,7 @@ func (s *ScenarioState) saveHeader(ctx context.Context, name, as string) error {
 	return nil
 }
 
-func (s *ScenarioState) sendManyWithBody(ctx context.Context, n int, method, path, body string) error {
+func (s *scenarioState) sendManyWithBody(ctx context.Context, n int, method, path, body string) error {
 	for i := 0; i < n; i++ {
 		if err := s.sendInline(ctx, method, path, body); err != nil {
 			return err
@@ -266,7 +268,7 @@ const pollEvery = 100 * time.Millisecond
 
 // eventually sends the request until the JSON at path equals the literal,
 // for effects the deployment may apply after answering.
-func (s *ScenarioState) eventually(ctx context.Context, secs int, method, target, path, literal string) error {
+func (s *scenarioState) eventually(ctx context.Context, secs int, method, target, path, literal string) error {
 	want, err := wire.ParseLiteral(literal)
 	if err != nil {
 		return err
@@ -306,10 +308,10 @@ var bugPaths = map[string][]string{
 // bugWithStatus makes its own bug through the API and the sandbox controls,
 // so that lifecycle checks hold whatever the account was seeded with. It
 // saves bugId, campaignId and testerId.
-func (s *ScenarioState) bugWithStatus(ctx context.Context, status string) error {
+func (s *scenarioState) bugWithStatus(ctx context.Context, status string) error {
 	moves, ok := bugPaths[status]
 	if !ok {
-		return fmt.Errorf("%w: no way to make a bug with status %q (known: new, confirmed, in_progress, resolved, closed)", wire.ErrUsage, status)
+		return fmt.Errorf("%w: no way to make a bug with status %q (known: new, confirmed, in_progress, resolved, closed)", kit.ErrUsage, status)
 	}
 	step := func(method, path, body string) (any, error) {
 		var b []byte

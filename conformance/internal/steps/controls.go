@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that drive the sandbox's controls (docs/controls.md) in one line
@@ -20,9 +22,9 @@ import (
 
 // controlDefs are the control steps of the library; every one needs the
 // sandbox, so a scenario using one is tagged @sandbox.
-func controlDefs(s *ScenarioState) []stepDef {
+func controlDefs(s *scenarioState) []stepDef {
 	d := func(pattern, example string, fn any, tags ...string) stepDef {
-		return stepDef{Doc{Pattern: pattern, Example: example, Tags: append([]string{TagSandbox}, tags...)}, fn}
+		return stepDef{kit.StepDoc{Pattern: pattern, Example: example, Tags: append([]string{TagSandbox}, tags...)}, fn}
 	}
 	return []stepDef{
 		d(`^I plan the fault:$`, "Given I plan the fault:\n  \"\"\"\n  {\"method\": \"POST\", \"path\": \"/v1/campaigns\", \"status\": 503, \"count\": 1}\n  \"\"\"", s.planFault),
@@ -35,7 +37,7 @@ func controlDefs(s *ScenarioState) []stepDef {
 	}
 }
 
-// Tags a step may need its scenario to carry (Doc.Tags).
+// Tags a step may need its scenario to carry (kit.StepDoc.Tags).
 const (
 	TagSandbox     = "@sandbox"
 	TagFrozenClock = "@frozen-clock"
@@ -44,7 +46,7 @@ const (
 // control sends one control request and wants a 200: a control that
 // refused is the scenario's mistake or a broken sandbox, never something a
 // later step should go on from.
-func (s *ScenarioState) control(ctx context.Context, method, path string, body []byte) (any, error) {
+func (s *scenarioState) control(ctx context.Context, method, path string, body []byte) (any, error) {
 	ex, err := s.send(ctx, method, path, body, "application/json")
 	if err != nil {
 		return nil, err
@@ -53,7 +55,7 @@ func (s *ScenarioState) control(ctx context.Context, method, path string, body [
 		return nil, fmt.Errorf("%s %s got no answer: the connection was dropped (%s)", method, path, ex.NoAnswer)
 	}
 	if ex.Status != http.StatusOK {
-		return nil, fmt.Errorf("%s %s answered %d, want 200: %s", method, path, ex.Status, wire.Truncate(s.Redact(strings.TrimSpace(string(ex.Body))), 300))
+		return nil, fmt.Errorf("%s %s answered %d, want 200: %s", method, path, ex.Status, wire.Truncate(s.redact(strings.TrimSpace(string(ex.Body))), 300))
 	}
 	return ex.JSON()
 }
@@ -61,7 +63,7 @@ func (s *ScenarioState) control(ctx context.Context, method, path string, body [
 // planFault plans the fault the doc string describes (POST /_sandbox/faults)
 // and saves its id as faultId, which the X-Sandbox-Fault header of the
 // answers it changes carries.
-func (s *ScenarioState) planFault(ctx context.Context, doc *godog.DocString) error {
+func (s *scenarioState) planFault(ctx context.Context, doc *godog.DocString) error {
 	body, err := s.expand(doc.Content)
 	if err != nil {
 		return err
@@ -78,14 +80,14 @@ func (s *ScenarioState) planFault(ctx context.Context, doc *godog.DocString) err
 	return nil
 }
 
-func (s *ScenarioState) clearFaults(ctx context.Context) error {
+func (s *scenarioState) clearFaults(ctx context.Context) error {
 	_, err := s.control(ctx, http.MethodDelete, "/_sandbox/faults", nil)
 	return err
 }
 
 // moveClock moves the account's frozen clock. A sandbox whose clocks run
 // answers 409, which the error explains.
-func (s *ScenarioState) moveClock(ctx context.Context, by string) error {
+func (s *scenarioState) moveClock(ctx context.Context, by string) error {
 	d, err := s.expand(by)
 	if err != nil {
 		return err
@@ -101,10 +103,10 @@ func (s *ScenarioState) moveClock(ctx context.Context, by string) error {
 	case http.StatusConflict:
 		return fmt.Errorf("POST /_sandbox/clock answered 409: this sandbox's clocks run; start it with -frozen-clock (tag the scenario @frozen-clock so that it runs only there)")
 	}
-	return fmt.Errorf("POST /_sandbox/clock %s answered %d, want 200: %s", body, ex.Status, wire.Truncate(s.Redact(strings.TrimSpace(string(ex.Body))), 300))
+	return fmt.Errorf("POST /_sandbox/clock %s answered %d, want 200: %s", body, ex.Status, wire.Truncate(s.redact(strings.TrimSpace(string(ex.Body))), 300))
 }
 
-func (s *ScenarioState) resetAccount(ctx context.Context) error {
+func (s *scenarioState) resetAccount(ctx context.Context) error {
 	_, err := s.control(ctx, http.MethodPost, "/_sandbox/reset", nil)
 	return err
 }
@@ -113,10 +115,10 @@ func (s *ScenarioState) resetAccount(ctx context.Context) error {
 // delivery of the account is in flight, queued or due. Retries waiting for
 // their time are not waited for (docs/controls.md): under a frozen clock,
 // move the clock past them first.
-func (s *ScenarioState) settleDeliveries(ctx context.Context, secs int) error {
+func (s *scenarioState) settleDeliveries(ctx context.Context, secs int) error {
 	ms := time.Duration(secs) * time.Second / time.Millisecond
 	if ms < 1 || ms > 30000 {
-		return fmt.Errorf("%w: a settle waits 1 to 30 seconds, not %d", wire.ErrUsage, secs)
+		return fmt.Errorf("%w: a settle waits 1 to 30 seconds, not %d", kit.ErrUsage, secs)
 	}
 	v, err := s.control(ctx, http.MethodPost, "/_sandbox/deliveries/settle", fmt.Appendf(nil, `{"timeoutMs": %d}`, ms))
 	if err != nil {
@@ -131,14 +133,14 @@ func (s *ScenarioState) settleDeliveries(ctx context.Context, secs int) error {
 }
 
 // journalHoldsAny is journalHolds for every method.
-func (s *ScenarioState) journalHoldsAny(ctx context.Context, n int, path string) error {
+func (s *scenarioState) journalHoldsAny(ctx context.Context, n int, path string) error {
 	return s.journalHolds(ctx, n, "", path)
 }
 
 // journalHolds counts the requests of the account's journal that match a
 // method ("" for any) and a path (a trailing * matches every path under
 // it), as GET /_sandbox/requests?count=true does.
-func (s *ScenarioState) journalHolds(ctx context.Context, want int, method, path string) error {
+func (s *scenarioState) journalHolds(ctx context.Context, want int, method, path string) error {
 	p, err := s.expand(path)
 	if err != nil {
 		return err

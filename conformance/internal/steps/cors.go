@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // exposedToScripts are the headers a script reads to handle limits and
@@ -23,7 +24,7 @@ var exposedToScripts = []string{"X-RateLimit-Limit", "X-RateLimit-Remaining", "X
 // one (WEB-2); no answer letting it in says it is not listed, and then no
 // Access-Control-* header is sent at all (WEB-1), whatever else the
 // sandbox lists.
-func (s *ScenarioState) corsWholeOrNone(ctx context.Context, origin string) error {
+func (s *scenarioState) corsWholeOrNone(ctx context.Context, origin string) error {
 	o, err := s.expand(origin)
 	if err != nil {
 		return err
@@ -40,7 +41,7 @@ func (s *ScenarioState) corsWholeOrNone(ctx context.Context, origin string) erro
 		}
 	}
 	if len(asked) == 0 {
-		return fmt.Errorf("%w: no answer to a request with Origin %s; set the request header \"Origin\" first", wire.ErrUsage, o)
+		return fmt.Errorf("%w: no answer to a request with Origin %s; set the request header \"Origin\" first", kit.ErrUsage, o)
 	}
 	if letIn == "" {
 		for _, e := range asked {

@@ -73,7 +73,7 @@ func TestDropKindTellsTheNetworkFaultsApart(t *testing.T) {
 // take one for the other.
 func TestAGivenUpRequestIsNoDrop(t *testing.T) {
 	gaveUp := &wire.Exchange{Method: "GET", URL: "http://127.0.0.1/v1/testers", NoAnswer: "context deadline exceeded", GaveUp: true}
-	s := NewScenarioState(&transport.Target{Key: "svc_test_dropcheck", Redact: func(s string) string { return s }}, nil)
+	s := newScenarioState(&transport.Target{Key: "svc_test_dropcheck", Redact: func(s string) string { return s }}, nil)
 	sent(s, gaveUp)
 	if err := s.droppedWithoutAnswer(context.Background()); err == nil {
 		t.Error("a request the client gave up on passed as dropped without an answer")

@@ -8,11 +8,12 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that check response headers; the rate-limit ones are in ratelimit.go.
 
-func (s *ScenarioState) headerOf(ctx context.Context, name string) (string, *wire.Exchange, error) {
+func (s *scenarioState) headerOf(ctx context.Context, name string) (string, *wire.Exchange, error) {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return "", nil, err
@@ -24,7 +25,7 @@ func (s *ScenarioState) headerOf(ctx context.Context, name string) (string, *wir
 	return strings.Join(vs, ", "), e, nil
 }
 
-func (s *ScenarioState) headerIs(ctx context.Context, name, want string) error {
+func (s *scenarioState) headerIs(ctx context.Context, name, want string) error {
 	w, err := s.expand(want)
 	if err != nil {
 		return err
@@ -39,7 +40,7 @@ func (s *ScenarioState) headerIs(ctx context.Context, name, want string) error {
 	return nil
 }
 
-func (s *ScenarioState) headerIsNot(ctx context.Context, name, other string) error {
+func (s *scenarioState) headerIsNot(ctx context.Context, name, other string) error {
 	o, err := s.expand(other)
 	if err != nil {
 		return err
@@ -54,7 +55,7 @@ func (s *ScenarioState) headerIsNot(ctx context.Context, name, other string) err
 	return nil
 }
 
-func (s *ScenarioState) headerContains(ctx context.Context, name, want string) error {
+func (s *scenarioState) headerContains(ctx context.Context, name, want string) error {
 	got, _, err := s.headerOf(ctx, name)
 	if err != nil {
 		return err
@@ -65,12 +66,12 @@ func (s *ScenarioState) headerContains(ctx context.Context, name, want string) e
 	return nil
 }
 
-func (s *ScenarioState) headerPresent(ctx context.Context, name string) error {
+func (s *scenarioState) headerPresent(ctx context.Context, name string) error {
 	_, _, err := s.headerOf(ctx, name)
 	return err
 }
 
-func (s *ScenarioState) headerInteger(ctx context.Context, name string) error {
+func (s *scenarioState) headerInteger(ctx context.Context, name string) error {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return err
@@ -83,10 +84,10 @@ func (s *ScenarioState) headerInteger(ctx context.Context, name string) error {
 // a JSON string, against a regular expression (Go syntax, unanchored
 // unless the pattern says ^ and $), for formats no other step spells out:
 // an id's digits, a header's shape.
-func (s *ScenarioState) matchesPattern(ctx context.Context, kind, name, pattern string) error {
+func (s *scenarioState) matchesPattern(ctx context.Context, kind, name, pattern string) error {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return fmt.Errorf("%w: the pattern %q: %v", wire.ErrUsage, pattern, err)
+		return fmt.Errorf("%w: the pattern %q: %w", kit.ErrUsage, pattern, err)
 	}
 	var got string
 	if kind == "header" {

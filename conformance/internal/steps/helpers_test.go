@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
@@ -30,7 +31,7 @@ func TestResetPlausible(t *testing.T) {
 		e := &wire.Exchange{Header: map[string][]string{
 			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {"10"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset, 10)},
 		}}
-		s := sent(&ScenarioState{}, e)
+		s := sent(&scenarioState{}, e)
 		err := s.resetPlausible(t.Context())
 		if (err == nil) != tt.want {
 			t.Errorf("reset %d: err %v, want plausible=%v", tt.reset, err, tt.want)
@@ -53,7 +54,7 @@ func TestResetJudgedByTheServersClock(t *testing.T) {
 		e := &wire.Exchange{Method: "POST", Body: []byte(tt.body), Header: map[string][]string{
 			"X-Ratelimit-Limit": {"1000"}, "X-Ratelimit-Remaining": {"10"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset, 10)},
 		}}
-		s := sent(&ScenarioState{}, e)
+		s := sent(&scenarioState{}, e)
 		if err := s.resetPlausible(t.Context()); (err == nil) != tt.want {
 			t.Errorf("%s: err %v, want plausible=%v", tt.name, err, tt.want)
 		}
@@ -75,17 +76,17 @@ func TestRemainingDecreased(t *testing.T) {
 		prev, last *wire.Exchange
 		want       bool
 	}{
-		{"counts down", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(9, in30s, 0), true},
-		{"unchanged", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in30s, 0), false},
-		{"reset moved later but the window has not ended", wire.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in40s, 0), false},
-		{"a new window", wire.ProfileSandbox, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
-		{"counts down at spec level", wire.ProfileSpec, hdr(10, in30s, 0), hdr(9, in30s, 2*time.Second), true},
+		{"counts down", kit.ProfileSandbox, hdr(10, in30s, 0), hdr(9, in30s, 0), true},
+		{"unchanged", kit.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in30s, 0), false},
+		{"reset moved later but the window has not ended", kit.ProfileSandbox, hdr(10, in30s, 0), hdr(10, in40s, 0), false},
+		{"a new window", kit.ProfileSandbox, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
+		{"counts down at spec level", kit.ProfileSpec, hdr(10, in30s, 0), hdr(9, in30s, 2*time.Second), true},
 		// 1000 a minute give back at most one request in 60 ms.
-		{"counts up faster than any refill", wire.ProfileSpec, hdr(10, in30s, 0), hdr(11, in30s, 10*time.Millisecond), false},
-		{"a new window at spec level", wire.ProfileSpec, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
+		{"counts up faster than any refill", kit.ProfileSpec, hdr(10, in30s, 0), hdr(11, in30s, 10*time.Millisecond), false},
+		{"a new window at spec level", kit.ProfileSpec, hdr(10, now.Add(-time.Second), 0), hdr(999, now.Add(60*time.Second), 0), true},
 	}
 	for _, tt := range tests {
-		s := sent(&ScenarioState{t: &transport.Target{Profile: tt.profile}}, tt.prev, tt.last)
+		s := sent(&scenarioState{t: &transport.Target{Profile: tt.profile}}, tt.prev, tt.last)
 		if err := s.remainingDecreased(t.Context()); (err == nil) != tt.want {
 			t.Errorf("%s: err %v, want pass=%v", tt.name, err, tt.want)
 		}
@@ -110,7 +111,7 @@ func TestLimitPublished(t *testing.T) {
 		e := &wire.Exchange{Header: map[string][]string{
 			"X-Ratelimit-Limit": {strconv.Itoa(tt.limit)}, "X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {strconv.FormatInt(tt.reset.Unix(), 10)},
 		}}
-		s := sent(&ScenarioState{}, e)
+		s := sent(&scenarioState{}, e)
 		if err := s.limitPublished(t.Context()); (err == nil) != tt.want {
 			t.Errorf("limit %d reset in %s: err %v, want pass=%v", tt.limit, time.Until(tt.reset).Round(time.Minute), err, tt.want)
 		}
@@ -141,7 +142,7 @@ func TestCheckOrder(t *testing.T) {
 
 func TestEveryItemFailsOnAnEmptyList(t *testing.T) {
 	e := &wire.Exchange{Body: []byte(`{"data":{"items":[]}}`)}
-	s := NewScenarioState(&transport.Target{Redact: wire.Redactor("")}, nil)
+	s := newScenarioState(&transport.Target{Redact: wire.Redactor("")}, nil)
 	sent(s, e)
 	if err := s.everyItemHas(t.Context(), "data.items", "status", "new"); err == nil {
 		t.Error("every item of an empty list passed; want a failure")
@@ -149,7 +150,7 @@ func TestEveryItemFailsOnAnEmptyList(t *testing.T) {
 }
 
 func TestExpandTargetEncodes(t *testing.T) {
-	s := NewScenarioState(&transport.Target{Redact: wire.Redactor("")}, nil)
+	s := newScenarioState(&transport.Target{Redact: wire.Redactor("")}, nil)
 	s.saved["id"] = "a/b?c"
 	s.saved["q"] = "x&y=z #"
 	got, err := s.expandTarget("/v1/campaigns/{id}?name={q}&limit=1")
@@ -162,9 +163,9 @@ func TestExpandTargetEncodes(t *testing.T) {
 // no part of the secret beyond its last four characters may show.
 func TestRedactBeforeTruncate(t *testing.T) {
 	const key = "svc_test_0123456789abcdefghij"
-	s := NewScenarioState(&transport.Target{Key: key, Redact: wire.Redactor(key)}, nil)
+	s := newScenarioState(&transport.Target{Key: key, Redact: wire.Redactor(key)}, nil)
 	body := `{"m":"` + strings.Repeat("x", 280) + key + `"}`
-	line := s.ResponseLine(&wire.Exchange{Status: 401, Header: http.Header{}, Body: []byte(body)})
+	line := s.responseLine(&wire.Exchange{Status: 401, Header: http.Header{}, Body: []byte(body)})
 	if strings.Contains(line, "0123456") {
 		t.Errorf("the report shows part of the secret: %s", line)
 	}
@@ -210,7 +211,7 @@ func mustJSON(t *testing.T, s string) any {
 }
 
 // sent is s after it sent the exchanges, in order.
-func sent(s *ScenarioState, es ...*wire.Exchange) *ScenarioState {
+func sent(s *scenarioState, es ...*wire.Exchange) *scenarioState {
 	for _, e := range es {
 		s.record(e)
 	}

@@ -21,7 +21,7 @@ const maxPages = 200
 // walk follows nextCursor from the first page of target to the last,
 // checking on every page that hasMore and nextCursor agree and that no page
 // is larger than the limit asked for. It returns the items in order.
-func (s *ScenarioState) walk(ctx context.Context, target string, limit int) ([]any, error) {
+func (s *scenarioState) walk(ctx context.Context, target string, limit int) ([]any, error) {
 	sep := "?"
 	if strings.Contains(target, "?") {
 		sep = "&"
@@ -90,7 +90,7 @@ func (s *ScenarioState) walk(ctx context.Context, target string, limit int) ([]a
 
 // readWalked makes the walked items the response the next steps read, so
 // that the JSON steps can check them at "items".
-func readWalked(s *ScenarioState, target string, items []any) {
+func readWalked(s *scenarioState, target string, items []any) {
 	if items == nil {
 		items = []any{}
 	}
@@ -113,7 +113,7 @@ func idOf(item any) (string, error) {
 // walkComplete walks target page by page and checks the whole list: no item
 // twice, newest first, and nothing skipped compared with a single page of
 // 100 (when the list fits in one).
-func (s *ScenarioState) walkComplete(ctx context.Context, target string, limit int) error {
+func (s *scenarioState) walkComplete(ctx context.Context, target string, limit int) error {
 	t, err := s.expandTarget(target)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func (s *ScenarioState) walkComplete(ctx context.Context, target string, limit i
 // must be exactly the items of the unfiltered one whose field (the query
 // parameter's name unless given) has the value or, for an array field,
 // contains it, in the same order.
-func (s *ScenarioState) filterExact(ctx context.Context, param, value, target, field string) error {
+func (s *scenarioState) filterExact(ctx context.Context, param, value, target, field string) error {
 	if field == "" {
 		field = param
 	}

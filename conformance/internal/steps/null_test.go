@@ -12,31 +12,31 @@ import (
 // fails on JSON null, saying which step matches null; that step passes on
 // null and fails on the text.
 func TestQuotedNullSaysHowToMatchJSONNull(t *testing.T) {
-	answer := func(resolution string) *ScenarioState {
-		s := NewScenarioState(&transport.Target{Redact: wire.Redactor("")}, nil)
+	answer := func(resolution string) *scenarioState {
+		s := newScenarioState(&transport.Target{Redact: wire.Redactor("")}, nil)
 		s.saved["bugId"] = "bug_1"
 		body := `{"data": {"items": [{"id": "bug_1", "resolution": ` + resolution + `}]}, "resolution": ` + resolution + `}`
 		return sent(s, &wire.Exchange{Status: 200, Body: []byte(body)})
 	}
 	tests := []struct {
 		name    string
-		check   func(s *ScenarioState) error
+		check   func(s *scenarioState) error
 		answer  string
 		wantErr string // "" for a pass
 	}{
-		{"the JSON at, quoted, on null", func(s *ScenarioState) error { return s.jsonIsString(t.Context(), "resolution", "null") }, `null`,
+		{"the JSON at, quoted, on null", func(s *scenarioState) error { return s.jsonIsString(t.Context(), "resolution", "null") }, `null`,
 			"the JSON at \"resolution\" is null, not the text \"null\": to match JSON null, write `the JSON at \"resolution\" should equal null`"},
-		{"the JSON at, quoted, on the text", func(s *ScenarioState) error { return s.jsonIsString(t.Context(), "resolution", "null") }, `"null"`, ""},
-		{"a record, quoted, on null", func(s *ScenarioState) error { return s.recordHas(t.Context(), "{bugId}", "resolution", "null") }, `null`,
+		{"the JSON at, quoted, on the text", func(s *scenarioState) error { return s.jsonIsString(t.Context(), "resolution", "null") }, `"null"`, ""},
+		{"a record, quoted, on null", func(s *scenarioState) error { return s.recordHas(t.Context(), "{bugId}", "resolution", "null") }, `null`,
 			"the record bug_1 has \"resolution\" null, not the text \"null\": to match JSON null, write `the record with id \"{bugId}\" in the answer should have \"resolution\" equal to null`"},
-		{"a record, quoted, on a number", func(s *ScenarioState) error { return s.recordHas(t.Context(), "{bugId}", "resolution", "1") }, `1`,
+		{"a record, quoted, on a number", func(s *scenarioState) error { return s.recordHas(t.Context(), "{bugId}", "resolution", "1") }, `1`,
 			`the record bug_1 has "resolution" integer 1; want "1"`},
-		{"a record, quoted, on a missing field", func(s *ScenarioState) error { return s.recordHas(t.Context(), "{bugId}", "severity", "null") }, `null`,
+		{"a record, quoted, on a missing field", func(s *scenarioState) error { return s.recordHas(t.Context(), "{bugId}", "severity", "null") }, `null`,
 			`the record bug_1 has no "severity"; want "null"`},
-		{"a record, bare null, on null", func(s *ScenarioState) error { return s.recordHasLiteral(t.Context(), "{bugId}", "resolution", "null") }, `null`, ""},
-		{"a record, bare null, on the text", func(s *ScenarioState) error { return s.recordHasLiteral(t.Context(), "{bugId}", "resolution", "null") }, `"null"`,
+		{"a record, bare null, on null", func(s *scenarioState) error { return s.recordHasLiteral(t.Context(), "{bugId}", "resolution", "null") }, `null`, ""},
+		{"a record, bare null, on the text", func(s *scenarioState) error { return s.recordHasLiteral(t.Context(), "{bugId}", "resolution", "null") }, `"null"`,
 			`the record bug_1 has "resolution" string "null"; want null`},
-		{"a record, bare number", func(s *ScenarioState) error { return s.recordHasLiteral(t.Context(), "{bugId}", "resolution", "2.0") }, `2`, ""},
+		{"a record, bare number", func(s *scenarioState) error { return s.recordHasLiteral(t.Context(), "{bugId}", "resolution", "2.0") }, `2`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,16 +10,17 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
-func (s *ScenarioState) lastRateHeaders(ctx context.Context) (rules.RateHeaders, error) {
+func (s *scenarioState) lastRateHeaders(ctx context.Context) (rules.RateHeaders, error) {
 	_, h, err := s.lastExchangeRates(ctx)
 	return h, err
 }
 
 // lastExchangeRates is the last exchange with its rate-limit headers, for
 // checks that also need the server's clock.
-func (s *ScenarioState) lastExchangeRates(ctx context.Context) (*wire.Exchange, rules.RateHeaders, error) {
+func (s *scenarioState) lastExchangeRates(ctx context.Context) (*wire.Exchange, rules.RateHeaders, error) {
 	e, err := s.lastExchange(ctx)
 	if err != nil {
 		return nil, rules.RateHeaders{}, err
@@ -28,12 +29,12 @@ func (s *ScenarioState) lastExchangeRates(ctx context.Context) (*wire.Exchange, 
 	return e, h, err
 }
 
-func (s *ScenarioState) rateHeadersIntegers(ctx context.Context) error {
+func (s *scenarioState) rateHeadersIntegers(ctx context.Context) error {
 	_, err := s.lastRateHeaders(ctx)
 	return err
 }
 
-func (s *ScenarioState) remainingWithinLimit(ctx context.Context) error {
+func (s *scenarioState) remainingWithinLimit(ctx context.Context) error {
 	h, err := s.lastRateHeaders(ctx)
 	if err != nil {
 		return err
@@ -48,7 +49,7 @@ func (s *ScenarioState) remainingWithinLimit(ctx context.Context) error {
 // section 8 lists maxima, so a deployment (or a sandbox started with
 // -rate-limit-minute 50) may enforce less, never more. The window the
 // headers describe is told by how far away the reset is.
-func (s *ScenarioState) limitPublished(ctx context.Context) error {
+func (s *scenarioState) limitPublished(ctx context.Context) error {
 	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
@@ -91,7 +92,7 @@ func onWindowBoundary(t time.Time, w time.Duration) bool {
 // open (its unit is "not shown"): seconds until the reset, Unix seconds, or
 // Unix milliseconds, each at most a day (the longest window) after the
 // server's clock.
-func (s *ScenarioState) resetPlausible(ctx context.Context) error {
+func (s *scenarioState) resetPlausible(ctx context.Context) error {
 	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
@@ -110,7 +111,7 @@ func (s *ScenarioState) resetPlausible(ctx context.Context) error {
 
 // resetUnixWithin is the sandbox's reading: Unix seconds at the end of the
 // reported window, after the server's clock and at most secs later.
-func (s *ScenarioState) resetUnixWithin(ctx context.Context, secs int) error {
+func (s *scenarioState) resetUnixWithin(ctx context.Context, secs int) error {
 	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
@@ -126,7 +127,7 @@ func (s *ScenarioState) resetUnixWithin(ctx context.Context, secs int) error {
 // ratePair reads the headers of the last two responses and reports whether a
 // window visibly ended between them: the reset moved later and the remaining
 // count did not go down. Comparisons across such a boundary prove nothing.
-func (s *ScenarioState) ratePair(ctx context.Context) (prev, last rules.RateHeaders, rolled bool, err error) {
+func (s *scenarioState) ratePair(ctx context.Context) (prev, last rules.RateHeaders, rolled bool, err error) {
 	pe, le, err := s.previous()
 	if err != nil {
 		return prev, last, false, err
@@ -168,7 +169,7 @@ const refillTries = 10
 // count goes down or the requests since the first of the pair prove it
 // never will: n requests over t seconds leave at most t·fastestRefill − n
 // (+1 for the whole numbers the header rounds to) more than there was.
-func (s *ScenarioState) remainingDecreased(ctx context.Context) error {
+func (s *scenarioState) remainingDecreased(ctx context.Context) error {
 	first := len(s.history) - 2
 	for try := 0; ; try++ {
 		prev, last, rolled, err := s.ratePair(ctx)
@@ -187,11 +188,11 @@ func (s *ScenarioState) remainingDecreased(ctx context.Context) error {
 		// The server handled the requests at most this far apart.
 		apart := le.Sent.Add(le.Elapsed).Sub(fe.Sent)
 		refill := apart.Seconds()*fastestRefill - float64(sent) + 1
-		if s.t.Profile == wire.ProfileSandbox || float64(last.Remaining-start.Remaining) >= refill {
+		if s.t.Profile == kit.ProfileSandbox || float64(last.Remaining-start.Remaining) >= refill {
 			return fmt.Errorf("rate-limit rule (spec §8): %s must count down, but went from %d to %d over %d request(s) within %s (reset %d, then %d)", rules.HdrRemaining, start.Remaining, last.Remaining, sent, apart.Round(time.Millisecond), start.Reset, last.Reset)
 		}
 		if try == refillTries {
-			s.Skip = fmt.Sprintf("could not judge: %d requests came too far apart (%s) to tell a refilling limiter from a count that does not go down", sent, apart.Round(time.Millisecond))
+			s.skip = fmt.Sprintf("could not judge: %d requests came too far apart (%s) to tell a refilling limiter from a count that does not go down", sent, apart.Round(time.Millisecond))
 			return godog.ErrSkip
 		}
 		u, err := url.Parse(le.URL)
@@ -204,7 +205,7 @@ func (s *ScenarioState) remainingDecreased(ctx context.Context) error {
 	}
 }
 
-func (s *ScenarioState) remainingUnchanged(ctx context.Context) error {
+func (s *scenarioState) remainingUnchanged(ctx context.Context) error {
 	prev, last, rolled, err := s.ratePair(ctx)
 	if err != nil || rolled {
 		return err
@@ -215,7 +216,7 @@ func (s *ScenarioState) remainingUnchanged(ctx context.Context) error {
 	return nil
 }
 
-func (s *ScenarioState) limitUnchanged(ctx context.Context) error {
+func (s *scenarioState) limitUnchanged(ctx context.Context) error {
 	prev, last, rolled, err := s.ratePair(ctx)
 	if err != nil || rolled {
 		return err
@@ -228,7 +229,7 @@ func (s *ScenarioState) limitUnchanged(ctx context.Context) error {
 
 // resetOnMinute is the sandbox's fixed windows aligned to the UTC minute:
 // the reset of a minute window is a multiple of 60 Unix seconds.
-func (s *ScenarioState) resetOnMinute(ctx context.Context) error {
+func (s *scenarioState) resetOnMinute(ctx context.Context) error {
 	h, err := s.lastRateHeaders(ctx)
 	if err != nil {
 		return err
@@ -242,7 +243,7 @@ func (s *ScenarioState) resetOnMinute(ctx context.Context) error {
 // resetEndsWindow is the sandbox's reading of the reported window: fixed
 // windows aligned to UTC, so the reset is the end of the server's current
 // minute, hour or day, whichever has the fewest requests left.
-func (s *ScenarioState) resetEndsWindow(ctx context.Context) error {
+func (s *scenarioState) resetEndsWindow(ctx context.Context) error {
 	e, h, err := s.lastExchangeRates(ctx)
 	if err != nil {
 		return err
@@ -266,7 +267,7 @@ func (s *ScenarioState) resetEndsWindow(ctx context.Context) error {
 // windowEnded says whether, by the server's clock at the scenario's last
 // answer, the window an earlier answer of the scenario reported has ended:
 // counts compared across it restarted in between.
-func windowEnded(s *ScenarioState) bool {
+func windowEnded(s *scenarioState) bool {
 	last, err := s.lastSent()
 	if err != nil {
 		return false

@@ -15,7 +15,7 @@ import (
 // which reports show and the rate-limit steps compare, stay the requests it
 // sent.
 func TestAWalkOrADeliveryIsReadButNotSent(t *testing.T) {
-	s := NewScenarioState(&transport.Target{Key: "svc_test_readingreading", Redact: func(s string) string { return s }}, nil)
+	s := newScenarioState(&transport.Target{Key: "svc_test_readingreading", Redact: func(s string) string { return s }}, nil)
 	first := &wire.Exchange{Method: "GET", URL: "http://127.0.0.1/v1/campaigns?limit=1", Status: 200, Header: http.Header{"X-Ratelimit-Remaining": {"9"}}, Body: []byte(`{"success":true}`)}
 	second := &wire.Exchange{Method: "GET", URL: "http://127.0.0.1/v1/campaigns?limit=1&cursor=c1", Status: 200, Header: http.Header{"X-Ratelimit-Remaining": {"8"}}, Body: []byte(`{"success":true}`)}
 	sent(s, first, second)
@@ -27,8 +27,8 @@ func TestAWalkOrADeliveryIsReadButNotSent(t *testing.T) {
 	if prev, last, err := s.previous(); err != nil || prev != first || last != second {
 		t.Errorf("after a walk the two last exchanges are %v and %v (%v); want the two pages sent", prev, last, err)
 	}
-	if s.Sent() != 2 || s.Last() != second || len(s.Transcript()) != 2 {
-		t.Errorf("after a walk the scenario sent %d, last %v; want the 2 pages only:\n%s", s.Sent(), s.Last(), strings.Join(s.Transcript(), "\n"))
+	if s.sent() != 2 || s.last() != second || len(s.transcript()) != 2 {
+		t.Errorf("after a walk the scenario sent %d, last %v; want the 2 pages only:\n%s", s.sent(), s.last(), strings.Join(s.transcript(), "\n"))
 	}
 
 	readDelivered(s, receiver.Delivery{Header: http.Header{"Webhook-Id": {"msg_1"}}, Body: []byte(`{"type":"campaign.created"}`), Answered: 204})
@@ -40,13 +40,13 @@ func TestAWalkOrADeliveryIsReadButNotSent(t *testing.T) {
 	if got := headerRead(s, "Webhook-Id"); got != "" || s.readsDelivery() {
 		t.Errorf("after a request the response read is still the delivery (Webhook-Id %q)", got)
 	}
-	if s.delivered == nil || s.delivered.Header.Get("Webhook-Id") != "msg_1" || s.Sent() != 3 {
-		t.Errorf("after a request the delivery to wait for a retry of is %v, with %d sent; want msg_1 and 3", s.delivered, s.Sent())
+	if s.delivered == nil || s.delivered.Header.Get("Webhook-Id") != "msg_1" || s.sent() != 3 {
+		t.Errorf("after a request the delivery to wait for a retry of is %v, with %d sent; want msg_1 and 3", s.delivered, s.sent())
 	}
 }
 
 // lengthAt is the length of the array at path of the response read.
-func lengthAt(s *ScenarioState, path string) (int, error) {
+func lengthAt(s *scenarioState, path string) (int, error) {
 	v, err := valueAt(s, path)
 	if err != nil {
 		return 0, err
@@ -55,7 +55,7 @@ func lengthAt(s *ScenarioState, path string) (int, error) {
 	return len(a), nil
 }
 
-func headerRead(s *ScenarioState, name string) string {
+func headerRead(s *scenarioState, name string) string {
 	e, err := s.response()
 	if err != nil {
 		return ""

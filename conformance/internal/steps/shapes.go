@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/wire"
 )
 
@@ -48,7 +49,7 @@ func records(v any) []map[string]any {
 	return out
 }
 
-func (s *ScenarioState) recordsAt(path string) ([]map[string]any, error) {
+func (s *scenarioState) recordsAt(path string) ([]map[string]any, error) {
 	v, err := valueAt(s, path)
 	if err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (s *ScenarioState) recordsAt(path string) ([]map[string]any, error) {
 
 // saveRecordField saves a string field of the first record at path that
 // has one.
-func (s *ScenarioState) saveRecordField(ctx context.Context, field, path, name string) error {
+func (s *scenarioState) saveRecordField(ctx context.Context, field, path, name string) error {
 	recs, err := s.recordsAt(path)
 	if err != nil {
 		return err
@@ -69,7 +70,7 @@ func (s *ScenarioState) saveRecordField(ctx context.Context, field, path, name s
 			return nil
 		}
 	}
-	s.Skip = fmt.Sprintf("could not judge: no record with a string id at %q has a string %q (%d records)", path, field, len(recs))
+	s.skip = fmt.Sprintf("could not judge: no record with a string id at %q has a string %q (%d records)", path, field, len(recs))
 	return godog.ErrSkip
 }
 
@@ -77,7 +78,7 @@ func (s *ScenarioState) saveRecordField(ctx context.Context, field, path, name s
 // one: a leading word and its separator (cmp_, bug-) stay, every digit d
 // becomes 9-d and every letter its mirror within a-f or g-z (hex stays
 // hex), so that a deployment checking the form of ids answers for the id.
-func (s *ScenarioState) saveUnknownID(ctx context.Context, known, name string) error {
+func (s *scenarioState) saveUnknownID(ctx context.Context, known, name string) error {
 	v, ok := s.saved[known].(string)
 	if !ok || v == "" {
 		return fmt.Errorf("%q holds no id to take the form of (saved: %s)", known, s.savedNames())
@@ -119,7 +120,7 @@ func isHex(s string) bool {
 // field's values, nor the PATCH body, nor the transitions, so the
 // deployment's own data is the only safe source, and a deployment refusing
 // every value is not judged.
-func (s *ScenarioState) changeListed(ctx context.Context, field, list, idName, valueName string) error {
+func (s *scenarioState) changeListed(ctx context.Context, field, list, idName, valueName string) error {
 	e, err := s.send(ctx, http.MethodGet, list, nil, "")
 	if err != nil {
 		return err
@@ -139,7 +140,7 @@ func (s *ScenarioState) changeListed(ctx context.Context, field, list, idName, v
 		}
 	}
 	if len(with) == 0 {
-		s.Skip = fmt.Sprintf("could not judge: no record listed at %s shows a string %q to change", list, field)
+		s.skip = fmt.Sprintf("could not judge: no record listed at %s shows a string %q to change", list, field)
 		return godog.ErrSkip
 	}
 	pick := with[0]
@@ -160,14 +161,14 @@ func (s *ScenarioState) changeListed(ctx context.Context, field, list, idName, v
 		}
 		refused = append(refused, fmt.Sprintf("%q: %d", value, e.Status))
 	}
-	s.Skip = fmt.Sprintf("could not judge: the deployment refused every %s its data shows for %s (%s)", field, id, strings.Join(refused, ", "))
+	s.skip = fmt.Sprintf("could not judge: the deployment refused every %s its data shows for %s (%s)", field, id, strings.Join(refused, ", "))
 	return godog.ErrSkip
 }
 
 // recordHas checks the record with the given id in the last answer. The
 // value is quoted, so it is text: "null" is the string, and a field that
 // is JSON null gets a hint at the step that matches it.
-func (s *ScenarioState) recordHas(ctx context.Context, written, field, want string) error {
+func (s *scenarioState) recordHas(ctx context.Context, written, field, want string) error {
 	id, err := s.expand(written)
 	if err != nil {
 		return err
@@ -194,7 +195,7 @@ func (s *ScenarioState) recordHas(ctx context.Context, written, field, want stri
 // recordHasLiteral checks a field of the record with the given id against
 // a bare JSON literal: null, a boolean or a number, which recordHas, whose
 // value is quoted text, does not match.
-func (s *ScenarioState) recordHasLiteral(ctx context.Context, id, field, literal string) error {
+func (s *scenarioState) recordHasLiteral(ctx context.Context, id, field, literal string) error {
 	want, err := wire.ParseLiteral(literal)
 	if err != nil {
 		return err
@@ -216,7 +217,7 @@ func (s *ScenarioState) recordHasLiteral(ctx context.Context, id, field, literal
 	return nil
 }
 
-func (s *ScenarioState) recordListed(ctx context.Context, id string) error {
+func (s *scenarioState) recordListed(ctx context.Context, id string) error {
 	id, err := s.expand(id)
 	if err != nil {
 		return err
@@ -228,7 +229,7 @@ func (s *ScenarioState) recordListed(ctx context.Context, id string) error {
 // recordWithID finds a record in the last answer. When it is not there
 // and the answer says more pages follow, the kit cannot tell where the
 // record is without knowing the deployment's paging, so it does not judge.
-func (s *ScenarioState) recordWithID(id string) (map[string]any, error) {
+func (s *scenarioState) recordWithID(id string) (map[string]any, error) {
 	v, err := s.lastJSON(context.Background())
 	if err != nil {
 		return nil, err
@@ -239,7 +240,7 @@ func (s *ScenarioState) recordWithID(id string) (map[string]any, error) {
 		}
 	}
 	if morePages(v) {
-		s.Skip = fmt.Sprintf("could not judge: the record %s is not on the first page, and the answer says more follow", id)
+		s.skip = fmt.Sprintf("could not judge: the record %s is not on the first page, and the answer says more follow", id)
 		return nil, godog.ErrSkip
 	}
 	return nil, fmt.Errorf("no record with id %q in the answer, which shows %d records and no further page", id, len(records(v)))
@@ -289,7 +290,7 @@ var webhookBodies = []func(address string) map[string]any{
 // registerReceiver registers conform's receiver as a webhook with the
 // first body the deployment accepts. A deployment refusing every one is
 // not judged: the spec shows no body fields.
-func (s *ScenarioState) registerReceiver(ctx context.Context) error {
+func (s *scenarioState) registerReceiver(ctx context.Context) error {
 	var refused []string
 	for _, shape := range webhookBodies {
 		fields := shape(s.hookURL())
@@ -303,6 +304,6 @@ func (s *ScenarioState) registerReceiver(ctx context.Context) error {
 		}
 		refused = append(refused, fmt.Sprintf("%s: %d", wire.KeysOf(fields), e.Status))
 	}
-	s.Skip = "could not judge: the deployment refused every registration body the kit knows (" + strings.Join(refused, ", ") + ")"
+	s.skip = "could not judge: the deployment refused every registration body the kit knows (" + strings.Join(refused, ", ") + ")"
 	return godog.ErrSkip
 }

@@ -15,10 +15,12 @@ import (
 	"syscall"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/receiver"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // authMode says which Authorization header a scenario sends.
@@ -30,10 +32,10 @@ const (
 	authRaw                        // a header value written in the scenario
 )
 
-// ScenarioState is everything one scenario accumulates. The runner builds
-// one for each scenario when godog initialises it, and binds the steps to
-// it as its methods (see Library.Bind), so scenarios never share it.
-type ScenarioState struct {
+// scenarioState is everything one scenario accumulates. Library.Initializer
+// builds one for each scenario when godog initialises it, and binds the
+// steps to it as its methods, so scenarios never share it.
+type scenarioState struct {
 	t       *transport.Target
 	hooks   *receiver.Receiver // nil when no webhook receiver runs
 	key     string             // the key sent with authConfigured; a fresh account replaces it
@@ -51,10 +53,10 @@ type ScenarioState struct {
 	// delivered is the delivery waited for last, which a wait for its
 	// retry follows even with requests sent since.
 	delivered *wire.Exchange
-	// Sink receives the every-response rule violations of the scenario.
-	Sink *rules.Sink
-	// Skip says why the scenario stopped without a verdict, if it did.
-	Skip string
+	// sink receives the every-response rule violations of the scenario.
+	sink *rules.Sink
+	// skip says why the scenario stopped without a verdict, if it did.
+	skip string
 	// hook is the scenario's endpoint on the webhook receiver, at
 	// hookURLOpen; nil until a step needs it.
 	hook        *receiver.Endpoint
@@ -75,15 +77,15 @@ type ScenarioState struct {
 	droppable bool
 }
 
-// NewScenarioState is the state of a scenario about to start against t,
+// newScenarioState is the state of a scenario about to start against t,
 // with hooks the webhook receiver (nil when none runs).
-func NewScenarioState(t *transport.Target, hooks *receiver.Receiver) *ScenarioState {
-	return &ScenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, Sink: rules.NewSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
+func newScenarioState(t *transport.Target, hooks *receiver.Receiver) *scenarioState {
+	return &scenarioState{t: t, hooks: hooks, key: t.Key, headers: http.Header{}, saved: map[string]any{}, sink: rules.NewSink(t.Coverage), usedDeliveries: map[int]bool{}, freshLeft: -1}
 }
 
-// Last is the last exchange the scenario sent, or nil before any: the one
+// last is the last exchange the scenario sent, or nil before any: the one
 // a report shows beside a failed step.
-func (s *ScenarioState) Last() *wire.Exchange {
+func (s *scenarioState) last() *wire.Exchange {
 	e, _ := s.lastSent()
 	return e
 }
@@ -91,27 +93,27 @@ func (s *ScenarioState) Last() *wire.Exchange {
 // response is what the steps that judge "the response" read: the last
 // answer, a walk's items or a delivery (see read). A request that got no
 // answer fails them, saying so.
-func (s *ScenarioState) response() (*wire.Exchange, error) {
+func (s *scenarioState) response() (*wire.Exchange, error) {
 	if s.read == nil {
 		return nil, errors.New("no request has been sent yet in this scenario")
 	}
 	if e := s.read; e.NoAnswer != "" {
-		return e, fmt.Errorf("%s %s got no answer: the connection was dropped (%s)", e.Method, s.Redact(pathOf(e.URL)), e.NoAnswer)
+		return e, fmt.Errorf("%s %s got no answer: the connection was dropped (%s)", e.Method, s.redact(pathOf(e.URL)), e.NoAnswer)
 	}
 	return s.read, nil
 }
 
 // record keeps an exchange the scenario sent, and makes it the response
 // the next steps read.
-func (s *ScenarioState) record(e *wire.Exchange) {
+func (s *scenarioState) record(e *wire.Exchange) {
 	s.history = append(s.history, e)
 	s.read = e
 }
 
 // readsDelivery says whether the response the steps read is a delivery.
-func (s *ScenarioState) readsDelivery() bool { return s.read != nil && s.read == s.delivered }
+func (s *scenarioState) readsDelivery() bool { return s.read != nil && s.read == s.delivered }
 
-func (s *ScenarioState) lastSent() (*wire.Exchange, error) {
+func (s *scenarioState) lastSent() (*wire.Exchange, error) {
 	if len(s.history) == 0 {
 		return nil, errors.New("no request has been sent yet in this scenario")
 	}
@@ -120,7 +122,7 @@ func (s *ScenarioState) lastSent() (*wire.Exchange, error) {
 
 // previous returns the response before the last one, for steps that compare
 // two responses.
-func (s *ScenarioState) previous() (*wire.Exchange, *wire.Exchange, error) {
+func (s *scenarioState) previous() (*wire.Exchange, *wire.Exchange, error) {
 	if len(s.history) < 2 {
 		return nil, nil, fmt.Errorf("this step compares two responses, but the scenario has sent %d request(s)", len(s.history))
 	}
@@ -131,14 +133,14 @@ var placeholderRe = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9_.-]*)\}`)
 
 // expand replaces {name} placeholders: {key} is the operator's key, {random}
 // a fresh random token, anything else a value saved earlier in the scenario.
-func (s *ScenarioState) expand(text string) (string, error) {
+func (s *scenarioState) expand(text string) (string, error) {
 	return s.expandWith(text, func(v string) string { return v })
 }
 
 // expandTarget expands a request target, escaping each value for where it
 // lands, so that a saved value holding "&", "/" or "#" cannot change which
 // resource or filter is asked for.
-func (s *ScenarioState) expandTarget(target string) (string, error) {
+func (s *scenarioState) expandTarget(target string) (string, error) {
 	p, q, hasQuery := strings.Cut(target, "?")
 	ep, err := s.expandWith(p, url.PathEscape)
 	if err != nil || !hasQuery {
@@ -148,7 +150,7 @@ func (s *ScenarioState) expandTarget(target string) (string, error) {
 	return ep + "?" + eq, err
 }
 
-func (s *ScenarioState) expandWith(text string, escape func(string) string) (string, error) {
+func (s *scenarioState) expandWith(text string, escape func(string) string) (string, error) {
 	var firstErr error
 	out := placeholderRe.ReplaceAllStringFunc(text, func(m string) string {
 		name := m[1 : len(m)-1]
@@ -176,20 +178,17 @@ func (s *ScenarioState) expandWith(text string, escape func(string) string) (str
 	return out, firstErr
 }
 
-// Placeholder is a {placeholder} every scenario has without saving it.
-type Placeholder struct{ Name, Means string }
-
 // BuiltinPlaceholders are the {placeholders} every scenario has; expandWith
 // gives each its value.
-func BuiltinPlaceholders() []Placeholder {
-	return []Placeholder{
-		{"key", "the operator's key (never printed)"},
-		{"random", "a fresh random token"},
-		{"webhookURL", "the scenario's address on conform's webhook receiver"},
+func BuiltinPlaceholders() []kit.Placeholder {
+	return []kit.Placeholder{
+		{Name: "key", Means: "the operator's key (never printed)"},
+		{Name: "random", Means: "a fresh random token"},
+		{Name: "webhookURL", Means: "the scenario's address on conform's webhook receiver"},
 	}
 }
 
-func (s *ScenarioState) savedNames() string {
+func (s *scenarioState) savedNames() string {
 	var names []string
 	for _, p := range BuiltinPlaceholders() {
 		names = append(names, p.Name)
@@ -203,8 +202,8 @@ func (s *ScenarioState) savedNames() string {
 
 // send performs one request and appends it to the history. Only transport
 // failures are errors here; any HTTP answer is for the Then steps to judge.
-func (s *ScenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*wire.Exchange, error) {
-	r := transport.Request{Method: method, Path: path, Body: body, ContentType: contentType, Sink: s.Sink,
+func (s *scenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*wire.Exchange, error) {
+	r := transport.Request{Method: method, Path: path, Body: body, ContentType: contentType, Sink: s.sink,
 		Header: http.Header{"Accept": {"application/json"}}}
 	switch s.auth {
 	case authConfigured:
@@ -216,13 +215,13 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 		r.Header[k] = vs
 	}
 	fresh := s.auth == authConfigured && s.key != s.t.Key && strings.HasPrefix(path, "/v1")
-	if fresh && s.freshLeft == 0 && !s.Sink.Unbudgeted && !s.spends {
-		s.Skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
+	if fresh && s.freshLeft == 0 && !s.sink.Unbudgeted && !s.spends {
+		s.skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
 		return nil, godog.ErrSkip
 	}
 	ex, err := s.t.Send(ctx, r)
 	if errors.Is(err, transport.ErrBudgetSpent) {
-		s.Skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.Budget.Of, s.t.Budget.Share)
+		s.skip = fmt.Sprintf("the key's rate limit is %d a window and the run spends at most %d of it; this scenario needed more", s.t.Budget.Of, s.t.Budget.Share)
 		return nil, godog.ErrSkip
 	}
 	if errors.Is(err, transport.ErrThrottled) {
@@ -237,11 +236,11 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 		// stop: the steps after it look at what the account kept.
 		gaveUp := errors.Is(context.Cause(ctx), errGaveUp)
 		if gaveUp || (s.droppable && ctx.Err() == nil && dropped(err)) {
-			ex := &wire.Exchange{Method: ex.Method, URL: ex.URL, ReqHeader: ex.ReqHeader, ReqBody: ex.ReqBody, Elapsed: ex.Elapsed, NoAnswer: s.Redact(err.Error()), GaveUp: gaveUp}
+			ex := &wire.Exchange{Method: ex.Method, URL: ex.URL, ReqHeader: ex.ReqHeader, ReqBody: ex.ReqBody, Elapsed: ex.Elapsed, NoAnswer: s.redact(err.Error()), GaveUp: gaveUp}
 			s.record(ex)
 			return ex, nil
 		}
-		return nil, fmt.Errorf("%w: %s %s: %s", wire.ErrConnection, method, s.Redact(ex.URL), s.Redact(err.Error()))
+		return nil, fmt.Errorf("%w: %s %s: %s", kit.ErrConnection, method, s.redact(ex.URL), s.redact(err.Error()))
 	}
 	// Only the account's own window tells how much is left of it; a
 	// client address's budget is the deployment's business.
@@ -257,9 +256,9 @@ func (s *ScenarioState) send(ctx context.Context, method, path string, body []by
 	return ex, nil
 }
 
-// RequestLine describes the request of an exchange for a report, with the
+// requestLine describes the request of an exchange for a report, with the
 // Authorization header shown only in redacted form.
-func (s *ScenarioState) RequestLine(e *wire.Exchange) string {
+func (s *scenarioState) requestLine(e *wire.Exchange) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", e.Method, e.URL)
 	if a := e.ReqHeader.Get("Authorization"); a != "" {
@@ -273,15 +272,15 @@ func (s *ScenarioState) RequestLine(e *wire.Exchange) string {
 		b.WriteString(" (no Authorization header)")
 	}
 	if len(e.ReqBody) > 0 {
-		fmt.Fprintf(&b, " body: %s", wire.Truncate(s.Redact(string(e.ReqBody)), 200))
+		fmt.Fprintf(&b, " body: %s", wire.Truncate(s.redact(string(e.ReqBody)), 200))
 	}
-	return s.Redact(b.String())
+	return s.redact(b.String())
 }
 
-// ResponseLine describes what came back, with the headers the spec cares about.
-func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
+// responseLine describes what came back, with the headers the spec cares about.
+func (s *scenarioState) responseLine(e *wire.Exchange) string {
 	if e.NoAnswer != "" {
-		return "no answer: the connection was dropped (" + s.Redact(e.NoAnswer) + ")"
+		return "no answer: the connection was dropped (" + s.redact(e.NoAnswer) + ")"
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d", e.Status)
@@ -293,18 +292,18 @@ func (s *ScenarioState) ResponseLine(e *wire.Exchange) string {
 			fmt.Fprintf(&b, " %s: %s;", h, strings.Join(v, ","))
 		}
 	}
-	fmt.Fprintf(&b, " body: %s", wire.Truncate(s.Redact(strings.TrimSpace(string(e.Body))), 300))
+	fmt.Fprintf(&b, " body: %s", wire.Truncate(s.redact(strings.TrimSpace(string(e.Body))), 300))
 	if e.BodyCut {
 		b.WriteString(" " + wire.CutNote)
 	}
-	return s.Redact(b.String())
+	return s.redact(b.String())
 }
 
-// Redact hides every credential the scenario knows of: the operator's key,
+// redact hides every credential the scenario knows of: the operator's key,
 // a fresh account's key and any key a step sent. It runs before any
 // truncation, so that a cut never leaves most of a key behind.
-func (s *ScenarioState) Redact(text string) string {
-	text = wire.RedactAll(s.t.Redact(text), append(s.Sink.SentKeys(), s.key)...)
+func (s *scenarioState) redact(text string) string {
+	text = wire.RedactAll(s.t.Redact(text), append(s.sink.SentKeys(), s.key)...)
 	for _, secret := range s.secretsSeen() {
 		text = strings.ReplaceAll(text, secret, redactSecret(secret))
 	}
@@ -314,7 +313,7 @@ func (s *ScenarioState) Redact(text string) string {
 // secretsSeen are the values of fields named like "secret" in the
 // scenario's request and answer bodies, such as a webhook's signing
 // secret: a report shows them no more than a key.
-func (s *ScenarioState) secretsSeen() []string {
+func (s *scenarioState) secretsSeen() []string {
 	var out []string
 	var walk func(any)
 	walk = func(v any) {
@@ -356,14 +355,14 @@ func redactSecret(secret string) string {
 	return prefix + "…" + secret[len(secret)-4:]
 }
 
-// Sent is how many requests the scenario has sent.
-func (s *ScenarioState) Sent() int { return len(s.history) }
+// sent is how many requests the scenario has sent.
+func (s *scenarioState) sent() int { return len(s.history) }
 
-// Transcript is every exchange of the scenario, one line each, redacted.
-func (s *ScenarioState) Transcript() []string {
+// transcript is every exchange of the scenario, one line each, redacted.
+func (s *scenarioState) transcript() []string {
 	out := make([]string, 0, len(s.history))
 	for _, e := range s.history {
-		out = append(out, s.RequestLine(e)+"\n    → "+s.ResponseLine(e))
+		out = append(out, s.requestLine(e)+"\n    → "+s.responseLine(e))
 	}
 	return out
 }
@@ -401,9 +400,9 @@ func dropped(err error) bool {
 		errors.Is(err, syscall.EPIPE) || strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "server closed")
 }
 
-// Forget lets go of the scenario's exchanges and saved values once its
+// forget lets go of the scenario's exchanges and saved values once its
 // result is recorded.
-func (s *ScenarioState) Forget() {
+func (s *scenarioState) forget() {
 	s.history, s.saved, s.read, s.delivered = nil, nil, nil, nil
-	s.Sink.Forget()
+	s.sink.Forget()
 }

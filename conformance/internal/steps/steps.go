@@ -1,6 +1,8 @@
 // Package steps is the Gherkin step library: the catalogue of step
-// patterns and the per-scenario state the steps act on, with the webhook
-// receiver the delivery steps listen on.
+// patterns, the per-scenario state the steps act on, with the webhook
+// receiver the delivery steps listen on, and that state's godog hooks
+// (Library.Initializer), which judge each step and hand the run each
+// scenario's result; the runner only wires them to its plan.
 package steps
 
 import (
@@ -14,29 +16,13 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
-// Doc documents one step of the library for people writing features.
-type Doc struct {
-	Pattern string // the regular expression godog matches
-	Example string // a step as it would appear in a .feature file
-	// Tags are the tags a scenario using the step must carry: @sandbox for
-	// a step that needs the sandbox's controls or fresh accounts, which a
-	// run with --profile spec leaves out only by that tag.
-	Tags []string
-	// Needs is what an earlier step of the scenario must have done for
-	// this one to have something to check: the Gives of some other step.
-	Needs string
-	// Gives is what the step leaves for later steps to check.
-	Gives string
-	// Takes is what the step reads from the lines written under it:
-	// TakesDocString, TakesTable, or "" for nothing.
-	Takes string
-}
-
-// What a step takes under it (Doc.Takes).
+// What a step takes under it (kit.StepDoc.Takes).
 const (
 	TakesDocString = "a doc string"
 	TakesTable     = "a table"
@@ -58,36 +44,23 @@ func takes(fn any) string {
 	return ""
 }
 
-// What steps give and need (Doc.Gives, Doc.Needs).
+// What steps give and need (kit.StepDoc.Gives, kit.StepDoc.Needs).
 const (
 	GivesDelivery = "a delivery waited for"
 	GivesHeld     = "the receiver holding its answers"
 )
 
-// Requires says, for a catalogue, what a scenario must have to use the
-// step: its tags, and what an earlier step must give; "" when nothing.
-func (d Doc) Requires() string {
-	var parts []string
-	if len(d.Tags) > 0 {
-		parts = append(parts, "tag "+strings.Join(d.Tags, " "))
-	}
-	if d.Needs != "" {
-		parts = append(parts, "after "+d.Needs)
-	}
-	return strings.Join(parts, "; ")
-}
-
 type stepDef struct {
-	Doc
+	kit.StepDoc
 	fn any
 }
 
 // stepDefs is the whole library, its steps bound to the scenario s. It is
 // built for each scenario, so that no step shares state with another
 // scenario; with s nil it serves for the documentation only.
-func stepDefs(s *ScenarioState) []stepDef {
+func stepDefs(s *scenarioState) []stepDef {
 	d := func(pattern, example string, fn any) stepDef {
-		return stepDef{Doc{Pattern: pattern, Example: example}, fn}
+		return stepDef{kit.StepDoc{Pattern: pattern, Example: example}, fn}
 	}
 	sandbox := func(def stepDef) stepDef {
 		def.Tags = []string{TagSandbox}
@@ -227,11 +200,11 @@ func stepDefs(s *ScenarioState) []stepDef {
 }
 
 // Steps documents every step pattern of the library, in catalogue order.
-func Steps() []Doc {
+func Steps() []kit.StepDoc {
 	defs := stepDefs(nil)
-	docs := make([]Doc, len(defs))
+	docs := make([]kit.StepDoc, len(defs))
 	for i, d := range defs {
-		docs[i] = d.Doc
+		docs[i] = d.StepDoc
 		docs[i].Takes = takes(d.fn)
 	}
 	return docs
@@ -241,24 +214,24 @@ func Steps() []Doc {
 // godog would otherwise compile every pattern again for every scenario.
 type Library struct {
 	patterns []*regexp.Regexp
-	docs     []Doc
+	docs     []kit.StepDoc
 }
 
 // NewLibrary compiles the catalogue.
 func NewLibrary() *Library {
 	defs := stepDefs(nil)
-	l := &Library{patterns: make([]*regexp.Regexp, len(defs)), docs: make([]Doc, len(defs))}
+	l := &Library{patterns: make([]*regexp.Regexp, len(defs)), docs: make([]kit.StepDoc, len(defs))}
 	for i, d := range defs {
 		l.patterns[i] = regexp.MustCompile(d.Pattern)
-		l.docs[i] = d.Doc
+		l.docs[i] = d.StepDoc
 		l.docs[i].Takes = takes(d.fn)
 	}
 	return l
 }
 
-// Bind registers every step of the library with godog for one scenario,
+// bind registers every step of the library with godog for one scenario,
 // as methods of that scenario's own state.
-func (l *Library) Bind(sc *godog.ScenarioContext, s *ScenarioState) {
+func (l *Library) bind(sc *godog.ScenarioContext, s *scenarioState) {
 	for i, d := range stepDefs(s) {
 		sc.Step(l.patterns[i], d.fn)
 	}
@@ -269,8 +242,8 @@ func (l *Library) Bind(sc *godog.ScenarioContext, s *ScenarioState) {
 func (l *Library) Matches(text string) int { return len(l.Matching(text)) }
 
 // Matching returns the steps of the library that match text.
-func (l *Library) Matching(text string) []Doc {
-	var out []Doc
+func (l *Library) Matching(text string) []kit.StepDoc {
+	var out []kit.StepDoc
 	for i, re := range l.patterns {
 		if re.MatchString(text) {
 			out = append(out, l.docs[i])
@@ -281,12 +254,12 @@ func (l *Library) Matching(text string) []Doc {
 
 // --- who is asking ---
 
-func (s *ScenarioState) notAuthenticated(ctx context.Context) error {
+func (s *scenarioState) notAuthenticated(ctx context.Context) error {
 	s.auth = authNone
 	return nil
 }
 
-func (s *ScenarioState) useAuthorization(ctx context.Context, value string) error {
+func (s *scenarioState) useAuthorization(ctx context.Context, value string) error {
 	v, err := s.expand(value)
 	if err != nil {
 		return err
@@ -295,7 +268,7 @@ func (s *ScenarioState) useAuthorization(ctx context.Context, value string) erro
 	return nil
 }
 
-func (s *ScenarioState) useAPIKey(ctx context.Context, key string) error {
+func (s *scenarioState) useAPIKey(ctx context.Context, key string) error {
 	k, err := s.expand(key)
 	if err != nil {
 		return err
@@ -307,11 +280,11 @@ func (s *ScenarioState) useAPIKey(ctx context.Context, key string) error {
 // freshAccount switches the scenario to a random test key. In the sandbox each
 // key is its own seeded account with its own rate-limit counters, so scenarios
 // that need known data or a whole window do not disturb each other.
-func (s *ScenarioState) freshAccount(ctx context.Context) error {
-	if s.t.Profile != wire.ProfileSandbox {
-		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", wire.ErrUsage)
+func (s *scenarioState) freshAccount(ctx context.Context) error {
+	if s.t.Profile != kit.ProfileSandbox {
+		return fmt.Errorf("%w: a fresh account exists only in the sandbox; tag the scenario @sandbox", kit.ErrUsage)
 	}
-	s.key = wire.TestPrefix + "conform_" + wire.RandomToken()
+	s.key = kit.TestPrefix + "conform_" + wire.RandomToken()
 	s.t.Model.Own(s.key, true)
 	s.fresh = append(s.fresh, s.key)
 	s.freshLeft = -1
@@ -319,7 +292,7 @@ func (s *ScenarioState) freshAccount(ctx context.Context) error {
 	return nil
 }
 
-func (s *ScenarioState) setHeader(ctx context.Context, name, value string) error {
+func (s *scenarioState) setHeader(ctx context.Context, name, value string) error {
 	// A name is expanded too: a header's name is one more place a
 	// deployment may echo a key from (SHR-12).
 	n, err := s.expand(name)
@@ -336,28 +309,28 @@ func (s *ScenarioState) setHeader(ctx context.Context, name, value string) error
 
 // --- what is sent ---
 
-func (s *ScenarioState) sendPlain(ctx context.Context, method, path string) error {
+func (s *scenarioState) sendPlain(ctx context.Context, method, path string) error {
 	return s.sendBody(ctx, method, path, nil, "")
 }
 
-func (s *ScenarioState) sendJSONDoc(ctx context.Context, method, path string, doc *godog.DocString) error {
+func (s *scenarioState) sendJSONDoc(ctx context.Context, method, path string, doc *godog.DocString) error {
 	return s.sendBody(ctx, method, path, []byte(doc.Content), "application/json")
 }
 
-func (s *ScenarioState) sendInline(ctx context.Context, method, path, body string) error {
+func (s *scenarioState) sendInline(ctx context.Context, method, path, body string) error {
 	if body == "" {
 		return s.sendBody(ctx, method, path, nil, "")
 	}
 	return s.sendBody(ctx, method, path, []byte(body), "application/json")
 }
 
-func (s *ScenarioState) sendTyped(ctx context.Context, method, path, contentType string, doc *godog.DocString) error {
+func (s *scenarioState) sendTyped(ctx context.Context, method, path, contentType string, doc *godog.DocString) error {
 	return s.sendBody(ctx, method, path, []byte(doc.Content), contentType)
 }
 
 // sendLarge sends a syntactically valid JSON object of the given size, so that
 // only its size can be the reason for a refusal.
-func (s *ScenarioState) sendLarge(ctx context.Context, method, path string, size int) error {
+func (s *scenarioState) sendLarge(ctx context.Context, method, path string, size int) error {
 	const head, tail = `{"name": "`, `"}`
 	n := size - len(head) - len(tail)
 	if n < 0 {
@@ -370,20 +343,20 @@ func (s *ScenarioState) sendLarge(ctx context.Context, method, path string, size
 // sendPadded sends a request whose target, path and query, is exactly
 // size bytes, the padding appended to the target as written: so that only
 // the target's length can be the reason for a refusal.
-func (s *ScenarioState) sendPadded(ctx context.Context, method, path, pad string, size int) error {
+func (s *scenarioState) sendPadded(ctx context.Context, method, path, pad string, size int) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}
 	n := size - len(p)
 	if n < 0 {
-		return fmt.Errorf("%w: %q is already longer than %d bytes", wire.ErrUsage, p, size)
+		return fmt.Errorf("%w: %q is already longer than %d bytes", kit.ErrUsage, p, size)
 	}
 	_, err = s.send(ctx, method, p+strings.Repeat(pad, n), nil, "")
 	return err
 }
 
-func (s *ScenarioState) sendBody(ctx context.Context, method, path string, body []byte, contentType string) error {
+func (s *scenarioState) sendBody(ctx context.Context, method, path string, body []byte, contentType string) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
@@ -405,7 +378,7 @@ var errGaveUp = errors.New("the client gave up waiting")
 // sendGivingUp sends a request as a client with a timeout does: one that
 // stops waiting after ms and closes its connection. The step fails if the
 // answer, or a dropped connection, came first, since then nobody gave up.
-func (s *ScenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
+func (s *scenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
@@ -419,13 +392,13 @@ func (s *ScenarioState) sendGivingUp(ctx context.Context, method, path string, m
 	case ex.GaveUp:
 		return nil
 	case ex.NoAnswer != "":
-		return fmt.Errorf("%s %s: the connection was dropped (%s) before the client gave up after %d ms", method, s.Redact(p), ex.NoAnswer, ms)
+		return fmt.Errorf("%s %s: the connection was dropped (%s) before the client gave up after %d ms", method, s.redact(p), ex.NoAnswer, ms)
 	default:
-		return fmt.Errorf("%s %s was answered (%d) within %d ms; want the client to give up first", method, s.Redact(p), ex.Status, ms)
+		return fmt.Errorf("%s %s was answered (%d) within %d ms; want the client to give up first", method, s.redact(p), ex.Status, ms)
 	}
 }
 
-func (s *ScenarioState) sendMany(ctx context.Context, n int, method, path string) error {
+func (s *scenarioState) sendMany(ctx context.Context, n int, method, path string) error {
 	for i := 0; i < n; i++ {
 		if err := s.sendPlain(ctx, method, path); err != nil {
 			return err
@@ -453,7 +426,7 @@ const burstMargin = 2 * time.Second
 // more. It stops early at the first 429, since a shared key may have been
 // spent by someone else meanwhile. Only the last two exchanges are kept: the
 // last one allowed and the first one over the limit.
-func (s *ScenarioState) exhaust(ctx context.Context, method, path string) error {
+func (s *scenarioState) exhaust(ctx context.Context, method, path string) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
@@ -505,7 +478,7 @@ func (s *ScenarioState) exhaust(ctx context.Context, method, path string) error 
 	return nil
 }
 
-func (s *ScenarioState) saveJSON(ctx context.Context, path, name string) error {
+func (s *scenarioState) saveJSON(ctx context.Context, path, name string) error {
 	v, err := valueAt(s, path)
 	if err != nil {
 		return err
@@ -516,7 +489,7 @@ func (s *ScenarioState) saveJSON(ctx context.Context, path, name string) error {
 
 // saveText fixes a value, typically one with {random}, so that later steps
 // can refer to the same value.
-func (s *ScenarioState) saveText(ctx context.Context, text, name string) error {
+func (s *scenarioState) saveText(ctx context.Context, text, name string) error {
 	v, err := s.expand(text)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ type clientVerdict struct {
 // askVerdict asks the sandbox for its verdict on the client of the
 // scenario's key: a scenario that drives a client (through its CLI or a
 // test hook) with the key then asserts what the sandbox judged of it.
-func (s *ScenarioState) askVerdict(ctx context.Context) (clientVerdict, error) {
+func (s *scenarioState) askVerdict(ctx context.Context) (clientVerdict, error) {
 	var v clientVerdict
 	ex, err := s.send(ctx, http.MethodGet, "/_sandbox/verdict", nil, "")
 	if err != nil {
@@ -57,7 +57,7 @@ func (v clientVerdict) brokenClientRules() string {
 	return b.String()
 }
 
-func (s *ScenarioState) clientHeldEveryRule(ctx context.Context) error {
+func (s *scenarioState) clientHeldEveryRule(ctx context.Context) error {
 	v, err := s.askVerdict(ctx)
 	if err != nil {
 		return err
@@ -68,7 +68,7 @@ func (s *ScenarioState) clientHeldEveryRule(ctx context.Context) error {
 	return nil
 }
 
-func (s *ScenarioState) clientRuleIs(ctx context.Context, id, outcome string) error {
+func (s *scenarioState) clientRuleIs(ctx context.Context, id, outcome string) error {
 	v, err := s.askVerdict(ctx)
 	if err != nil {
 		return err

@@ -15,9 +15,11 @@ import (
 	"time"
 
 	"github.com/cucumber/godog"
+
 	"github.com/testcampaign/kit/conformance/internal/receiver"
 	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Steps that register a webhook on conform's receiver and check what the
@@ -28,12 +30,12 @@ import (
 // webhookSecret from the last answer. A deployment may refuse loopback and
 // private destinations (the sandbox's -webhook-deny-private): that refusal
 // skips the scenario with the reason instead of failing it.
-func (s *ScenarioState) registerWebhook(ctx context.Context, n, events string) error {
+func (s *scenarioState) registerWebhook(ctx context.Context, n, events string) error {
 	times := 1
 	if n != "" {
 		var err error
 		if times, err = strconv.Atoi(n); err != nil {
-			return fmt.Errorf("%w: %q is not a count", wire.ErrUsage, n)
+			return fmt.Errorf("%w: %q is not a count", kit.ErrUsage, n)
 		}
 	}
 	hookURL := s.hookURL()
@@ -48,7 +50,7 @@ func (s *ScenarioState) registerWebhook(ctx context.Context, n, events string) e
 			return err
 		}
 		if e.Status == http.StatusBadRequest && refusesURL(e) {
-			s.Skip = fmt.Sprintf("the deployment refuses the receiver's address %s as a webhook URL; pass --webhook-url with an address it accepts", hookURL)
+			s.skip = fmt.Sprintf("the deployment refuses the receiver's address %s as a webhook URL; pass --webhook-url with an address it accepts", hookURL)
 			return godog.ErrSkip
 		}
 		if e.Status != http.StatusOK {
@@ -90,7 +92,7 @@ func refusesURL(e *wire.Exchange) bool {
 
 // onEndpoint tells the scenario's receiver endpoint what to do with the
 // deliveries to come.
-func (s *ScenarioState) onEndpoint(act func(*receiver.Endpoint)) error {
+func (s *scenarioState) onEndpoint(act func(*receiver.Endpoint)) error {
 	e, _, err := s.endpoint()
 	if err != nil {
 		return err
@@ -99,33 +101,33 @@ func (s *ScenarioState) onEndpoint(act func(*receiver.Endpoint)) error {
 	return nil
 }
 
-func (s *ScenarioState) receiverFails(status, n int) error {
+func (s *scenarioState) receiverFails(status, n int) error {
 	return s.onEndpoint(func(e *receiver.Endpoint) { e.FailNext(n, status) })
 }
 
 // receiverDrops cuts the connections of the next n deliveries before any
 // answer: a network error, which the deployment retries (DLV-9).
-func (s *ScenarioState) receiverDrops(n int) error {
+func (s *scenarioState) receiverDrops(n int) error {
 	return s.receiverFails(receiver.Dropped, n)
 }
 
 // receiverHolds keeps the deliveries from now on in flight at the
 // deployment: each reaches the receiver, which answers only once the
 // scenario releases it (or ends).
-func (s *ScenarioState) receiverHolds() error { return s.onEndpoint((*receiver.Endpoint).Hold) }
+func (s *scenarioState) receiverHolds() error { return s.onEndpoint((*receiver.Endpoint).Hold) }
 
-func (s *ScenarioState) receiverReleases() error { return s.onEndpoint((*receiver.Endpoint).Release) }
+func (s *scenarioState) receiverReleases() error { return s.onEndpoint((*receiver.Endpoint).Release) }
 
 func eventType(d receiver.Delivery) string { return receiver.EventType(d.Body) }
 
 // readDelivered makes a delivery the response the next steps read, so that
 // the JSON and header steps check it.
-func readDelivered(s *ScenarioState, d receiver.Delivery) {
+func readDelivered(s *scenarioState, d receiver.Delivery) {
 	s.delivered = &wire.Exchange{URL: "(webhook receiver)", Status: d.Answered, Header: d.Header, Body: d.Body}
 	s.read = s.delivered
 }
 
-func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) error {
+func (s *scenarioState) awaitEvent(ctx context.Context, secs int, typ string) error {
 	e, _, err := s.endpoint()
 	if err != nil {
 		return err
@@ -153,12 +155,12 @@ func (s *ScenarioState) awaitEvent(ctx context.Context, secs int, typ string) er
 
 // awaitRetry waits for the next attempt at the last delivered event and
 // checks that it carries the same Webhook-Id and body.
-func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
+func (s *scenarioState) awaitRetry(ctx context.Context, secs int) error {
 	// The delivery waited for last, even with requests sent since (a QA
 	// engineer moves the clock between the two waits).
 	last := s.delivered
 	if last == nil {
-		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", wire.ErrUsage)
+		return fmt.Errorf("%w: no delivery to wait for a retry of; wait for an event first", kit.ErrUsage)
 	}
 	e, _, err := s.endpoint()
 	if err != nil {
@@ -209,7 +211,7 @@ func (s *ScenarioState) awaitRetry(ctx context.Context, secs int) error {
 	return nil
 }
 
-func (s *ScenarioState) noEvent(ctx context.Context, typ string) error {
+func (s *scenarioState) noEvent(ctx context.Context, typ string) error {
 	e, _, err := s.endpoint()
 	if err != nil {
 		return err
@@ -236,7 +238,7 @@ func deliveriesOf(e *receiver.Endpoint, typ string) int {
 
 // exactDeliveries holds when the receiver got exactly n deliveries of the
 // event type so far, each attempt counted (a retry is a receiver.Delivery).
-func (s *ScenarioState) exactDeliveries(ctx context.Context, n int, typ string) error {
+func (s *scenarioState) exactDeliveries(ctx context.Context, n int, typ string) error {
 	e, _, err := s.endpoint()
 	if err != nil {
 		return err
@@ -249,7 +251,7 @@ func (s *ScenarioState) exactDeliveries(ctx context.Context, n int, typ string) 
 
 // noFurtherDelivery watches the receiver for secs seconds and fails at the
 // first delivery of the type beyond those already received.
-func (s *ScenarioState) noFurtherDelivery(ctx context.Context, typ string, secs int) error {
+func (s *scenarioState) noFurtherDelivery(ctx context.Context, typ string, secs int) error {
 	e, _, err := s.endpoint()
 	if err != nil {
 		return err
@@ -273,7 +275,7 @@ const signatureSlack = 5 * time.Minute
 // Webhook-Id, a Webhook-Timestamp in Unix seconds near the server's clock
 // (the event's createdAt), and a Webhook-Signature that is v1=<hex
 // HMAC-SHA256 of "<timestamp>.<body>"> keyed with the registered secret.
-func (s *ScenarioState) deliverySigned(ctx context.Context) error {
+func (s *scenarioState) deliverySigned(ctx context.Context) error {
 	return s.signedAround(0, signatureSlack)
 }
 
@@ -285,14 +287,14 @@ const staleSlack = 30 * time.Second
 // deliverySignedStale checks a delivery a staleTimestamp fault sent: a
 // Webhook-Timestamp the given age before the event, and a signature made
 // over it, so that only the receiver's freshness check can refuse it.
-func (s *ScenarioState) deliverySignedStale(ctx context.Context, age int) error {
+func (s *scenarioState) deliverySignedStale(ctx context.Context, age int) error {
 	return s.signedAround(time.Duration(age)*time.Second, staleSlack)
 }
 
 // signedAround checks that the last delivery's Webhook-Timestamp is age
 // before its event's createdAt, give or take slack, and that its signature
 // verifies with the webhook's secret.
-func (s *ScenarioState) signedAround(age, slack time.Duration) error {
+func (s *scenarioState) signedAround(age, slack time.Duration) error {
 	d, sec, err := s.lastDelivery()
 	if err != nil {
 		return err
@@ -311,7 +313,7 @@ func (s *ScenarioState) signedAround(age, slack time.Duration) error {
 
 // deliveryMissigned checks a delivery a badSignature fault sent: a
 // signature of the usual form that the webhook's secret does not verify.
-func (s *ScenarioState) deliveryMissigned(ctx context.Context) error {
+func (s *scenarioState) deliveryMissigned(ctx context.Context) error {
 	d, _, err := s.lastDelivery()
 	if err != nil {
 		return err
@@ -346,10 +348,10 @@ var signatureForm = regexp.MustCompile(`^v1=[0-9a-f]{64}$`)
 
 // lastDelivery is the delivery waited for last, with its Webhook-Id
 // checked and its Webhook-Timestamp read.
-func (s *ScenarioState) lastDelivery() (*wire.Exchange, int64, error) {
+func (s *scenarioState) lastDelivery() (*wire.Exchange, int64, error) {
 	d, err := s.response()
 	if err != nil || !s.readsDelivery() {
-		return nil, 0, fmt.Errorf("%w: no delivery to check; wait for an event first", wire.ErrUsage)
+		return nil, 0, fmt.Errorf("%w: no delivery to check; wait for an event first", kit.ErrUsage)
 	}
 	if d.Header.Get("Webhook-Id") == "" {
 		return nil, 0, fmt.Errorf("webhook rule: the delivery has no Webhook-Id header")
@@ -381,10 +383,10 @@ func eventCreated(d *wire.Exchange) (time.Time, error) {
 
 // signatureVerifies checks Webhook-Signature against the HMAC-SHA256 of
 // "<timestamp>.<body>" keyed with the registered webhook's secret.
-func (s *ScenarioState) signatureVerifies(d *wire.Exchange) error {
+func (s *scenarioState) signatureVerifies(d *wire.Exchange) error {
 	secret, ok := s.saved["webhookSecret"].(string)
 	if !ok {
-		return fmt.Errorf("%w: no webhook secret saved; register the webhook with \"I register a webhook for …\"", wire.ErrUsage)
+		return fmt.Errorf("%w: no webhook secret saved; register the webhook with \"I register a webhook for …\"", kit.ErrUsage)
 	}
 	mac := hmac.New(sha256.New, []byte(secret))
 	fmt.Fprintf(mac, "%s.", d.Header.Get("Webhook-Timestamp"))
@@ -411,11 +413,11 @@ type attemptRecord struct {
 // deliver or not to retry is thus not reported as broken. Outside the
 // sandbox profile, or when the log cannot be read, it says nothing and the
 // wait goes on.
-func (s *ScenarioState) deliveryLogSays(ctx context.Context, hookURL, missing string, explain func(attemptRecord) string) error {
-	if s.t.Profile != wire.ProfileSandbox {
+func (s *scenarioState) deliveryLogSays(ctx context.Context, hookURL, missing string, explain func(attemptRecord) string) error {
+	if s.t.Profile != kit.ProfileSandbox {
 		return nil
 	}
-	ex, err := s.t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/_sandbox/deliveries?limit=100", Key: s.key, Sink: s.Sink})
+	ex, err := s.t.Send(ctx, transport.Request{Method: http.MethodGet, Path: "/_sandbox/deliveries?limit=100", Key: s.key, Sink: s.sink})
 	if err != nil || ex.Status != http.StatusOK {
 		return nil
 	}
@@ -452,12 +454,12 @@ func (s *ScenarioState) deliveryLogSays(ctx context.Context, hookURL, missing st
 		}
 		seen = true
 		if reason := explain(a); reason != "" {
-			s.Skip = reason
+			s.skip = reason
 			return godog.ErrSkip
 		}
 	}
 	if missing != "" && !seen {
-		s.Skip = missing
+		s.skip = missing
 		return godog.ErrSkip
 	}
 	return nil

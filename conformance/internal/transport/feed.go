@@ -8,15 +8,17 @@ import (
 	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/conformance/kit"
+	"github.com/testcampaign/kit/docs"
 )
 
 // feedModel hands exchange e of a scenario, sent as req in the flight fl
 // of the key token, to the model; a disagreement fails the step that sent it, with
 // the requests of the key that led there.
 func (t *Target) feedModel(fl *model.Flight, sink *rules.Sink, token string, req *http.Request, e *wire.Exchange) {
-	level := wire.LevelShould
-	if t.Profile == wire.ProfileSandbox {
-		level = wire.LevelSandbox
+	level := docs.Should
+	if t.Profile == kit.ProfileSandbox {
+		level = docs.Sandbox
 	}
 	found := t.Model.Observe(fl, e)
 	if len(found) == 0 {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/testcampaign/kit/conformance/internal/coverage"
 	"github.com/testcampaign/kit/conformance/internal/model"
-	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // Target is what every scenario of one run shares: where to send requests and
@@ -20,7 +20,7 @@ type Target struct {
 	Redact  func(string) string
 	Budget  *Budget
 	// Schema checks every exchange and delivery when --openapi is set.
-	Schema rules.Schema
+	Schema kit.Schema
 	// Model checks every exchange of a scenario against the contract.
 	Model *model.Model
 	// Coverage counts, per rule of docs/contract.md, the exchanges of the

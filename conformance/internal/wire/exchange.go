@@ -17,10 +17,6 @@ import (
 	"unicode/utf8"
 )
 
-// ErrConnection marks failures to talk to the deployment at all, as opposed
-// to answers that deviate from the spec; the runner ranks them as errors.
-var ErrConnection = errors.New("connection error")
-
 // Exchange is one request and its response, kept so that later steps can
 // check it and the report can show what was sent and what came back.
 type Exchange struct {
@@ -93,20 +89,6 @@ func Truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-
-// ErrCouldNotJudge marks a run that stopped because of its environment (a
-// deadline passed, a budget kept refusing), not because of anything the
-// deployment was judged on; its message opens the reason a report gives.
-var ErrCouldNotJudge = errors.New("could not judge")
-
-// ErrInterrupted marks a run stopped by its context (Ctrl-C, SIGTERM)
-// before every scenario finished; the report holds those that did.
-var ErrInterrupted = errors.New("interrupted")
-
-// ErrUsage marks a configuration or feature the kit cannot run (a bad flag, a
-// feature misusing the step library): the author's mistake, not a deviation
-// of the deployment.
-var ErrUsage = errors.New("usage error")
 
 // MaxBody bounds what the kit reads of one body, in every profile, so that
 // a deployment streaming without end cannot exhaust its memory. No answer

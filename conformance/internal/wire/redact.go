@@ -6,19 +6,15 @@ import (
 	"sort"
 	"strings"
 	"sync"
-)
 
-// Key prefixes the spec defines (section 5).
-const (
-	LivePrefix = "svc_live_"
-	TestPrefix = "svc_test_"
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 // RedactKey shows an API key as its type prefix and last four characters,
 // which is enough to tell keys apart in a report without revealing them.
 func RedactKey(key string) string {
 	prefix := ""
-	for _, p := range []string{LivePrefix, TestPrefix} {
+	for _, p := range []string{kit.LivePrefix, kit.TestPrefix} {
 		if strings.HasPrefix(key, p) {
 			prefix = p
 			break
@@ -58,7 +54,7 @@ const fragmentRun = 12
 
 func fragments(key string) []string {
 	prefix := ""
-	for _, p := range []string{LivePrefix, TestPrefix} {
+	for _, p := range []string{kit.LivePrefix, kit.TestPrefix} {
 		if strings.HasPrefix(key, p) {
 			prefix = p
 		}
@@ -147,7 +143,7 @@ func (c *redactionCache) of(key string) *redaction {
 
 func spellings(key string) []string {
 	secret := key
-	for _, p := range []string{LivePrefix, TestPrefix} {
+	for _, p := range []string{kit.LivePrefix, kit.TestPrefix} {
 		secret = strings.TrimPrefix(secret, p)
 	}
 	bases := []string{key}

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/testcampaign/kit/conformance/kit"
 )
 
 func TestRedactorHidesEverySpelling(t *testing.T) {
@@ -97,7 +99,7 @@ func TestFreshKeysLeaveTheHeapBounded(t *testing.T) {
 	}
 	before := heap()
 	for i := range keys {
-		key := fmt.Sprintf("%sexplore_%08d_%s", TestPrefix, i, strings.Repeat("k", 24))
+		key := fmt.Sprintf("%sexplore_%08d_%s", kit.TestPrefix, i, strings.Repeat("k", 24))
 		if got := RedactAll("answer echoing "+key, key); strings.Contains(got, key) {
 			t.Fatalf("the key %d was not redacted: %q", i, got)
 		}

@@ -1,4 +1,4 @@
-package report
+package kit
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/docs"
 )
 
 func TestReportsNameTheBuildThatWroteThem(t *testing.T) {
@@ -18,8 +18,8 @@ func TestReportsNameTheBuildThatWroteThem(t *testing.T) {
 		{"v1.2.0 (18dbf26abcde)", "conform v1.2.0 (18dbf26abcde)"},
 		{"", "conform"},
 	} {
-		rep := &Report{Version: tt.version, BaseURL: "http://127.0.0.1:8080", Settings: Settings{Profile: wire.ProfileSandbox},
-			Scenarios: []ScenarioResult{{URI: "features/auth.feature", Line: 3, Name: "n", Area: "auth", Level: wire.LevelMust, Status: Passed}}}
+		rep := &Report{Version: tt.version, BaseURL: "http://127.0.0.1:8080", Settings: Settings{Profile: "sandbox"},
+			Scenarios: []ScenarioResult{{URI: "features/auth.feature", Line: 3, Name: "n", Area: "auth", Level: docs.Must, Status: Passed}}}
 		var junit, summary bytes.Buffer
 		if err := rep.WriteJUnit(&junit); err != nil {
 			t.Fatal(err)
@@ -40,17 +40,17 @@ func TestReportsNameTheBuildThatWroteThem(t *testing.T) {
 // summary counts scenarios.
 func TestDisabledScenariosAreSummarisedNotTested(t *testing.T) {
 	sandboxOnly := "not selected by --profile spec (@sandbox)"
-	rep := &Report{BaseURL: "http://127.0.0.1:8080", Settings: Settings{Profile: wire.ProfileSpec}}
+	rep := &Report{BaseURL: "http://127.0.0.1:8080", Settings: Settings{Profile: "spec"}}
 	add := func(n int, st Status, reason string) {
 		for i := range n {
 			rep.Scenarios = append(rep.Scenarios, ScenarioResult{URI: "features/auth.feature", Line: 3 + i, Name: fmt.Sprintf("%s %d", st, i),
-				Area: "auth", Level: wire.LevelMust, Status: st, SkipReason: reason})
+				Area: "auth", Level: docs.Must, Status: st, SkipReason: reason})
 		}
 	}
 	add(3, Passed, "")
 	add(1, Skipped, "no clock")
 	add(5, Disabled, sandboxOnly)
-	rep.Scenarios = append(rep.Scenarios, ScenarioResult{URI: "features/clock.feature", Line: 1, Name: "only disabled", Area: "clock", Level: wire.LevelSandbox, Status: Disabled, SkipReason: sandboxOnly})
+	rep.Scenarios = append(rep.Scenarios, ScenarioResult{URI: "features/clock.feature", Line: 1, Name: "only disabled", Area: "clock", Level: docs.Sandbox, Status: Disabled, SkipReason: sandboxOnly})
 
 	var junit, summary bytes.Buffer
 	if err := rep.WriteJUnit(&junit); err != nil {
@@ -110,7 +110,7 @@ func TestConnectionErrorsAreOneCause(t *testing.T) {
 	rep := &Report{BaseURL: "http://127.0.0.1:8080"}
 	for i, path := range []string{"/v1/bugs", "/v1/testers", "/v1/campaigns"} {
 		rep.Scenarios = append(rep.Scenarios, ScenarioResult{URI: "features/bugs.feature", Line: 3 + i, Name: path, Area: "bugs",
-			Level: wire.LevelMust, Status: Errored, FailedStep: "I send a GET request to \"" + path + "\"",
+			Level: docs.Must, Status: Errored, FailedStep: "I send a GET request to \"" + path + "\"",
 			Message: "connection error: GET http://127.0.0.1:8080" + path + ": connect: connection refused"})
 	}
 	var summary bytes.Buffer

@@ -1,8 +1,12 @@
-// Package report holds the results of a run and writes them for people and
-// CI: the summary, junit, cucumber JSON and HTML. It imports only the kit's
-// vocabulary (wire's levels) and the coverage of rules, so that every part
-// of the kit can hand it results.
-package report
+// Package kit is the conformance kit's vocabulary: the Config a run takes,
+// the Report it returns with every scenario's result and every rule's
+// outcome, and the writers of that report for people and CI (the summary,
+// junit, cucumber JSON and HTML); beside them the OpenAPI checker a run
+// can be given, and the documentation of the step library. Package
+// conformance runs the kit with these types. This package imports nothing
+// else of the kit, so that every part of it can take and hand back the
+// very types a caller reads here.
+package kit
 
 import (
 	"encoding/xml"
@@ -13,8 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/testcampaign/kit/conformance/internal/coverage"
-	"github.com/testcampaign/kit/conformance/internal/wire"
+	"github.com/testcampaign/kit/docs"
 )
 
 // Status is the outcome of one scenario. Statuses are ranked, worst last, so
@@ -63,13 +66,22 @@ func (s Status) String() string {
 // ScenarioResult is what the run found for one scenario (one row of an
 // outline counts as one scenario).
 type ScenarioResult struct {
-	Feature  string
-	URI      string
-	Line     int
-	Name     string
-	Tags     []string
-	Area     string
-	Level    string
+	Feature string // the name of the scenario's feature
+	// URI and Line are where the scenario is written: its feature file,
+	// as the run names it (features/auth.feature for a built-in one), and
+	// the line of its header, or of its row of an outline's examples.
+	URI  string
+	Line int
+	Name string
+	Tags []string // its tags and its feature's, @ included
+	// Area is the part of the API it checks: its tag of AreaOrder
+	// (@auth, @campaigns…), else its file's name; AreaSchema when it
+	// failed for an exchange that breaks the OpenAPI document.
+	Area string
+	// Level is its tags' level: docs.Must, docs.Should or docs.Sandbox.
+	Level string
+	// Maturity is how settled the behaviour it checks is, by its tags:
+	// "stable", "beta", or empty for neither.
 	Maturity string
 	Status   Status
 	// SkipReason says why a Disabled or Skipped scenario did not run.
@@ -193,9 +205,10 @@ func (s Settings) String() string {
 // Report is the outcome of one run.
 type Report struct {
 	// Version names the build of conform that wrote the report, if known.
-	Version  string
-	BaseURL  string
-	Key      string // redacted
+	Version string
+	BaseURL string // the deployment's root, Config.BaseURL
+	Key     string // Config.APIKey, redacted
+	// Settings are the run's effective configuration.
 	Settings Settings
 	Started  time.Time
 	Duration time.Duration
@@ -212,7 +225,7 @@ type Report struct {
 	Files []string
 	// Coverage is every rule of docs/contract.md with how the run ended
 	// for it: checked, not exercised, or not applicable.
-	Coverage []coverage.Outcome
+	Coverage []Outcome
 	// Unchecked says what the run did not check that it would normally
 	// check, and why (the model could not read what a fresh account holds,
 	// say), so that a pass never hides a gap.
@@ -338,7 +351,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 
 // coverageCounts says how the run ended for the rules of the catalogue.
 func (r *Report) coverageCounts() string {
-	checked, notExercised, notApplicable := coverage.Totals(r.Coverage)
+	checked, notExercised, notApplicable := totals(r.Coverage)
 	return fmt.Sprintf("%d checked, %d not exercised, %d not applicable, of %d", checked, notExercised, notApplicable, len(r.Coverage))
 }
 
@@ -347,7 +360,7 @@ func (r *Report) coverageCounts() string {
 func (r *Report) writeUnexercised(w io.Writer) {
 	var lines []string
 	for _, o := range r.Coverage {
-		if o.State != coverage.NotExercised {
+		if o.State != NotExercised {
 			continue
 		}
 		line := "  " + o.Rule.ID
@@ -416,9 +429,9 @@ func causeOf(s ScenarioResult) string {
 	if s.Rule != "" {
 		return s.Rule
 	}
-	if s.Status == Errored && strings.Contains(s.Message, wire.ErrConnection.Error()+": ") {
+	if s.Status == Errored && strings.Contains(s.Message, ErrConnection.Error()+": ") {
 		// One deployment out of reach, whichever step found it.
-		return "no answer from the deployment (" + wire.ErrConnection.Error() + ")"
+		return "no answer from the deployment (" + ErrConnection.Error() + ")"
 	}
 	if m := causeRe.FindString(s.Message); m != "" {
 		return m
@@ -516,7 +529,7 @@ func (r *Report) table() []tableRow {
 	for i, a := range AreaOrder {
 		rank[a] = i
 	}
-	levelRank := map[string]int{wire.LevelMust: 0, wire.LevelShould: 1, wire.LevelSandbox: 2}
+	levelRank := map[string]int{docs.Must: 0, docs.Should: 1, docs.Sandbox: 2}
 	rows := map[[2]string]*tableRow{}
 	for _, s := range r.Scenarios {
 		k := [2]string{s.Area, s.Level}
@@ -617,7 +630,7 @@ func (r *Report) properties(rules bool) *junitPropsList {
 		props = append(props, junitProp{"stopped", r.Stopped})
 	}
 	if rules && len(r.Coverage) > 0 {
-		checked, notExercised, notApplicable := coverage.Totals(r.Coverage)
+		checked, notExercised, notApplicable := totals(r.Coverage)
 		props = append(props, junitProp{"rules.checked", fmt.Sprint(checked)}, junitProp{"rules.not-exercised", fmt.Sprint(notExercised)}, junitProp{"rules.not-applicable", fmt.Sprint(notApplicable)})
 		for _, o := range r.Coverage {
 			props = append(props, junitProp{"rule." + o.Rule.ID, o.Summary()})

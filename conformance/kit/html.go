@@ -1,4 +1,4 @@
-package report
+package kit
 
 import (
 	"fmt"
@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/testcampaign/kit/conformance/internal/coverage"
 )
 
 // htmlPage is the HTML report: one page with its style inline, no script,
@@ -170,7 +168,7 @@ func (r *Report) byFeature() []htmlFeature {
 			out = append(out, htmlFeature{Name: s.Feature, URI: s.URI})
 			counts = append(counts, [Errored + 1]int{})
 		}
-		out[i].Scenarios = append(out[i].Scenarios, htmlScenario{Line: s.Line, Name: s.Name, Level: s.Level, Status: s.Status, Rules: coverage.Citations(s.Tags)})
+		out[i].Scenarios = append(out[i].Scenarios, htmlScenario{Line: s.Line, Name: s.Name, Level: s.Level, Status: s.Status, Rules: Citations(s.Tags)})
 		counts[i][s.Status]++
 	}
 	// In the order of the run's own tally (Counts).
