@@ -246,9 +246,9 @@ var faultFields = []string{"method", "path", "count", "rate", "seed", "status", 
 var requestOnlyFields = []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs", "phase"}
 
 // ParseFaultSpec decodes and validates a fault. Every field is optional, but
-// a fault must do something: answer a status (see StubStatus), wait (delayMs), or
-// fail the network; a webhook fault, one with an event, must wait (delayMs)
-// or do what its webhook field says. docs/controls.md says what each field
+// a fault must do something: answer a status (see PlannableStatus), wait
+// (delayMs), or fail the network; a webhook fault, one with an event, must
+// wait (delayMs) or do what its webhook field says. docs/controls.md says what each field
 // does.
 func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	obj, err := decodeObject(body, faultFields...)
@@ -281,7 +281,7 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	}
 	if n, ok := obj.optionalNumber("status"); ok {
 		spec.Status = obj.checkInteger("status", n, 0, 599)
-		if spec.Status != 0 && !StubStatus(spec.Status) {
+		if spec.Status != 0 && !PlannableStatus(spec.Status) {
 			obj.errs.add("status", "must be 200 to 299, a redirect (301, 302, 303, 307, 308), 304, or 400 to 599 (got %d)", spec.Status)
 		}
 	}
@@ -328,12 +328,12 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	return spec, obj.errs.err()
 }
 
-// StubStatus reports whether a fault may answer status in the API's place:
+// PlannableStatus reports whether a fault may answer status in the API's place:
 // a success, with any body the API could send, for a client's decoder to
 // meet; a redirect or 304, which a client's HTTP stack acts on; or an
 // error. A 1xx is no final answer, and 300, 305 and 306 are answers no
 // HTTP stack acts on.
-func StubStatus(status int) bool {
+func PlannableStatus(status int) bool {
 	return status >= 200 && status <= 299 || redirect(status) || status == http.StatusNotModified || status >= 400 && status <= 599
 }
 
