@@ -1,6 +1,5 @@
 # The sandbox and the conform CLI in one small image.
-#   docker build -t svc-kit --build-arg REVISION="$(git rev-parse HEAD)" \
-#     --build-arg VERSION="$(git describe --tags --always --dirty)" .
+#   docker build -t svc-kit --build-arg REVISION="$(git rev-parse HEAD)" .
 #   docker run --rm -p 8080:8080 svc-kit
 #   docker run --rm -e SVC_API_KEY --entrypoint conform svc-kit --base-url https://…
 #
@@ -19,11 +18,10 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 # .git stays out of the build context (.dockerignore), so the toolchain cannot
-# record the revision itself: pass it, and the version, as build arguments.
-ARG VERSION=
+# record the revision itself: pass it as a build argument.
 ARG REVISION=
 RUN CGO_ENABLED=0 go build -trimpath \
-      -ldflags "-X github.com/testcampaign/kit/internal/version.version=${VERSION} -X github.com/testcampaign/kit/internal/version.revision=${REVISION}" \
+      -ldflags "-X github.com/testcampaign/kit/internal/version.revision=${REVISION}" \
       -o /out/ ./cmd/sandbox ./cmd/conform
 
 # gcr.io/distroless/static-debian12:nonroot (no shell, runs as uid 65532),

@@ -95,7 +95,7 @@ done < <(sed -e '/^[[:space:]]*#/d' -e '/^[[:space:]]*$/d' .dockerignore)
 [ "$workdir" = /src ] || die "the check assumes WORKDIR /src in the build stage, found '$workdir'"
 
 # The build stage's ARGs, with the values a release build passes.
-declare -A arg_values=([REVISION]=$(git rev-parse HEAD) [VERSION]=$(git describe --tags --always --dirty))
+declare -A arg_values=([REVISION]=$(git rev-parse HEAD))
 build_env=(GOFLAGS=)
 for arg in "${build_args[@]}"; do
   name=${arg%%=*}

@@ -246,9 +246,9 @@ var faultFields = []string{"method", "path", "count", "rate", "seed", "status", 
 var requestOnlyFields = []string{"method", "path", "status", "retryAfter", "headers", "body", "network", "trickleMs", "phase"}
 
 // ParseFaultSpec decodes and validates a fault. Every field is optional, but
-// a fault must do something: answer a status (400–599), wait (delayMs), or
-// fail the network; a webhook fault, one with an event, must wait (delayMs)
-// or do what its webhook field says. docs/controls.md says what each field
+// a fault must do something: answer a status (see PlannableStatus), wait
+// (delayMs), or fail the network; a webhook fault, one with an event, must
+// wait (delayMs) or do what its webhook field says. docs/controls.md says what each field
 // does.
 func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	obj, err := decodeObject(body, faultFields...)
@@ -281,8 +281,8 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 	}
 	if n, ok := obj.optionalNumber("status"); ok {
 		spec.Status = obj.checkInteger("status", n, 0, 599)
-		if spec.Status != 0 && spec.Status < 400 {
-			obj.errs.add("status", "must be an error status, 400 to 599 (got %d)", spec.Status)
+		if spec.Status != 0 && !PlannableStatus(spec.Status) {
+			obj.errs.add("status", "must be 200 to 299, a redirect (301, 302, 303, 307, 308), 304, or 400 to 599 (got %d)", spec.Status)
 		}
 	}
 	spec.RetryAfter, spec.RetryAfterHeader = obj.retryAfter(spec.Status)
@@ -295,6 +295,12 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 		if spec.Status == 0 {
 			obj.errs.add("body", "goes only with a status")
 		}
+		if !BodyAllowed(spec.Status) {
+			obj.errs.add("body", "cannot go with status %d, which HTTP answers without a body", spec.Status)
+		}
+	}
+	if redirect(spec.Status) && !hasHeader(spec.Headers, "Location") {
+		obj.errs.add("headers", "must hold Location with status %d: a redirect says where to", spec.Status)
 	}
 	if network, ok := obj.optionalString("network"); ok && obj.checkOneOf("network", network, NetworkFaults) {
 		spec.Network = network
@@ -320,6 +326,40 @@ func ParseFaultSpec(body []byte) (FaultSpec, error) {
 		obj.errs.add("status", "or delayMs or network is required: a fault must do something")
 	}
 	return spec, obj.errs.err()
+}
+
+// PlannableStatus reports whether a fault may answer status in the API's place:
+// a success, with any body the API could send, for a client's decoder to
+// meet; a redirect or 304, which a client's HTTP stack acts on; or an
+// error. A 1xx is no final answer, and 300, 305 and 306 are answers no
+// HTTP stack acts on.
+func PlannableStatus(status int) bool {
+	return status >= 200 && status <= 299 || redirect(status) || status == http.StatusNotModified || status >= 400 && status <= 599
+}
+
+// redirect reports whether status sends the client to its Location.
+func redirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther, http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// BodyAllowed reports whether an answer of status may carry a body: HTTP
+// gives 204, 205 and 304 none.
+func BodyAllowed(status int) bool {
+	return status != http.StatusNoContent && status != http.StatusResetContent && status != http.StatusNotModified
+}
+
+// hasHeader reports whether headers name the canonical header name, in any case.
+func hasHeader(headers map[string]string, name string) bool {
+	for h := range headers {
+		if http.CanonicalHeaderKey(h) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // faultShare reads how many of what it matches a fault hits: count, or a

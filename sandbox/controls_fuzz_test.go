@@ -24,7 +24,8 @@ func FuzzParseFaultSpec(f *testing.F) {
 		`{"method":"POST","path":"/v1/campaigns","status":503,"retryAfter":2}`, `{"path":"/v1/bugs*","network":"reset"}`,
 		`{"network":"trickle","trickleMs":500}`, `{"network":"truncate","trickleMs":5}`, `{"network":"malformed","status":500}`,
 		`{"status":500,"rate":0.25,"seed":42}`, `{"status":500,"seed":42}`, `{"status":500,"rate":0}`, `{"status":500,"rate":1.5}`,
-		`{"status":302}`, `{"status":400,"retryAfter":5}`, `{"path":"/_sandbox/reset","status":500}`, `{"path":"/v1/*/x","status":500}`,
+		`{"status":302}`, `{"status":302,"headers":{"location":"/v1/bugs"}}`, `{"status":200,"body":"{}"}`, `{"status":204,"body":""}`,
+		`{"status":304,"phase":"after"}`, `{"status":300}`, `{"status":101}`, `{"status":400,"retryAfter":5}`, `{"path":"/_sandbox/reset","status":500}`, `{"path":"/v1/*/x","status":500}`,
 		`{"method":"get","status":500}`, `{"stauts":500}`, `{"network":"close","delayMs":100,"count":5}`,
 		`{"status":503,"retryAfter":0}`, `{"status":503,"retryAfter":null}`, `{"status":500,"retryAfter":"Wed, 21 Oct 2026 07:28:00 GMT"}`,
 		`{"delayMs":5,"retryAfter":null}`, `{"status":503,"retryAfter":"soon"}`, `{"status":500,"headers":{"X-A":"1"},"body":"<h1>"}`,
@@ -132,10 +133,11 @@ func fuzzFaultRefusals(obj map[string]any) []string {
 		{"rate", fuzzRate(obj["rate"])},
 		{"count", fuzzInteger(obj["count"], 1, 1000)},
 		{"seed", fuzzInteger(obj["seed"], 0, 1<<53-1) && fuzzPresent(obj, "rate")},
-		{"status", fuzzInteger(obj["status"], 0, 0) || fuzzInteger(obj["status"], 400, 599)},
+		{"status", fuzzInteger(obj["status"], 0, 0) || fuzzInteger(obj["status"], 200, 299) || fuzzInteger(obj["status"], 400, 599) ||
+			fuzzInteger(obj["status"], 301, 304) || fuzzInteger(obj["status"], 307, 308)},
 		{"retryAfter", status != 0 && fuzzRetryAfterValue(obj["retryAfter"])},
 		{"headers", status != 0 && fuzzHeaders(obj["headers"])},
-		{"body", status != 0 && fuzzBody(obj["body"])},
+		{"body", status != 0 && fuzzBody(obj["body"]) && status != 204 && status != 205 && status != 304},
 		{"delayMs", fuzzInteger(obj["delayMs"], 0, 30000)},
 		{"network", network != "" && status == 0},
 		{"trickleMs", fuzzInteger(obj["trickleMs"], 1, 30000) && network == "trickle"},
@@ -148,10 +150,26 @@ func fuzzFaultRefusals(obj map[string]any) []string {
 			bad = append(bad, rule.field)
 		}
 	}
+	// A redirect says where to, in a Location header.
+	if slices.Contains([]int64{301, 302, 303, 307, 308}, status) && !fuzzHasHeader(obj["headers"], "location") && !slices.Contains(bad, "headers") {
+		bad = append(bad, "headers")
+	}
 	if len(bad) == 0 && status == 0 && fuzzNumber(obj, "delayMs") == 0 && network == "" {
 		bad = append(bad, "status")
 	}
 	return bad
+}
+
+// fuzzHasHeader reports whether headers, an object, names the header lower
+// in any case.
+func fuzzHasHeader(headers any, lower string) bool {
+	m, _ := headers.(map[string]any)
+	for name := range m {
+		if strings.ToLower(name) == lower {
+			return true
+		}
+	}
+	return false
 }
 
 // fuzzWebhookFault reports whether a body plans a webhook fault: one with

@@ -1,5 +1,6 @@
-// Package version says which build of the kit's commands is running, from
-// what the Go toolchain records in every binary it builds.
+// Package version says which build of the kit's commands is running: the
+// kit's version, and the commit the Go toolchain records in every binary it
+// builds.
 package version
 
 import (
@@ -8,27 +9,26 @@ import (
 	"strings"
 )
 
-// Builds that cannot see the repository's history, such as a container
-// build whose context leaves out .git, set these at link time:
+// Version is the kit's version, as CHANGELOG.md names its releases: a
+// release's number, or between releases the next one suffixed "-dev". The
+// TypeScript package in sdk-ts carries the same.
+const Version = "0.5.0-dev"
+
+// A build that cannot see the repository's history, such as a container
+// build whose context leaves out .git, sets the revision at link time:
 //
-//	-ldflags "-X github.com/testcampaign/kit/internal/version.version=v1.2.3
-//	          -X github.com/testcampaign/kit/internal/version.revision=<commit>"
+//	-ldflags "-X github.com/testcampaign/kit/internal/version.revision=<commit>"
 //
 // What the toolchain recorded itself always wins, so a stale value passed by
 // hand cannot hide the real one.
-var (
-	version  string
-	revision string
-)
+var revision string
 
 // Unknown stands for a revision that no one recorded.
 const Unknown = "unknown"
 
 // Info identifies one build.
 type Info struct {
-	// Version is the main module's version: a release tag, a pseudo-version
-	// derived from the commit (suffixed "+dirty" for uncommitted changes),
-	// or "(devel)" when the toolchain had no version control to ask.
+	// Version is the kit's Version.
 	Version string
 	// Revision is the full commit hash, or Unknown.
 	Revision string
@@ -43,22 +43,19 @@ type Info struct {
 // Read returns the running binary's build information.
 func Read() Info {
 	bi, _ := debug.ReadBuildInfo()
-	return fromBuildInfo(bi, version, revision)
+	return fromBuildInfo(bi, revision)
 }
 
 // IsFlag reports whether a command-line argument asks for the version, as
 // -version or --version.
 func IsFlag(arg string) bool { return arg == "-version" || arg == "--version" }
 
-// fromBuildInfo prefers the toolchain's record (bi may be nil) and falls back
-// on the link-time values.
-func fromBuildInfo(bi *debug.BuildInfo, linkVersion, linkRevision string) Info {
-	info := Info{Version: linkVersion, Revision: linkRevision}
+// fromBuildInfo prefers the toolchain's record of the revision (bi may be
+// nil) and falls back on the link-time value.
+func fromBuildInfo(bi *debug.BuildInfo, linkRevision string) Info {
+	info := Info{Version: Version, Revision: linkRevision}
 	if bi != nil {
 		info.GoVersion = bi.GoVersion
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			info.Version = v
-		}
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
@@ -70,9 +67,6 @@ func fromBuildInfo(bi *debug.BuildInfo, linkVersion, linkRevision string) Info {
 			}
 		}
 	}
-	if info.Version == "" {
-		info.Version = "(devel)"
-	}
 	if info.Revision == "" {
 		info.Revision = Unknown
 	}
@@ -81,7 +75,7 @@ func fromBuildInfo(bi *debug.BuildInfo, linkVersion, linkRevision string) Info {
 
 // String is one line for --version output:
 //
-//	v0.0.0-20261123041549-18dbf26abcde+dirty (revision 18dbf26abcde…, 2026-11-23T04:15:49Z, modified, go1.26.8)
+//	0.5.0-dev (revision 18dbf26abcde…, 2026-11-23T04:15:49Z, modified, go1.26.8)
 func (i Info) String() string {
 	details := []string{"revision " + i.Revision}
 	if i.Time != "" {
@@ -98,17 +92,10 @@ func (i Info) String() string {
 
 // Short names the build in a few characters, for reports that name the tool
 // that wrote them: the version, and the first 12 hex digits of the revision
-// when the version does not already carry them.
+// when it is known.
 func (i Info) Short() string {
 	if i.Revision == Unknown {
 		return i.Version
 	}
-	rev := i.Revision
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
-	if strings.Contains(i.Version, rev) {
-		return i.Version
-	}
-	return fmt.Sprintf("%s (%s)", i.Version, rev)
+	return fmt.Sprintf("%s (%s)", i.Version, i.Revision[:min(12, len(i.Revision))])
 }

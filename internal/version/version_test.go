@@ -1,7 +1,12 @@
 package version
 
 import (
+	"encoding/json"
+	"os"
+	"regexp"
 	"runtime/debug"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -24,38 +29,37 @@ func TestFromBuildInfo(t *testing.T) {
 	tests := []struct {
 		name         string
 		bi           *debug.BuildInfo
-		linkVersion  string
 		linkRevision string
 		want         Info
 	}{
 		{
-			name: "built in a checkout",
+			name: "built in a checkout: the kit's version, whatever the module's",
 			bi:   stamped,
-			want: Info{Version: "v0.0.0-20261123041549-18dbf26abcde+dirty", Revision: rev, Time: "2026-11-23T04:15:49Z", Modified: true, GoVersion: "go1.26.8"},
+			want: Info{Version: Version, Revision: rev, Time: "2026-11-23T04:15:49Z", Modified: true, GoVersion: "go1.26.8"},
 		},
 		{
-			name: "the toolchain's record wins over link-time values",
-			bi:   stamped, linkVersion: "v9.9.9", linkRevision: "stale",
-			want: Info{Version: "v0.0.0-20261123041549-18dbf26abcde+dirty", Revision: rev, Time: "2026-11-23T04:15:49Z", Modified: true, GoVersion: "go1.26.8"},
+			name: "the toolchain's record wins over the link-time revision",
+			bi:   stamped, linkRevision: "stale",
+			want: Info{Version: Version, Revision: rev, Time: "2026-11-23T04:15:49Z", Modified: true, GoVersion: "go1.26.8"},
 		},
 		{
 			name: "container build without .git, revision passed at link time",
-			bi:   unstamped, linkVersion: "v1.2.0", linkRevision: rev,
-			want: Info{Version: "v1.2.0", Revision: rev, GoVersion: "go1.24.6"},
+			bi:   unstamped, linkRevision: rev,
+			want: Info{Version: Version, Revision: rev, GoVersion: "go1.24.6"},
 		},
 		{
-			name: "go run: nothing recorded",
+			name: "go run: no revision recorded",
 			bi:   unstamped,
-			want: Info{Version: "(devel)", Revision: Unknown, GoVersion: "go1.24.6"},
+			want: Info{Version: Version, Revision: Unknown, GoVersion: "go1.24.6"},
 		},
 		{
 			name: "no build information at all",
-			want: Info{Version: "(devel)", Revision: Unknown},
+			want: Info{Version: Version, Revision: Unknown},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := fromBuildInfo(tt.bi, tt.linkVersion, tt.linkRevision)
+			got := fromBuildInfo(tt.bi, tt.linkRevision)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("fromBuildInfo (-want +got):\n%s", diff)
 			}
@@ -72,22 +76,22 @@ func TestInfoText(t *testing.T) {
 		wantShort  string
 	}{
 		{
-			name:       "pseudo-version already names the commit",
-			info:       Info{Version: "v0.0.0-20261123041549-18dbf26abcde+dirty", Revision: rev, Time: "2026-11-23T04:15:49Z", Modified: true, GoVersion: "go1.26.8"},
-			wantString: "v0.0.0-20261123041549-18dbf26abcde+dirty (revision " + rev + ", 2026-11-23T04:15:49Z, modified, go1.26.8)",
-			wantShort:  "v0.0.0-20261123041549-18dbf26abcde+dirty",
+			name:       "a checkout with changes",
+			info:       Info{Version: "0.5.0-dev", Revision: rev, Time: "2026-11-23T04:15:49Z", Modified: true, GoVersion: "go1.26.8"},
+			wantString: "0.5.0-dev (revision " + rev + ", 2026-11-23T04:15:49Z, modified, go1.26.8)",
+			wantShort:  "0.5.0-dev (18dbf26abcde)",
 		},
 		{
-			name:       "release tag",
-			info:       Info{Version: "v1.2.0", Revision: rev, GoVersion: "go1.24.6"},
-			wantString: "v1.2.0 (revision " + rev + ", go1.24.6)",
-			wantShort:  "v1.2.0 (18dbf26abcde)",
+			name:       "a release",
+			info:       Info{Version: "0.5.0", Revision: rev, GoVersion: "go1.24.6"},
+			wantString: "0.5.0 (revision " + rev + ", go1.24.6)",
+			wantShort:  "0.5.0 (18dbf26abcde)",
 		},
 		{
-			name:       "nothing known",
-			info:       Info{Version: "(devel)", Revision: Unknown},
-			wantString: "(devel) (revision unknown)",
-			wantShort:  "(devel)",
+			name:       "no revision known",
+			info:       Info{Version: "0.5.0", Revision: Unknown},
+			wantString: "0.5.0 (revision unknown)",
+			wantShort:  "0.5.0",
 		},
 	}
 	for _, tt := range tests {
@@ -108,4 +112,68 @@ func TestIsFlag(t *testing.T) {
 			t.Errorf("IsFlag(%q) = %v, want %v", arg, got, want)
 		}
 	}
+}
+
+// releaseHeading is a release's heading in CHANGELOG.md: ## [0.4.0] - 2026-11-27.
+var releaseHeading = regexp.MustCompile(`(?m)^## \[(\d+)\.(\d+)\.(\d+)\] - \d{4}-\d{2}-\d{2}$`)
+
+// The version the commands print is the one the changelog and the npm
+// package name: the newest release's, or between releases a later one
+// suffixed -dev, which the changelog says the commands print.
+func TestVersionIsTheChangelogsAndThePackages(t *testing.T) {
+	changelog, err := os.ReadFile("../../CHANGELOG.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := releaseHeading.FindSubmatch(changelog)
+	if newest == nil {
+		t.Fatal("CHANGELOG.md has no release heading such as ## [0.1.0] - 2026-11-22")
+	}
+	released := [3]int{}
+	for i := range released {
+		released[i], _ = strconv.Atoi(string(newest[i+1]))
+	}
+	base, dev := strings.CutSuffix(Version, "-dev")
+	var parts [3]int
+	fields := strings.Split(base, ".")
+	if len(fields) != 3 {
+		t.Fatalf("Version %q is not MAJOR.MINOR.PATCH, with -dev between releases", Version)
+	}
+	for i, f := range fields {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("Version %q is not MAJOR.MINOR.PATCH, with -dev between releases", Version)
+		}
+		parts[i] = n
+	}
+	switch {
+	case dev && !newer(parts, released):
+		t.Errorf("Version %s is not past the newest release in CHANGELOG.md, %s", Version, newest[0])
+	case dev && !strings.Contains(string(changelog), "`"+Version+"`"):
+		t.Errorf("CHANGELOG.md does not say that the commands print %s between releases", Version)
+	case !dev && parts != released:
+		t.Errorf("Version %s is not the newest release in CHANGELOG.md, %s", Version, newest[0])
+	}
+
+	raw, err := os.ReadFile("../../sdk-ts/package.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct{ Version string }
+	if err := json.Unmarshal(raw, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	if pkg.Version != Version {
+		t.Errorf("sdk-ts/package.json has version %q, want the kit's %q", pkg.Version, Version)
+	}
+}
+
+// newer says whether version a comes after b.
+func newer(a, b [3]int) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] > b[i]
+		}
+	}
+	return false
 }

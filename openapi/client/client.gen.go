@@ -1357,8 +1357,9 @@ type FaultPhase string
 // with it.
 type FaultPlanCreate struct {
 	// Body With `status` only, the answer's body, sent as it is instead of the
-	// error envelope: `Content-Type: application/json` when it is JSON,
-	// `text/plain; charset=utf-8` otherwise, unless `headers` says.
+	// error envelope or the empty body of a stub: `Content-Type:
+	// application/json` when it is JSON, `text/plain; charset=utf-8`
+	// otherwise, unless `headers` says. Not with 204, 205 or 304.
 	Body *string `json:"body,omitempty"`
 
 	// Count How many matching requests, or deliveries, it hits; 1 when absent, or with `rate`, until cleared.
@@ -1414,7 +1415,11 @@ type FaultPlanCreate struct {
 	// Seed With `rate` only; 0 when absent.
 	Seed *int `json:"seed,omitempty"`
 
-	// Status An error status to answer, 400 to 599, in the envelope; 0 for none. 1 to 399 are refused.
+	// Status The status to answer; 0 for none. 400 to 599 are answered in the
+	// error envelope unless `body` says otherwise. 200 to 299, a redirect
+	// (301, 302, 303, 307, 308, with `Location` in `headers`) and 304 are
+	// stubs: answered with `body`, empty when absent (none with 204, 205
+	// or 304), and `headers`. Any other status is refused.
 	Status *int `json:"status,omitempty"`
 
 	// TrickleMs With `network` `trickle` only, how long the body takes; 1000 when absent.
@@ -1475,6 +1480,11 @@ type LoggedRequest struct {
 	// Abandoned Whether the client went away before its answer was sent.
 	Abandoned bool `json:"abandoned"`
 
+	// ApiStatus The status the API answered, when a `status` or `malformed` fault
+	// of `phase` `after` answered in its place after the API carried the
+	// request out; absent otherwise.
+	ApiStatus *int `json:"apiStatus,omitempty"`
+
 	// At RFC 3339 in UTC with exactly three fractional digits.
 	//
 	// Examples: 2026-01-01T00:00:30.000Z
@@ -1488,7 +1498,8 @@ type LoggedRequest struct {
 	BodyTruncated bool `json:"bodyTruncated"`
 
 	// CarriedOut Whether the API itself handled the request, spending its budget; a
-	// write is applied when it did and `status` is a success. False when
+	// write is applied when it did and `status` (`apiStatus` when
+	// present) is a success. False when
 	// the rate limit or a fault answered in its place, or when the client
 	// gave up while a fault's delay held the request back.
 	CarriedOut bool `json:"carriedOut"`

@@ -62,10 +62,15 @@ type LoggedRequest struct {
 	// request a fault carried out and then dropped, the API's status. Nil
 	// when no answer was made.
 	Status *int `json:"status"`
+	// APIStatus is the status of the API's own answer when a status or
+	// malformed fault of phase after answered in its place; nil otherwise,
+	// when Status is the API's whenever it carried the request out.
+	APIStatus *int `json:"apiStatus,omitempty"`
 	// CarriedOut is true when the API itself handled the request, spending
-	// its budget: a write is applied when its status is a success. False
-	// when the rate limit or a fault answered in its place, or when the
-	// client gave up while a fault held the request back.
+	// its budget: a write is applied when its status, or APIStatus when
+	// set, is a success. False when the rate limit or a fault answered in
+	// its place, or when the client gave up while a fault held the request
+	// back.
 	CarriedOut bool `json:"carriedOut"`
 	// Received is what the client was sent of the answer: one of
 	// ReceivedNothing, ReceivedHeaders, ReceivedPartial, ReceivedAll.

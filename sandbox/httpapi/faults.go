@@ -120,6 +120,9 @@ func (s *Server) faultAfter(next http.Handler, w http.ResponseWriter, r *http.Re
 		}
 		return
 	}
+	if entry != nil && (fault.Status != 0 || fault.Network == sandbox.NetworkMalformed) {
+		entry.apiStatus = answer.status
+	}
 	switch {
 	case fault.Status != 0:
 		// Answered in the API's place at the end of the delay: dated then,
@@ -190,10 +193,11 @@ func (s *Server) park(r *http.Request, a *accounts.Account) (unpark func(), park
 	}, true
 }
 
-// writeFault answers an injected status with the fault's raw body, or in
-// the envelope, with the code the sandbox gives that status, or
-// INJECTED_FAILURE where it has none of its own. The fault's headers go last,
-// so that they replace the sandbox's own.
+// writeFault answers an injected status with the fault's raw body; an error
+// status without one in the envelope, with the code the sandbox gives that
+// status, or INJECTED_FAILURE where it has none of its own; any other status
+// without one with no body. The fault's headers go last, so that they
+// replace the sandbox's own.
 func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, fault sandbox.Fault) {
 	readForJournal(r)
 	if fault.RetryAfterHeader != "" {
@@ -201,12 +205,17 @@ func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, fault sandbo
 	}
 	var body []byte
 	contentType := "application/json"
-	if fault.Body != nil {
+	switch {
+	case fault.Body != nil:
 		body = []byte(*fault.Body)
 		if !json.Valid(body) {
 			contentType = "text/plain; charset=utf-8"
 		}
-	} else {
+	case fault.Status < 400:
+		// The API's own Content-Type, set before it was replaced, would
+		// describe a body that is not there.
+		contentType = ""
+	default:
 		code := sandbox.ErrInjectedFailure
 		if own, ok := codeOf(fault.Status); ok {
 			code = own
@@ -217,11 +226,20 @@ func (s *Server) writeFault(w http.ResponseWriter, r *http.Request, fault sandbo
 		body = append(body, '\n')
 	}
 	h := w.Header()
-	h.Set("Content-Type", contentType)
+	if contentType == "" {
+		h.Del("Content-Type")
+	} else {
+		h.Set("Content-Type", contentType)
+	}
 	for name, value := range fault.Headers {
 		h.Set(name, value)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if sandbox.BodyAllowed(fault.Status) {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	} else {
+		// HTTP gives these statuses no body, and so no length of one.
+		h.Del("Content-Length")
+	}
 	w.WriteHeader(fault.Status)
 	_, _ = w.Write(body)
 }

@@ -174,7 +174,11 @@ func TestFaultBodiesAreCheckedStrictly(t *testing.T) {
 	c := newClient(t, sandboxtest.Options{})
 	for body, fields := range map[string]string{
 		`{"stauts":500}`:                                                      "stauts",
-		`{"status":200}`:                                                      "status",
+		`{"status":101}`:                                                      "status",
+		`{"status":300}`:                                                      "status",
+		`{"status":302}`:                                                      "headers",
+		`{"status":204,"body":""}`:                                            "body",
+		`{"status":304,"body":"{}"}`:                                          "body",
 		`{"network":"reset","status":500}`:                                    "network",
 		`{"network":"teleport"}`:                                              "network",
 		`{"path":"v1/campaigns","status":500}`:                                "path",

@@ -20,6 +20,9 @@ type journalEntry struct {
 	seq uint64
 	// status is the status sent, 0 while none was.
 	status int
+	// apiStatus is the status of the API's own answer when a fault of
+	// phase after sent another in its place; 0 otherwise.
+	apiStatus int
 	// hijacked is true once a fault took the connection over; the status,
 	// if any, is then the one the fault sent, and received what it sent.
 	hijacked bool
@@ -111,7 +114,7 @@ func (entry *journalEntry) complete(r *http.Request) {
 	entry.done = true
 	tap := entry.body
 	abandoned := r.Context().Err() != nil && !entry.hijacked
-	status, received, carriedOut := entry.status, entry.received, entry.carriedOut
+	status, received, carriedOut, apiStatus := entry.status, entry.received, entry.carriedOut, entry.apiStatus
 	if !entry.hijacked {
 		received = entry.sent(abandoned)
 	}
@@ -122,6 +125,9 @@ func (entry *journalEntry) complete(r *http.Request) {
 		logged.CarriedOut, logged.Received = carriedOut, received
 		if status != 0 {
 			logged.Status = &status
+		}
+		if apiStatus != 0 {
+			logged.APIStatus = &apiStatus
 		}
 	})
 	// The trace judges what the client saw: an abandoned request had no

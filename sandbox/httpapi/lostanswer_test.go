@@ -15,6 +15,7 @@ const newCampaign = `{"name":"Lost answer","platform":"ios","testersRequired":1,
 // outcome is what the journal says of a request, beside what it was.
 type outcome struct {
 	Status     *int   `json:"status"`
+	APIStatus  *int   `json:"apiStatus"`
 	CarriedOut bool   `json:"carriedOut"`
 	Received   string `json:"received"`
 	Abandoned  bool   `json:"abandoned"`

@@ -100,10 +100,10 @@ func TestPlanFaultShapesTheNextMatchingAnswer(t *testing.T) {
 
 func TestPlanFaultReturnsTheRefusalAsAControlError(t *testing.T) {
 	a := newAccount(t, sandboxtest.Options{})
-	_, err := a.ctl.PlanFault(t.Context(), client.FaultPlanCreate{Status: new(200)})
+	_, err := a.ctl.PlanFault(t.Context(), client.FaultPlanCreate{Status: new(300)})
 	var refused *sandboxtest.ControlError
 	if !errors.As(err, &refused) {
-		t.Fatalf("PlanFault with status 200 returned %v, want a *ControlError", err)
+		t.Fatalf("PlanFault with status 300 returned %v, want a *ControlError", err)
 	}
 	if refused.Status != http.StatusBadRequest || refused.Code != "VALIDATION_ERROR" || refused.Message == "" {
 		t.Errorf("got %+v, want 400 VALIDATION_ERROR with a message", refused)

@@ -174,9 +174,23 @@ func (r *Receiver) Await(ctx context.Context, n int) ([]Delivery, error) {
 // Fault constructors: the faults docs/controls.md describes, ready for
 // Controls.PlanFault, which more fields can refine.
 
-// StatusFault answers status (400–599) in the API's place.
+// StatusFault answers status (400–599) in the API's place, in the error
+// envelope.
 func StatusFault(status int) client.FaultPlanCreate {
 	return client.FaultPlanCreate{Status: &status}
+}
+
+// Stub answers status with body in the API's place: a success the API could
+// send but does not (an unknown enum value, extra fields, an empty list), a
+// redirect or a 304, for a client's decoder to meet. An empty body is sent
+// as none, which 204, 205 and 304 must have; a redirect needs a Location
+// header, set in the fault's Headers.
+func Stub(status int, body string) client.FaultPlanCreate {
+	fault := client.FaultPlanCreate{Status: &status}
+	if body != "" {
+		fault.Body = &body
+	}
+	return fault
 }
 
 // NetworkFault fails the network as kind says: reset, close, truncate,

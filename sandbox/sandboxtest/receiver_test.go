@@ -103,3 +103,33 @@ func TestLostAnswerIsCarriedOutAndJournaled(t *testing.T) {
 		t.Errorf("StatusFault(503): %d", res.StatusCode)
 	}
 }
+
+// A stubbed success answers in the API's place: before the API nothing is
+// made; with phase after the campaign is made, and the journal has the
+// API's own status beside the stub's.
+func TestStubAnswersInTheAPIsPlaceInEitherPhase(t *testing.T) {
+	const stub = `{"success":true,"data":{"id":"cmp_000042","status":"paused","region":"eu"}}`
+	for _, phase := range []client.FaultPhase{client.FaultPhaseBefore, client.FaultPhaseAfter} {
+		t.Run(string(phase), func(t *testing.T) {
+			a := newAccount(t, sandboxtest.Options{})
+			fault := sandboxtest.On(sandboxtest.Stub(http.StatusOK, stub), client.FaultMethodPOST, "/v1/campaigns")
+			fault.Phase = &phase
+			if _, err := a.ctl.PlanFault(t.Context(), fault); err != nil {
+				t.Fatal(err)
+			}
+			res, body := a.send("POST", "/v1/campaigns", campaign)
+			if res.StatusCode != http.StatusOK || body != stub || res.Header.Get("X-Sandbox-Fault") == "" {
+				t.Errorf("answered %d %s, want the stub, marked", res.StatusCode, body)
+			}
+			page, err := a.ctl.Requests(t.Context(), sandboxtest.RequestFilter{}, sandboxtest.Page{Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			entry := page.Items[0]
+			after := phase == client.FaultPhaseAfter
+			if entry.CarriedOut != after || entry.Status == nil || *entry.Status != http.StatusOK || (entry.ApiStatus != nil) != after {
+				t.Errorf("journal: carriedOut %v, status %v, apiStatus %v; want carried out %v, the stub's 200, the API's status only after it", entry.CarriedOut, entry.Status, entry.ApiStatus, after)
+			}
+		})
+	}
+}

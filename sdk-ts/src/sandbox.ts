@@ -33,8 +33,10 @@ async function data<T>(answer: Promise<{ data?: { data: T }; error?: unknown; re
 export function sandboxControls(baseUrl: string, key: string) {
   const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${key}` } });
   return {
-    /** Plans a fault; see docs/controls.md. */
+    /** Plans a fault, such as one of ./faults.ts makes; see docs/controls.md. */
     planFault: (fault: Schemas["FaultPlanCreate"]) => data(api.POST("/_sandbox/faults", { body: fault })),
+    /** The faults still planned, oldest first, each with the count it has left and how often it fired. */
+    faults: async () => (await data(api.GET("/_sandbox/faults"))).items,
     /** Clears every planned fault and says how many there were. */
     clearFaults: async () => (await data(api.DELETE("/_sandbox/faults"))).cleared,
     /** The newest journal entries, filtered by method and path. */
@@ -48,6 +50,8 @@ export function sandboxControls(baseUrl: string, key: string) {
     deliveries: async (limit?: number) => (await data(api.GET("/_sandbox/deliveries", { params: { query: { limit } } }))).items,
     /** Waits until no delivery is in flight, queued or due, or the timeout passes. */
     settle: (timeoutMs?: number) => data(api.POST("/_sandbox/deliveries/settle", { body: { timeoutMs } })),
+    /** The account's time, and whether its clock is frozen. */
+    clock: () => data(api.GET("/_sandbox/clock")),
     /** Moves a frozen clock forward by a Go duration such as "90s". */
     advanceClock: (advance: string) => data(api.POST("/_sandbox/clock", { body: { advance } })),
     /** Starts the account over. */

@@ -44,7 +44,8 @@ type plannedFault struct {
 	// retryAfter is the Retry-After its answer carries, "" for none
 	// (FAULT-14, FAULT-15); headers are extra headers of the answer
 	// (FAULT-16), which replace the sandbox's own; body, when set, is
-	// answered instead of the envelope (FAULT-17).
+	// answered instead of the envelope (FAULT-17), or of the empty body of
+	// a stub, a status under 400 (FAULT-13).
 	retryAfter string
 	headers    map[string]string
 	body       *string
@@ -421,6 +422,11 @@ func (c *check) faultAnswer(f *plannedFault) {
 	}
 	if f.body != nil && o.Method != http.MethodHead && string(o.Body) != *f.body {
 		c.fail("FAULT-17", "a status fault with a body answers that body instead of the envelope", wire.Truncate(*f.body, 80), wire.Truncate(string(o.Body), 80))
+	}
+	if f.body == nil && f.status < 400 && len(o.Body) > 0 {
+		// A stub planned without a body, a success or redirect, has no
+		// envelope to answer in.
+		c.fail("FAULT-13", "a stub planned without a body answers an empty one", "no body", wire.Truncate(string(o.Body), 80))
 	}
 	wantAfter := f.retryAfter
 	for name, v := range f.headers {

@@ -232,6 +232,50 @@ func TestModelFollowsPlannedFaults(t *testing.T) {
 			want: "FAULT-16",
 		},
 		{
+			name: "FAULT-13, FAULT-28: a stubbed success before the API answers in its place and creates nothing",
+			keeps: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","status":201,"body":"{\"success\":true,\"data\":{\"id\":\"cmp_000777\",\"status\":\"archived\"}}"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Stub","platform":"ios","testersRequired":1,"rewardPerBug":1}`, status: 201,
+					headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001", answer: `{"success":true,"data":{"id":"cmp_000777","status":"archived"}}`},
+				withRemaining(campaign(1, "Real"), 999),
+			},
+			breaks: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","status":201,"body":"{\"success\":true,\"data\":{\"id\":\"cmp_000777\",\"status\":\"archived\"}}"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Stub","platform":"ios","testersRequired":1,"rewardPerBug":1}`, status: 201,
+					headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001", answer: `{"success":true,"data":{"id":"cmp_000777","status":"archived"}}`},
+				withRemaining(campaign(2, "Real"), 999),
+			},
+			want: "cmp_000002",
+		},
+		{
+			name: "FAULT-13: a stub planned without a body answers an empty one",
+			keeps: []ex{
+				fault(1, `{"method":"GET","path":"/v1/testers","status":200}`),
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001"},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 999", answer: emptyList},
+			},
+			breaks: []ex{
+				fault(1, `{"method":"GET","path":"/v1/testers","status":200}`),
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001", answer: emptyList},
+			},
+			want: "a stub planned without a body answers an empty one",
+		},
+		{
+			name: "FAULT-41: a stubbed success after the API is carried out and spends its unit",
+			keeps: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","status":202,"phase":"after","body":"{\"queued\":true}"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Stub","platform":"ios","testersRequired":1,"rewardPerBug":1}`, status: 202,
+					headers: "Remaining: 999; X-Sandbox-Fault: flt_000001", answer: `{"queued":true}`},
+				{req: "GET /v1/testers", status: 200, headers: "Remaining: 998", answer: emptyList},
+			},
+			breaks: []ex{
+				fault(1, `{"method":"POST","path":"/v1/campaigns","status":202,"phase":"after","body":"{\"queued\":true}"}`),
+				{req: "POST /v1/campaigns", body: `{"name":"Stub","platform":"ios","testersRequired":1,"rewardPerBug":1}`, status: 202,
+					headers: "Remaining: 1000; X-Sandbox-Fault: flt_000001", answer: `{"queued":true}`},
+			},
+			want: "FAULT-41",
+		},
+		{
 			name: "FAULT-26: a fault on an account's first request leaves it its whole window",
 			keeps: []ex{
 				fault(1, `{"path":"/v1/testers","status":500,"count":3}`),
