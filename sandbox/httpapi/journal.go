@@ -142,7 +142,7 @@ func (entry *journalEntry) observe(r *http.Request, status int, abandoned bool) 
 	}
 	entry.trace.Observe(clientverdict.Observation{
 		Request: entry.seq, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		Authorization: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"),
+		Authorization: headerValue(r.Header, "Authorization"), ContentType: headerValue(r.Header, "Content-Type"),
 		Body: entry.body.kept, BodyBytes: entry.body.read, ContentLength: r.ContentLength,
 		At: entry.at, Answered: entry.clock.Now(), Arrived: entry.started, Ended: time.Now(),
 		Status: status, Abandoned: abandoned, Fault: entry.fault, Header: entry.header,

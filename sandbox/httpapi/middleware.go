@@ -223,7 +223,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		key, err := ParseAuthorization(r.Header.Get("Authorization"))
+		key, err := ParseAuthorization(headerValue(r.Header, "Authorization"))
 		if err != nil {
 			s.writeError(w, r, err)
 			return
