@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"maps"
 	"slices"
 	"strconv"
 	"sync"
@@ -40,7 +39,27 @@ func (e *Error) Error() string { return e.Message }
 type Object struct {
 	body   []byte
 	known  []string
-	fields map[string]json.RawMessage
+	fields fields
+}
+
+// fields are the raw values of the known fields found, in the order
+// found: a body has a handful of them, which a slice searched in turn
+// holds at less cost than a map.
+type fields []field
+
+type field struct {
+	name  string
+	value json.RawMessage
+}
+
+// get returns the value of the field name, if the body has it.
+func (fs fields) get(name string) (json.RawMessage, bool) {
+	for _, f := range fs {
+		if f.name == name {
+			return f.value, true
+		}
+	}
+	return nil, false
 }
 
 // Decode parses a request body that must be exactly one JSON object, with
@@ -48,7 +67,7 @@ type Object struct {
 // known. A field not named there is still found, at the cost of another
 // scan. Its error is an *Error.
 func Decode(body []byte, known ...string) (*Object, error) {
-	sc := scanner{data: body, known: known, fields: make(map[string]json.RawMessage, len(known))}
+	sc := scanner{data: body, known: known, fields: make(fields, 0, len(known))}
 	sc.skipSpace()
 	if sc.pos == len(body) {
 		return nil, &Error{Message: "request body is empty; send a JSON object"}
@@ -80,13 +99,12 @@ func Decode(body []byte, known ...string) (*Object, error) {
 // Raw returns a field's JSON, null included, and whether the body has it.
 func (o *Object) Raw(name string) (json.RawMessage, bool) {
 	if !slices.Contains(o.known, name) {
-		again := scanner{data: o.body, known: []string{name}, fields: map[string]json.RawMessage{}}
+		again := scanner{data: o.body, known: []string{name}}
 		_ = again.value(0)
 		o.known = append(o.known, name)
-		maps.Copy(o.fields, again.fields)
+		o.fields = append(o.fields, again.fields...)
 	}
-	v, ok := o.fields[name]
-	return v, ok
+	return o.fields.get(name)
 }
 
 // Kind names the JSON value that starts with c, for messages.
@@ -126,7 +144,7 @@ type scanner struct {
 	pos   int
 	known []string
 	// fields are the known fields' raw values.
-	fields map[string]json.RawMessage
+	fields fields
 	// names holds a hash of every member name, with its object's offset.
 	names []uint64
 	// name is the current member name, unquoted, after 8 bytes of its
@@ -226,7 +244,7 @@ func (sc *scanner) object(depth int) error {
 			return err
 		}
 		if known != "" {
-			sc.fields[known] = sc.data[start:sc.pos]
+			sc.fields = append(sc.fields, field{known, sc.data[start:sc.pos]})
 		}
 		if done, err := sc.next('}'); done || err != nil {
 			return err
