@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
@@ -50,6 +52,7 @@ type requestState struct {
 	journalEntry    journalEntry
 	journalBody     bodyTap
 	journalRecorder journalRecorder
+	match           mux.RouteMatch
 }
 
 type requestStateKey struct{}
