@@ -150,17 +150,13 @@ func TestServeReplaysTheSandboxsBytes(t *testing.T) {
 	}
 }
 
-// needValgrind skips a test that runs cachegrind on a developer's machine
-// without it; CI, where the machine image has it, fails instead.
+// needValgrind skips a test that runs cachegrind on a machine without it;
+// .ci/run installs it for its last step, which runs the whole measurement.
 func needValgrind(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("valgrind"); err == nil {
-		return
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind is not installed (apt-get install valgrind)")
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("valgrind is not installed (apt-get install valgrind)")
-	}
-	t.Skip("valgrind is not installed (apt-get install valgrind)")
 }
 
 func TestInstructionsCountsBothServersAndNamesTheSandboxsFunctions(t *testing.T) {
