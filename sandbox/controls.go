@@ -394,7 +394,7 @@ func (o *requestObject) webhookFault(spec *FaultSpec) {
 	for _, name := range requestOnlyFields {
 		// null is absent, but for retryAfter, where it asks for an
 		// answer without Retry-After.
-		if _, named := o.fields[name]; o.has(name) || name == "retryAfter" && named {
+		if _, named := o.body.Raw(name); o.has(name) || name == "retryAfter" && named {
 			o.errs.add(name, "cannot go with event: a webhook fault changes deliveries, not answers")
 		}
 	}
@@ -410,9 +410,10 @@ func (o *requestObject) webhookFault(spec *FaultSpec) {
 // or null for no Retry-After at all. It returns the value as planned and
 // the header it stands for.
 func (o *requestObject) retryAfter(status int) (json.RawMessage, string) {
-	if _, ok := o.raw("retryAfter"); !ok {
+	raw, ok := o.raw("retryAfter")
+	if !ok {
 		// raw reads null as absent; here null is an answer of its own.
-		if string(o.fields["retryAfter"]) == "null" {
+		if given, _ := o.body.Raw("retryAfter"); string(given) == "null" {
 			if status == 0 {
 				o.errs.add("retryAfter", "goes only with a status")
 			}
@@ -423,7 +424,7 @@ func (o *requestObject) retryAfter(status int) (json.RawMessage, string) {
 	if status == 0 {
 		o.errs.add("retryAfter", "goes only with a status")
 	}
-	if o.fields["retryAfter"][0] == '"' {
+	if raw[0] == '"' {
 		date, _ := o.optionalString("retryAfter")
 		if _, err := http.ParseTime(date); err != nil || len(date) > 64 {
 			o.errs.add("retryAfter", "must be seconds, an HTTP-date such as \"Wed, 21 Oct 2026 07:28:00 GMT\", or null (got %q)", Echo(date))

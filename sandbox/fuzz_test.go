@@ -18,7 +18,7 @@ import (
 )
 
 // The fuzz targets below judge each decoder against an oracle written from
-// docs/contract.md, not from decode.go: a body is decoded here with encoding/json
+// docs/contract.md, not from the decoders: a body is decoded here with encoding/json
 // alone, every field is checked by rules restated in the test, and the set of
 // fields the oracle finds invalid must be exactly the set the decoder reports.
 // Names carry a fuzz prefix because the package's other tests share the

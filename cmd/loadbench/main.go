@@ -5,10 +5,12 @@
 //	loadbench memory [flags]          # RSS: 200,000 creates, 20,000 fresh keys
 //	loadbench soak [flags]            # RSS, goroutines and accounts over a long mixed run
 //	loadbench attack [flags] NAME...  # attacks of a hostile tenant, each against its bar; all runs them all
+//	loadbench instructions [flags]    # cachegrind's instructions and the allocations per request, the sandbox against the bare server
 //	loadbench serve [flags]           # the sandbox and the bare server, for wrk or a profiler by hand
 //
 // It only ever talks to 127.0.0.1, and every run is bounded by its flags.
-// loadbench tenant is what the bodies attack re-executes it as.
+// loadbench tenant is what the bodies attack re-executes it as, and
+// loadbench replay what instructions runs the bare server as.
 package main
 
 import (
@@ -30,14 +32,15 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"throughput": {"requests per second and latency of the sandbox against the bare server, driven by wrk", throughputFlags},
-	"memory":     {"the sandbox's RSS before and after many records and many accounts", memoryFlags},
-	"soak":       {"a long run of fresh keys, webhooks and oversized inputs, sampling RSS, goroutines and accounts", soakFlags},
-	"attack":     {"attacks of a hostile tenant, each against its bar: all, or some of " + strings.Join(attack.Names, ", "), attackFlags},
-	"serve":      {"start the sandbox and the bare server, print their URLs, and serve until interrupted", serveFlags},
+	"throughput":   {"requests per second and latency of the sandbox against the bare server, driven by wrk", throughputFlags},
+	"memory":       {"the sandbox's RSS before and after many records and many accounts", memoryFlags},
+	"soak":         {"a long run of fresh keys, webhooks and oversized inputs, sampling RSS, goroutines and accounts", soakFlags},
+	"attack":       {"attacks of a hostile tenant, each against its bar: all, or some of " + strings.Join(attack.Names, ", "), attackFlags},
+	"instructions": {"instructions and allocations per request of the sandbox against the bare server, counted by valgrind's cachegrind", instructionsFlags},
+	"serve":        {"start the sandbox and the bare server, print their URLs, and serve until interrupted", serveFlags},
 }
 
-var order = []string{"throughput", "memory", "soak", "attack", "serve"}
+var order = []string{"throughput", "instructions", "memory", "soak", "attack", "serve"}
 
 func usage(out io.Writer) {
 	fmt.Fprintln(out, "usage: loadbench COMMAND [flags] [args]\n\ncommands:")
@@ -61,7 +64,14 @@ func run(args []string, stdin io.Reader, out, errOut io.Writer) error {
 	if len(args) > 0 && args[0] == attack.TenantCommand {
 		return attack.RunTenant(args[1:], stdin, out)
 	}
-	if len(args) == 0 || commands[args[0]].flags == nil {
+	var cmd command
+	if len(args) > 0 {
+		cmd = commands[args[0]]
+		if args[0] == replayCommand {
+			cmd = command{flags: replayFlags}
+		}
+	}
+	if cmd.flags == nil {
 		usage(errOut)
 		if len(args) > 0 && args[0] != "-h" && args[0] != "help" {
 			return fmt.Errorf("unknown command %q", args[0])
@@ -70,7 +80,7 @@ func run(args []string, stdin io.Reader, out, errOut io.Writer) error {
 	}
 	fset := flag.NewFlagSet("loadbench "+args[0], flag.ContinueOnError)
 	fset.SetOutput(errOut)
-	do := commands[args[0]].flags(fset)
+	do := cmd.flags(fset)
 	if err := fset.Parse(args[1:]); err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -146,5 +147,44 @@ func TestServeReplaysTheSandboxsBytes(t *testing.T) {
 	cancel()
 	if err := <-served; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// needValgrind skips a test that runs cachegrind on a machine without it;
+// .ci/run installs it for its last step, which runs the whole measurement.
+func needValgrind(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind is not installed (apt-get install valgrind)")
+	}
+}
+
+func TestInstructionsCountsBothServersAndNamesTheSandboxsFunctions(t *testing.T) {
+	needValgrind(t)
+	var out, errOut bytes.Buffer
+	err := run([]string{"instructions", "-workloads", "get", "-n", "10", "-warmup", "5", "-top", "3"}, nil, &out, &errOut)
+	if err != nil {
+		t.Fatalf("%v\n%s%s", err, out.String(), errOut.String())
+	}
+	// The name, two counts of instructions, their ratio, two of allocations.
+	row := rowOf(out.String(), "get")
+	if len(row) != 6 {
+		t.Fatalf("row %q, want six columns in:\n%s", row, out.String())
+	}
+	bare, errBare := strconv.ParseFloat(row[1], 64)
+	sandbox, errSandbox := strconv.ParseFloat(row[2], 64)
+	if errBare != nil || errSandbox != nil || bare < 1000 || sandbox < bare {
+		t.Errorf("bare %s and sandbox %s instructions a request: want thousands, the sandbox's more:\n%s", row[1], row[2], out.String())
+	}
+	if got := strings.Count(out.String(), "sandbox/httpapi.") + strings.Count(out.String(), "runtime."); got == 0 {
+		t.Errorf("the table of the sandbox's functions names none of its own or the runtime's:\n%s", out.String())
+	}
+}
+
+func TestInstructionsRefusesABarItCannotRead(t *testing.T) {
+	var out, errOut bytes.Buffer
+	err := run([]string{"instructions", "-bars", "get=fast"}, nil, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "get=fast") {
+		t.Errorf("got %v, want -bars refused naming get=fast", err)
 	}
 }

@@ -157,8 +157,8 @@ func (s *servers) stop() {
 
 // recorded is a response the bare server replays: the sandbox's own bytes.
 type recorded struct {
-	header http.Header
-	body   []byte
+	Header http.Header `json:"header"`
+	Body   []byte      `json:"body"`
 }
 
 // record asks the sandbox once for each request of every workload and keeps
@@ -186,7 +186,7 @@ func record(base string) (map[string]recorded, error) {
 		for _, name := range []string{"Content-Type", "X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset", "X-Ratelimit-Scope"} {
 			header[name] = res.Header.Values(name)
 		}
-		responses[line] = recorded{header: header, body: raw}
+		responses[line] = recorded{Header: header, Body: raw}
 	}
 	return responses, nil
 }
@@ -201,10 +201,10 @@ func bare(responses map[string]recorded) http.Handler {
 			http.Error(w, "not recorded", http.StatusNotFound)
 			return
 		}
-		for name, values := range res.header {
+		for name, values := range res.Header {
 			w.Header()[name] = values
 		}
-		_, _ = w.Write(res.body)
+		_, _ = w.Write(res.Body)
 	})
 }
 

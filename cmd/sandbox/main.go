@@ -49,6 +49,7 @@ type config struct {
 	maxConns    int
 	idleTimeout time.Duration
 	cpuProfile  string
+	memProfile  string
 	corsOrigins string
 	// tlsCert and tlsKey, or tlsSelfSigned, make the sandbox serve HTTPS.
 	tlsCert, tlsKey, tlsSelfSigned string
@@ -101,6 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fset.StringVar(&cfg.tlsKey, "tls-key", "", "the PEM private key of -tls-cert")
 	fset.StringVar(&cfg.tlsSelfSigned, "tls-self-signed", "", "serve HTTPS with a certificate for the listen address and localhost, signed by a CA made at start, whose certificate is written to DIR/"+caFile+" for clients to trust")
 	fset.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile to this file until the sandbox stops, for `go tool pprof`")
+	fset.StringVar(&cfg.memProfile, "memprofile", "", "write the heap profile, in text, with the runtime's memory statistics (the count of allocations among them), to this file when the sandbox stops, for `go tool pprof`")
 	if err := fset.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -229,6 +231,19 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
+// writeHeapProfile writes the heap profile in its text form, whose end
+// holds runtime.MemStats: loadbench instructions reads the count of
+// allocations there.
+func writeHeapProfile(f *os.File, logOutput io.Writer) {
+	err := pprof.Lookup("heap").WriteTo(f, 1)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		fmt.Fprintln(logOutput, "sandbox: -memprofile:", err)
+	}
+}
+
 // listenerStack is what the server accepts connections from: the
 // connection limiter over the TCP listener and, for HTTPS, TLS over the
 // refusal of plain HTTP over the limiter. TLS goes over the limiter so
@@ -291,6 +306,15 @@ func run(ctx context.Context, cfg config, logOutput io.Writer) error {
 			return err
 		}
 		defer stop()
+	}
+	if cfg.memProfile != "" {
+		// Checked now, so that a path that cannot be written fails the
+		// start, not the end.
+		f, err := os.Create(cfg.memProfile)
+		if err != nil {
+			return fmt.Errorf("-memprofile: %w", err)
+		}
+		defer writeHeapProfile(f, logOutput)
 	}
 	tcpListener, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -5,6 +5,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,5 +55,26 @@ func TestATrickleLongerThanTheWriteTimeoutArrivesWhole(t *testing.T) {
 	res, raw := send("GET", "/v1/testers", "")
 	if res.StatusCode != http.StatusOK || int64(len(raw)) != res.ContentLength || !strings.HasSuffix(strings.TrimSpace(string(raw)), "}") {
 		t.Errorf("trickled answer: %d, %d of %d bytes", res.StatusCode, len(raw), res.ContentLength)
+	}
+}
+
+func TestMemProfileCountsTheAllocationsOfTheRunAtItsEnd(t *testing.T) {
+	profile := filepath.Join(t.TempDir(), "heap.txt")
+	base, stop := startRun(t, config{memProfile: profile})
+	res, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The text form pprof reads, ending with runtime.MemStats.
+	if !strings.HasPrefix(string(raw), "heap profile:") || !regexp.MustCompile(`\n# Mallocs = [1-9][0-9]*\n`).Match(raw) {
+		t.Errorf("the profile is not the heap's in text with its count of allocations:\n%.300s", raw)
 	}
 }

@@ -6,7 +6,9 @@ package accounts
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -110,6 +112,23 @@ type Account struct {
 	dropped bool
 }
 
+// lookupSeeds key the registry's index of accounts. A key is looked up on
+// every request; SHA-256, which an account's ID needs because the ID is
+// shown and must not give the key away, cost more there than the rest of
+// the lookup. The index is never shown, so a hash keyed with seeds the
+// process keeps to itself serves it: 128 bits, so that no two keys of a
+// sandbox's life meet by chance, and no client can aim at a collision
+// without the seeds. The key itself is still never kept.
+var lookupSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+// lookupKey is where the registry files the account of a key.
+func lookupKey(key string) sandbox.AccountKey {
+	var id sandbox.AccountKey
+	binary.LittleEndian.PutUint64(id[:8], maphash.String(lookupSeeds[0], key))
+	binary.LittleEndian.PutUint64(id[8:], maphash.String(lookupSeeds[1], key))
+	return id
+}
+
 // Registry holds the accounts. It is safe for concurrent use.
 type Registry struct {
 	cfg Config
@@ -139,7 +158,7 @@ func New(cfg Config) (*Registry, error) {
 // Get returns the account of a valid test key, opening a freshly seeded one
 // the first time the key is seen or after its account was dropped.
 func (r *Registry) Get(key string) *Account {
-	id := sandbox.KeyOf(key)
+	id := lookupKey(key)
 	now := r.cfg.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -389,7 +408,7 @@ func (r *Registry) MemoryUsed() int64 {
 // false if it has none: so that a caller can tell a new account from a held
 // one, and count it, before Get opens it.
 func (r *Registry) Held(key string) (*Account, bool) {
-	id := sandbox.KeyOf(key)
+	id := lookupKey(key)
 	now := r.cfg.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()

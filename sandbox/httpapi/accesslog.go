@@ -129,7 +129,7 @@ func (h *logHandler) writeRequest(l *requestLine) bool {
 
 func (h *logHandler) appendRequest(b []byte, l *requestLine) ([]byte, bool) {
 	plain := true
-	str := func(key, value string) {
+	raw := func(key, value string) {
 		b = appendKey(b, key, h.json)
 		if h.json {
 			b = append(b, '"')
@@ -138,6 +138,9 @@ func (h *logHandler) appendRequest(b []byte, l *requestLine) ([]byte, bool) {
 		if h.json {
 			b = append(b, '"')
 		}
+	}
+	str := func(key, value string) {
+		raw(key, value)
 		plain = plain && isPlain(value)
 	}
 	if h.json {
@@ -165,13 +168,19 @@ func (h *logHandler) appendRequest(b []byte, l *requestLine) ([]byte, bool) {
 	}
 	start := len(b)
 	b = l.client.AppendTo(b)
-	// An invalid address is "invalid IP"; a zone may hold anything.
-	plain = plain && isPlain(string(b[start:]))
+	// An address is digits, dots, colons and hex, plain without a look;
+	// an invalid one is "invalid IP", and a zone may hold anything.
+	if !l.client.IsValid() || l.client.Zone() != "" {
+		plain = plain && isPlain(string(b[start:]))
+	}
 	if h.json {
 		b = append(b, '"')
 	}
 	if l.key != "" {
-		str("key", l.key)
+		// Plain by making, unchecked: a key's hint is its prefix, "…" and
+		// the last characters of a key that ParseAuthorization held to
+		// A-Z, a-z, 0-9, _ and -.
+		raw("key", l.key)
 	}
 	if h.json {
 		b = append(b, '}')

@@ -124,7 +124,7 @@ func (entry *journalEntry) complete(r *http.Request) {
 		logged.Abandoned, logged.Pending = abandoned, false
 		logged.CarriedOut, logged.Received = carriedOut, received
 		if status != 0 {
-			logged.Status = &status
+			logged.Status = statusPointer(status)
 		}
 		if apiStatus != 0 {
 			logged.APIStatus = &apiStatus
@@ -148,11 +148,31 @@ func (entry *journalEntry) observe(r *http.Request, status int, abandoned bool) 
 	}
 	entry.trace.Observe(clientverdict.Observation{
 		Request: entry.seq, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
-		Authorization: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"),
+		Authorization: headerValue(r.Header, "Authorization"), ContentType: headerValue(r.Header, "Content-Type"),
 		Body: entry.body.kept, BodyBytes: entry.body.read, ContentLength: r.ContentLength,
 		At: entry.at, Answered: entry.clock.Now(), Arrived: entry.started, Ended: time.Now(),
 		Status: status, Abandoned: abandoned, Fault: entry.fault, Header: entry.header,
 	})
+}
+
+// statusValues are the statuses an entry points at, shared and never
+// written through, so that completing an entry allocates no int of its own.
+var statusValues = func() (v [1000]int) {
+	for i := range v {
+		v[i] = i
+	}
+	return v
+}()
+
+// statusPointer returns a pointer to status, shared for the statuses
+// net/http sends, 100 to 999.
+func statusPointer(status int) *int {
+	if status >= 0 && status < len(statusValues) {
+		return &statusValues[status]
+	}
+	own := new(int)
+	*own = status
+	return own
 }
 
 // sent says what the client was sent of an answer that no fault hijacked.

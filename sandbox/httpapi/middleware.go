@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gorilla/mux"
+
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
@@ -50,6 +52,7 @@ type requestState struct {
 	journalEntry    journalEntry
 	journalBody     bodyTap
 	journalRecorder journalRecorder
+	match           mux.RouteMatch
 }
 
 type requestStateKey struct{}
@@ -223,7 +226,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		key, err := ParseAuthorization(r.Header.Get("Authorization"))
+		key, err := ParseAuthorization(headerValue(r.Header, "Authorization"))
 		if err != nil {
 			s.writeError(w, r, err)
 			return

@@ -48,7 +48,7 @@ var smallBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // decoders copy what they keep, so a slot's buffer is reused.
 func parseBody[T any](r *http.Request, parse func([]byte) (T, error)) (T, error) {
 	var zero T
-	if contentType := r.Header.Get("Content-Type"); contentType != "application/json" {
+	if contentType := headerValue(r.Header, "Content-Type"); contentType != "application/json" {
 		// Parsed only when it is not spelled as nearly every client
 		// spells it.
 		mediaType, _, err := mime.ParseMediaType(contentType)
@@ -113,6 +113,16 @@ func bodyError(r *http.Request, n int, err error) error {
 	default:
 		return sandbox.Errorf(sandbox.ErrInvalidJSON, "the request body ended before it was complete")
 	}
+}
+
+// headerValue is h.Get(canonical) for a name already in canonical form, as
+// net/http stores a request's header names: without canonicalising the
+// name again, which Get does on every call.
+func headerValue(h http.Header, canonical string) string {
+	if values := h[canonical]; len(values) > 0 {
+		return values[0]
+	}
+	return ""
 }
 
 // pageRequest reads the limit and cursor query parameters.

@@ -73,7 +73,12 @@ var jsonContentType = []string{"application/json"}
 func writeJSON(w http.ResponseWriter, status int, body any) error {
 	buf := encodeBuffers.Get().(*bytes.Buffer)
 	defer putEncodeBuffer(buf)
-	err := encodeBody(buf, body)
+	return writeEncoded(w, status, buf, encodeBody(buf, body))
+}
+
+// writeEncoded writes what buf holds, or, if err says it could not be
+// encoded, a 500 envelope.
+func writeEncoded(w http.ResponseWriter, status int, buf *bytes.Buffer, err error) error {
 	encoded := buf.Bytes()
 	if err != nil {
 		status, encoded = http.StatusInternalServerError, internalErrorBody
@@ -89,14 +94,27 @@ func writeJSON(w http.ResponseWriter, status int, body any) error {
 // that reads return most, with encoding/json for the rest.
 func encodeBody(buf *bytes.Buffer, body any) error {
 	if env, ok := body.(successEnvelope); ok && env.Success {
-		// Appending into the buffer's spare room and writing that back
-		// copies nothing when the room suffices, and grows the buffer
-		// for the next response when it did not.
-		if appended, ok := appendSuccess(buf.AvailableBuffer(), env.Data); ok {
-			buf.Write(appended)
-			return nil
-		}
+		return encodeSuccess(buf, env.Data)
 	}
+	return encodeWithJSON(buf, body)
+}
+
+// encodeSuccess writes the success envelope of data and a newline into buf.
+// The envelope is made only for encoding/json: made for every answer, it was
+// an allocation of its own.
+func encodeSuccess(buf *bytes.Buffer, data any) error {
+	// Appending into the buffer's spare room and writing that back copies
+	// nothing when the room suffices, and grows the buffer for the next
+	// response when it did not.
+	if appended, ok := appendSuccess(buf.AvailableBuffer(), data); ok {
+		buf.Write(appended)
+		return nil
+	}
+	return encodeWithJSON(buf, successEnvelope{Success: true, Data: data})
+}
+
+// encodeWithJSON writes body and a newline into buf with encoding/json.
+func encodeWithJSON(buf *bytes.Buffer, body any) error {
 	enc := json.NewEncoder(buf)
 	// Names and descriptions come back as sent: "R&D <beta>", not
 	// "R\u0026D \u003cbeta\u003e".
@@ -122,7 +140,9 @@ func putEncodeBuffer(buf *bytes.Buffer) {
 }
 
 func (s *Server) writeData(w http.ResponseWriter, r *http.Request, data any) {
-	if err := writeJSON(w, http.StatusOK, successEnvelope{Success: true, Data: data}); err != nil {
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer putEncodeBuffer(buf)
+	if err := writeEncoded(w, http.StatusOK, buf, encodeSuccess(buf, data)); err != nil {
 		s.logger.ErrorContext(r.Context(), "encode response", "path", loggedPath(r), "error", err)
 	}
 }

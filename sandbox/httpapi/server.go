@@ -194,8 +194,10 @@ var noVars = map[string]string{}
 // mux.Router.ServeHTTP without the two copies of the request it makes to
 // carry the route and its variables, which routeID reads from the path.
 func (s *Server) serveRoute(w http.ResponseWriter, r *http.Request) {
-	var match mux.RouteMatch
-	if !s.router.Match(r, &match) || match.Handler == nil {
+	// In the request's state, which is on the heap already: the router's
+	// matchers take its address, which would move it there on its own.
+	match := &stateOf(r).match
+	if !s.router.Match(r, match) || match.Handler == nil {
 		s.notFound(w, r)
 		return
 	}

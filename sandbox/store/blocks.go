@@ -124,13 +124,15 @@ func (x blockIndexer[T]) PrefixFromArgs(args ...any) ([]byte, error) {
 }
 
 // blockAt returns the block numbered no, open or full; nil if there is none.
-// It looks for a full block first: most blocks are.
 func blockAt[T, F any](txn *memdb.Txn, t table[T, F], no uint64) (*block[T], error) {
-	b, err := fullBlockAt(txn, t, no)
+	// The open block first: it holds the newest records, which clients
+	// read most, and every record of an account that has written fewer
+	// than a block's worth, which one lookup then finds.
+	b, err := openBlockIfAt(txn, t, no)
 	if err != nil || b != nil {
 		return b, err
 	}
-	return openBlockIfAt(txn, t, no)
+	return fullBlockAt(txn, t, no)
 }
 
 // fullBlockAt returns the full block numbered no, nil if there is none.

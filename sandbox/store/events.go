@@ -36,7 +36,7 @@ func (w *writeTxn) emit(eventType string, record any) error {
 	if err := w.pruneEvents(seq); err != nil {
 		return err
 	}
-	if w.d.opts.OnEvent == nil {
+	if w.d.opts.OnEvent == nil || !w.d.webhooked.Load() {
 		return nil
 	}
 	hooks, err := w.d.webhooks(w.Txn)

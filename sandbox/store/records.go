@@ -173,6 +173,7 @@ func (d *DB) CreateWebhook(ctx context.Context, in sandbox.WebhookInput) (sandbo
 		if err != nil {
 			return err
 		}
+		d.webhooked.Store(true)
 		h = sandbox.Webhook{
 			ID: id, URL: in.URL, Events: in.Events, Status: sandbox.WebhookActive,
 			Secret: webhookSecret(d.accountID, id), CreatedAt: w.now, Seq: seq,

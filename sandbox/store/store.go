@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-memdb"
 
@@ -94,6 +95,11 @@ type DB struct {
 	origin    sandbox.Time
 	limits    Limits
 	opts      Options
+	// webhooked is set by the first write that adds a webhook, under
+	// memdb's writer lock, which serialises writes: until then no event
+	// has a webhook to look up, and a write need not read the table to
+	// learn so. The template holds none.
+	webhooked atomic.Bool
 }
 
 var _ sandbox.Store = (*DB)(nil)

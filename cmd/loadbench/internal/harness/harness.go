@@ -81,14 +81,21 @@ func StartSandboxLogging(bin string, env []string, logs io.Writer, flags ...stri
 	cmd := exec.Command(bin, append([]string{"-addr", "127.0.0.1:0"}, flags...)...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = logs
+	return StartServer(cmd)
+}
+
+// StartServer starts cmd, a server that writes where it listens as the one
+// line of its standard output (the sandbox, or one under valgrind), and
+// holds it to loopback.
+func StartServer(cmd *exec.Cmd) (*Server, error) {
 	url, err := startAnnouncing(cmd)
 	if err != nil {
-		return nil, fmt.Errorf("the sandbox did not say where it listens: %w", err)
+		return nil, fmt.Errorf("%s did not say where it listens: %w", filepath.Base(cmd.Path), err)
 	}
 	if !strings.HasPrefix(url, "http://127.0.0.1:") {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
-		return nil, fmt.Errorf("the sandbox listens at %q, not on loopback", url)
+		return nil, fmt.Errorf("%s listens at %q, not on loopback", filepath.Base(cmd.Path), url)
 	}
 	return &Server{Cmd: cmd, Base: url}, nil
 }

@@ -1,4 +1,8 @@
-package sandbox
+// Package jsonbody reads the JSON body of an API request: it checks the
+// body's syntax in one pass without building values, refuses a member name
+// repeated in one object, and keeps the raw JSON of the top-level fields the
+// caller names, for the domain's decoders to type-check one by one.
+package jsonbody
 
 import (
 	"bytes"
@@ -6,50 +10,70 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
-	"maps"
-	"math/big"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// Bounds of a request body's JSON.
-const (
-	// MaxNumberLength is the longest number literal a field may hold: every
-	// number the API takes fits in far fewer characters, and a longer one
-	// would only make the checks below work harder.
-	MaxNumberLength = 32
-	// MaxNesting is how deeply arrays and objects may nest in a body.
-	// Request objects are flat; the bound keeps a body of a million
-	// brackets from costing a million stack frames.
-	MaxNesting = 64
-)
+// MaxNesting is how deeply arrays and objects may nest in a body. Request
+// objects are flat; the bound keeps a body of a million brackets from
+// costing a million stack frames.
+const MaxNesting = 64
 
-// requestObject is a request body decoded one level deep: each field the
-// decoder asked for is still raw JSON, so every field can be type-checked on
-// its own and all the invalid ones reported together. Other fields are
-// checked for syntax and dropped without being built.
-type requestObject struct {
-	body   []byte
-	known  []string
-	fields map[string]json.RawMessage
-	errs   fieldErrors
+// Error is why a body is not one JSON object with each member name once.
+type Error struct {
+	// Message says what is wrong, for the client.
+	Message string
+	// Repeated is the member name found twice in one object, when that
+	// is what is wrong, so that the caller can redact it before echoing it.
+	Repeated string
 }
 
-// decodeObject parses a request body that must be exactly one JSON object,
-// with no member name repeated in any object, and keeps the fields named in
-// known. A field not named there is still found, at the cost of another scan.
-func decodeObject(body []byte, known ...string) (*requestObject, error) {
-	sc := scanner{data: body, known: known, fields: make(map[string]json.RawMessage, len(known))}
+func (e *Error) Error() string { return e.Message }
+
+// Object is a request body decoded one level deep: each field the caller
+// asked for is still raw JSON. Other fields are checked for syntax and
+// dropped without being built.
+type Object struct {
+	body   []byte
+	known  []string
+	fields fields
+}
+
+// fields are the raw values of the known fields found, in the order
+// found: a body has a handful of them, which a slice searched in turn
+// holds at less cost than a map.
+type fields []field
+
+type field struct {
+	name  string
+	value json.RawMessage
+}
+
+// get returns the value of the field name, if the body has it.
+func (fs fields) get(name string) (json.RawMessage, bool) {
+	for _, f := range fs {
+		if f.name == name {
+			return f.value, true
+		}
+	}
+	return nil, false
+}
+
+// Decode parses a request body that must be exactly one JSON object, with
+// no member name repeated in any object, and keeps the fields named in
+// known. A field not named there is still found, at the cost of another
+// scan. Its error is an *Error.
+func Decode(body []byte, known ...string) (*Object, error) {
+	sc := scanner{data: body, known: known, fields: make(fields, 0, len(known))}
 	sc.skipSpace()
 	if sc.pos == len(body) {
-		return nil, Errorf(ErrInvalidJSON, "request body is empty; send a JSON object")
+		return nil, &Error{Message: "request body is empty; send a JSON object"}
 	}
-	if kind := kindOf(body[sc.pos]); kind != "object" {
-		return nil, Errorf(ErrInvalidJSON, "request body must be a JSON object, not %s", kind)
+	if kind := Kind(body[sc.pos]); kind != "object" {
+		return nil, &Error{Message: fmt.Sprintf("request body must be a JSON object, not %s", kind)}
 	}
 	names := namePool.Get().(*[]uint64)
 	defer func() {
@@ -60,20 +84,31 @@ func decodeObject(body []byte, known ...string) (*requestObject, error) {
 	err := sc.value(0)
 	*names = sc.names
 	if err != nil {
-		return nil, Errorf(ErrInvalidJSON, "request body is not valid JSON: %s", err)
+		return nil, &Error{Message: fmt.Sprintf("request body is not valid JSON: %s", err)}
 	}
 	sc.skipSpace()
 	if sc.pos != len(body) {
-		return nil, Errorf(ErrInvalidJSON, "request body has data after the JSON object")
+		return nil, &Error{Message: "request body has data after the JSON object"}
 	}
 	if name, ok := sc.repeatedName(); ok {
-		return nil, Errorf(ErrInvalidJSON, "request body repeats the field %q in one object; send each field once", Echo(name))
+		return nil, &Error{Message: fmt.Sprintf("request body repeats the field %q in one object", name), Repeated: name}
 	}
-	return &requestObject{body: body, known: known, fields: sc.fields}, nil
+	return &Object{body: body, known: known, fields: sc.fields}, nil
 }
 
-// kindOf names the JSON value that starts with c, for messages.
-func kindOf(c byte) string {
+// Raw returns a field's JSON, null included, and whether the body has it.
+func (o *Object) Raw(name string) (json.RawMessage, bool) {
+	if !slices.Contains(o.known, name) {
+		again := scanner{data: o.body, known: []string{name}}
+		_ = again.value(0)
+		o.known = append(o.known, name)
+		o.fields = append(o.fields, again.fields...)
+	}
+	return o.fields.get(name)
+}
+
+// Kind names the JSON value that starts with c, for messages.
+func Kind(c byte) string {
 	switch c {
 	case '{':
 		return "object"
@@ -109,7 +144,7 @@ type scanner struct {
 	pos   int
 	known []string
 	// fields are the known fields' raw values.
-	fields map[string]json.RawMessage
+	fields fields
 	// names holds a hash of every member name, with its object's offset.
 	names []uint64
 	// name is the current member name, unquoted, after 8 bytes of its
@@ -120,6 +155,7 @@ type scanner struct {
 	onName func(object int, name []byte)
 }
 
+// syntaxError is where and why a body's JSON is not valid.
 type syntaxError struct {
 	offset int
 	what   string
@@ -208,7 +244,7 @@ func (sc *scanner) object(depth int) error {
 			return err
 		}
 		if known != "" {
-			sc.fields[known] = sc.data[start:sc.pos]
+			sc.fields = append(sc.fields, field{known, sc.data[start:sc.pos]})
 		}
 		if done, err := sc.next('}'); done || err != nil {
 			return err
@@ -442,57 +478,11 @@ func (sc *scanner) repeatedName() (string, bool) {
 	return repeated, found
 }
 
-// raw returns a field's JSON, treating null as absent.
-func (o *requestObject) raw(name string) (json.RawMessage, bool) {
-	if !slices.Contains(o.known, name) {
-		again := scanner{data: o.body, known: []string{name}, fields: map[string]json.RawMessage{}}
-		_ = again.value(0)
-		o.known = append(o.known, name)
-		maps.Copy(o.fields, again.fields)
-	}
-	v, ok := o.fields[name]
-	if !ok || string(v) == "null" {
-		return nil, false
-	}
-	return v, true
-}
-
-func (o *requestObject) requireString(name string) (string, bool) {
-	v, ok := o.optionalString(name)
-	if !ok && !o.has(name) {
-		o.errs.add(name, "is required")
-	}
-	return v, ok
-}
-
-func (o *requestObject) has(name string) bool {
-	_, ok := o.raw(name)
-	return ok
-}
-
-// optionalString returns ok=false when the field is absent or not a string;
-// the latter is recorded as a field error.
-func (o *requestObject) optionalString(name string) (string, bool) {
-	raw, ok := o.raw(name)
-	if !ok {
-		return "", false
-	}
-	if s, ok := plainString(raw); ok {
-		return s, true
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		o.errs.add(name, "must be a string")
-		return "", false
-	}
-	return s, true
-}
-
-// plainString returns the text of a JSON string that needs no decoding: no
+// PlainString returns the text of a JSON string that needs no decoding: no
 // escape, no control character, valid UTF-8, which json.Unmarshal would
 // return unchanged. Most strings a client sends are such, and the full
 // decoder costs more than the rest of a create.
-func plainString(raw []byte) (string, bool) {
+func PlainString(raw []byte) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return "", false
 	}
@@ -506,132 +496,4 @@ func plainString(raw []byte) (string, bool) {
 		return "", false
 	}
 	return string(inner), true
-}
-
-func (o *requestObject) requireNumber(name string) (json.Number, bool) {
-	if !o.has(name) {
-		o.errs.add(name, "is required")
-		return "", false
-	}
-	return o.optionalNumber(name)
-}
-
-// optionalNumber returns ok=false when the field is absent, not a number, or
-// a number literal longer than MaxNumberLength; the latter two are recorded
-// as field errors.
-func (o *requestObject) optionalNumber(name string) (json.Number, bool) {
-	raw, ok := o.raw(name)
-	if !ok {
-		return "", false
-	}
-	if kindOf(raw[0]) != "number" {
-		o.errs.add(name, "must be a number")
-		return "", false
-	}
-	if len(raw) > MaxNumberLength {
-		o.errs.add(name, "must be a number written in at most %d characters (got %d)", MaxNumberLength, len(raw))
-		return "", false
-	}
-	return json.Number(raw), true
-}
-
-func (o *requestObject) requireStringList(name string) ([]string, bool) {
-	raw, ok := o.raw(name)
-	if !ok {
-		o.errs.add(name, "is required")
-		return nil, false
-	}
-	var list []string
-	if err := json.Unmarshal(raw, &list); err != nil {
-		o.errs.add(name, "must be an array of strings")
-		return nil, false
-	}
-	return list, true
-}
-
-// checkText records an error unless s holds 1 to maxRunes characters that are
-// not all white space.
-func (o *requestObject) checkText(name, s string, maxRunes int) {
-	switch n := utf8.RuneCountInString(s); {
-	case strings.TrimSpace(s) == "":
-		o.errs.add(name, "must not be blank")
-	case n > maxRunes:
-		o.errs.add(name, "must be at most %d characters (got %d)", maxRunes, n)
-	}
-}
-
-func (o *requestObject) checkOneOf(name, value string, allowed []string) bool {
-	for _, a := range allowed {
-		if value == a {
-			return true
-		}
-	}
-	o.errs.add(name, "must be one of %s (got %q)", strings.Join(allowed, ", "), Echo(value))
-	return false
-}
-
-// checkInteger accepts only integer literals: 10.0 is refused rather than
-// silently truncated, because a client sending it has a bug worth seeing.
-func (o *requestObject) checkInteger(name string, n json.Number, min, max int) int {
-	if !isIntegerLiteral(string(n)) {
-		o.errs.add(name, "must be an integer (got %s)", n)
-		return 0
-	}
-	v, err := strconv.Atoi(string(n))
-	if err != nil || v < min || v > max {
-		o.errs.add(name, "must be between %d and %d (got %s)", min, max, n)
-		return 0
-	}
-	return v
-}
-
-// checkDecimal checks a JSON number exactly, without a trip through float64,
-// so that 19.99 is judged (and later returned) as 19.99.
-func (o *requestObject) checkDecimal(name string, n json.Number, max int64, places int) (Decimal, bool) {
-	lit, ok := ParseNumberLiteral(string(n))
-	if !ok {
-		o.errs.add(name, "must be a number (got %s)", n)
-		return "", false
-	}
-	// A huge exponent would make big.Rat allocate without bound.
-	if lit.Exponent != "" {
-		if exp, err := strconv.Atoi(lit.Exponent); err != nil || exp < -20 || exp > 20 {
-			o.errs.add(name, "must be written with an exponent between -20 and 20, or none, such as 19.99 (got %s)", n)
-			return "", false
-		}
-	}
-	// The sign, not the value: -0 equals 0 but would be echoed back as -0.
-	tooBig, tooPrecise := plainDecimalFit(lit.Whole, lit.Fraction, max, places)
-	if lit.Negative || lit.Exponent != "" {
-		tooBig, tooPrecise = ratDecimalFit(string(n), max, places)
-	}
-	if lit.Negative || tooBig {
-		o.errs.add(name, "must be between 0 and %d (got %s)", max, n)
-		return "", false
-	}
-	if tooPrecise {
-		o.errs.add(name, "must have at most %d decimal places (got %s)", places, n)
-		return "", false
-	}
-	return Decimal(n), true
-}
-
-// plainDecimalFit judges a literal written without sign or exponent, as
-// money nearly always is, from its digits: whole has no leading zeros,
-// fraction is empty or a dot and digits.
-func plainDecimalFit(whole, fraction string, max int64, places int) (tooBig, tooPrecise bool) {
-	fraction = strings.TrimRight(strings.TrimPrefix(fraction, "."), "0")
-	limit := strconv.FormatInt(max, 10)
-	tooBig = len(whole) > len(limit) || len(whole) == len(limit) && (whole > limit || whole == limit && fraction != "")
-	return tooBig, len(fraction) > places
-}
-
-// ratDecimalFit judges any decimal literal, exponent included, exactly.
-func ratDecimalFit(literal string, max int64, places int) (tooBig, tooPrecise bool) {
-	r, ok := new(big.Rat).SetString(literal)
-	if !ok {
-		return true, false
-	}
-	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(places)), nil)))
-	return r.Cmp(new(big.Rat).SetInt64(max)) > 0, !scaled.IsInt()
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonbody
+
+const raceEnabled = false
