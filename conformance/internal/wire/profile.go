@@ -2,6 +2,8 @@ package wire
 
 import (
 	"strings"
+
+	"github.com/testcampaign/kit/docs"
 )
 
 // Profiles choose which levels run. The spec profile holds any deployment to
@@ -17,11 +19,12 @@ func IsLiveKey(key string) bool { return strings.HasPrefix(key, LivePrefix) }
 
 // Levels of the rules of docs/contract.md and of the scenarios' tags: the
 // words in which the judging packages say how much a break weighs, and
-// the reports rank it.
+// the reports rank it. The docs package, which reads the contract, is
+// where they are spelled.
 const (
-	LevelMust    = "must"
-	LevelShould  = "should"
-	LevelSandbox = "sandbox"
+	LevelMust    = docs.Must
+	LevelShould  = docs.Should
+	LevelSandbox = docs.Sandbox
 )
 
 // AreaSchema is the report's area of the exchanges that break the OpenAPI
