@@ -16,7 +16,8 @@ import (
 	"sync"
 )
 
-// Levels of a rule.
+// Levels of a rule, as contract.md's table "Levels and coverage" defines
+// them; the conformance kit's tags and reports take them from here.
 const (
 	// Must rules are stated by the published spec.
 	Must = "must"

@@ -1,6 +1,7 @@
 package docs
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,26 @@ func TestContractParses(t *testing.T) {
 		if levels[level] == 0 {
 			t.Errorf("contract.md has no %s rule", level)
 		}
+	}
+}
+
+// TestLevelsAreThePagesLevels holds Must, Should and Sandbox to the levels
+// contract.md's table "Levels and coverage" defines for its readers, so that
+// the page and the code that checks its rules name the same ones.
+func TestLevelsAreThePagesLevels(t *testing.T) {
+	_, section, found := strings.Cut(string(contract), "\n## Levels and coverage\n")
+	if !found {
+		t.Fatal(`contract.md has no section "## Levels and coverage"`)
+	}
+	section, _, _ = strings.Cut(section, "\n#")
+	var defined []string
+	for _, line := range strings.Split(section, "\n") {
+		if cells := splitRow(line); strings.HasPrefix(line, "|") && len(cells) > 1 && !isSeparator(cells) && cells[0] != "level" {
+			defined = append(defined, strings.Trim(cells[0], "`"))
+		}
+	}
+	if want := []string{Must, Should, Sandbox}; !slices.Equal(defined, want) {
+		t.Errorf("contract.md defines the levels %q, the package %q", defined, want)
 	}
 }
 

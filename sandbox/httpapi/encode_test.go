@@ -116,7 +116,8 @@ func FuzzAppendersMatchEncodingJSON(f *testing.F) {
 	f.Add(`R&D <beta> "q" \`, "0.07", 0.07, int64(0), int64(-1), false, "")
 	f.Add("line\u2028para\u2029 \xff\x00\x1f\x7f", "1e21", 1e21, int64(math.MaxInt64), int64(math.MinInt64), true, "\xc3")
 	f.Add("", "", 1e20, int64(253402300800000), int64(-62135596800001), false, "\u2028")
-	f.Add("x", "1 ", -0.0, int64(1), int64(2), true, "-0")
+	// Negative zero, written "-0" and "-0.00E+00"; Go's literal -0.0 is +0.
+	f.Add("x", "1 ", math.Copysign(0, -1), int64(1), int64(2), true, "-0")
 	// amount is also written as a reward the ways a client might send it,
 	// since few random strings are numbers.
 	f.Fuzz(func(t *testing.T, text, reward string, amount float64, created, updated int64, resolved bool, cursor string) {

@@ -307,3 +307,61 @@ func ExampleStatusFault() {
 	// 503 Retry-After: [2]
 	// 200 Retry-After: []
 }
+
+// A client that gives up while a 30 s delay holds its POST back: the
+// sandbox never carries the request out, and the journal says so, so the
+// SDK may send it again without making the campaign twice. The client here
+// gives up once the journal shows its request held, as a timeout would.
+func ExampleDelayFault() {
+	srv, err := sandboxtest.Start(sandboxtest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx, ctl := context.Background(), sandboxtest.NewControls(srv.URL, "svc_test_example")
+	_, err = ctl.PlanFault(ctx, sandboxtest.On(sandboxtest.DelayFault(30*time.Second), client.FaultMethodPOST, "/v1/campaigns"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	api, err := client.NewClientWithResponses(srv.URL, client.WithRequestEditorFn(
+		func(_ context.Context, req *http.Request) error {
+			req.Header.Set("Authorization", "Bearer svc_test_example")
+			return nil
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Your SDK's POST goes here; the generated client stands in for it.
+	sending, giveUp := context.WithCancel(ctx)
+	answered := make(chan error, 1)
+	go func() {
+		_, err := api.CreateCampaignWithResponse(sending, client.CampaignCreate{
+			Name: "Held back", Platform: client.PlatformIos, TestersRequired: 1, RewardPerBug: 1,
+		})
+		answered <- err
+	}()
+	// The journal's newest POST /v1/campaigns, or none yet.
+	lastPost := func() (entry client.LoggedRequest) {
+		journal, err := ctl.Requests(ctx, sandboxtest.RequestFilter{Method: "POST", Path: "/v1/campaigns"}, sandboxtest.Page{Limit: 1})
+		if err != nil {
+			log.Fatal(err)
+		}
+		if len(journal.Items) > 0 {
+			entry = journal.Items[0]
+		}
+		return entry
+	}
+	for entry := lastPost(); entry.Fault == nil; entry = lastPost() {
+	}
+	giveUp()
+	fmt.Println("client got an answer:", <-answered == nil)
+	entry := lastPost()
+	for ; entry.Pending; entry = lastPost() {
+	}
+	fmt.Println("held for:", entry.Fault.DelayMs, "ms; carried out:", entry.CarriedOut, "client received:", entry.Received)
+	if err := srv.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// client got an answer: false
+	// held for: 30000 ms; carried out: false client received: nothing
+}

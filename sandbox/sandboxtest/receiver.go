@@ -199,7 +199,10 @@ func NetworkFault(kind client.NetworkFault) client.FaultPlanCreate {
 	return client.FaultPlanCreate{Network: &kind}
 }
 
-// DelayFault holds the request back for d before the API carries it out.
+// DelayFault holds the request back for d, counted in whole milliseconds
+// up to sandbox.MaxFaultDelay, before the API carries it out. A client that
+// gives up during the wait leaves the request not carried out, as the
+// journal says: the timeout a retry policy must tell from a lost answer.
 func DelayFault(d time.Duration) client.FaultPlanCreate {
 	ms := int(d / time.Millisecond)
 	return client.FaultPlanCreate{DelayMs: &ms}

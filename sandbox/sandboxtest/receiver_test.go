@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/testcampaign/kit/openapi/client"
+	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/sandboxtest"
 )
 
@@ -131,5 +133,38 @@ func TestStubAnswersInTheAPIsPlaceInEitherPhase(t *testing.T) {
 				t.Errorf("journal: carriedOut %v, status %v, apiStatus %v; want carried out %v, the stub's 200, the API's status only after it", entry.CarriedOut, entry.Status, entry.ApiStatus, after)
 			}
 		})
+	}
+}
+
+// DelayFault plans its duration as delayMs, in whole milliseconds up to
+// the sandbox's bound, and the request it holds back is then carried out
+// and answered as usual.
+func TestDelayFaultHoldsTheRequestBackThenCarriesItOut(t *testing.T) {
+	a := newAccount(t, sandboxtest.Options{})
+	before := a.campaigns()
+	for _, tt := range []struct {
+		d      time.Duration
+		wantMs int
+	}{{time.Millisecond, 1}, {1500*time.Millisecond + time.Microsecond, 1500}, {sandbox.MaxFaultDelay, 30000}} {
+		planned, err := a.ctl.PlanFault(t.Context(), sandboxtest.On(sandboxtest.DelayFault(tt.d), client.FaultMethodGET, "/v1/testers"))
+		if err != nil || planned.DelayMs != tt.wantMs {
+			t.Errorf("DelayFault(%v) planned delayMs %d (%v), want %d", tt.d, planned.DelayMs, err, tt.wantMs)
+		}
+	}
+	_, err := a.ctl.PlanFault(t.Context(), sandboxtest.DelayFault(sandbox.MaxFaultDelay+time.Millisecond))
+	var refused *sandboxtest.ControlError
+	if !errors.As(err, &refused) || refused.Status != http.StatusBadRequest || len(refused.Details) != 1 || refused.Details[0].Field != "delayMs" {
+		t.Errorf("DelayFault(%v) returned %v, want a 400 on delayMs", sandbox.MaxFaultDelay+time.Millisecond, err)
+	}
+	delayed, err := a.ctl.PlanFault(t.Context(), sandboxtest.On(sandboxtest.DelayFault(time.Millisecond), client.FaultMethodPOST, "/v1/campaigns"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, body := a.send("POST", "/v1/campaigns", campaign)
+	if res.StatusCode != http.StatusOK || res.Header.Get("X-Sandbox-Fault") != delayed.Id {
+		t.Errorf("delayed POST answered %d, X-Sandbox-Fault %q: %s; want the API's 200 from %s", res.StatusCode, res.Header.Get("X-Sandbox-Fault"), body, delayed.Id)
+	}
+	if n := a.campaigns(); n != before+1 {
+		t.Errorf("%d campaigns after the delayed POST, want %d", n, before+1)
 	}
 }
