@@ -90,10 +90,12 @@ func stepDefs(s *scenarioState) []stepDef {
 		d(`^I send a ([A-Z]+) request to "([^"]*)" with a JSON body of (\d+) bytes$`, `When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes`, s.sendLarge),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" padded with "(.)" to a request target of (\d+) bytes$`, `When I send a GET request to "/v1/campaigns/cmp_" padded with "0" to a request target of 8193 bytes`, s.sendPadded),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" and give up after (\d+) ms$`, `When I send a GET request to "/v1/testers" and give up after 200 ms`, s.sendGivingUp),
+		d(`^I send a ([A-Z]+) request to "([^"]*)" with the body '(.*)' and give up after (\d+) ms$`, `When I send a POST request to "/v1/campaigns" with the body '{"name": "Late", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}' and give up after 300 ms`, s.sendBodyGivingUp),
 		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)"$`, `When I send 3 GET requests to "/v1/campaigns"`, s.sendMany),
 		d(`^I send ([A-Z]+) requests to "([^"]*)" until the rate limit is exceeded$`, `When I send GET requests to "/v1/campaigns" until the rate limit is exceeded`, s.exhaust),
 		d(`^I save the JSON at "([^"]*)" as "([^"]*)"$`, `When I save the JSON at "data.id" as "campaignId"`, s.saveJSON),
 		d(`^I save "([^"]*)" as "([^"]*)"$`, `Given I save "svc_live_{random}" as "liveKey"`, s.saveText),
+		d(`^I save "(.)" repeated (\d+) times as "([^"]*)"$`, `Given I save "a" repeated 15872 times as "bigBody"`, s.saveRepeated),
 		d(`^I save the "([^"]*)" of a record at "([^"]*)" as "([^"]*)"$`, `When I save the "id" of a record at "data" as "campaignId"`, s.saveRecordField),
 		d(`^I save an unknown id of the form of "([^"]*)" as "([^"]*)"$`, `When I save an unknown id of the form of "campaignId" as "unknownId"`, s.saveUnknownID),
 		d(`^I change the "([^"]*)" of a record listed at "([^"]*)" to a value its data shows, saving its id as "([^"]*)" and the value as "([^"]*)"$`, `When I change the "status" of a record listed at "/v1/bugs" to a value its data shows, saving its id as "bugId" and the value as "newStatus"`, s.changeListed),
@@ -379,13 +381,27 @@ var errGaveUp = errors.New("the client gave up waiting")
 // stops waiting after ms and closes its connection. The step fails if the
 // answer, or a dropped connection, came first, since then nobody gave up.
 func (s *scenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
+	return s.giveUp(ctx, method, path, nil, "", ms)
+}
+
+// sendBodyGivingUp is sendGivingUp with a JSON body, for a request that
+// must be one the API carries out, such as a write.
+func (s *scenarioState) sendBodyGivingUp(ctx context.Context, method, path, body string, ms int) error {
+	b, err := s.expand(body)
+	if err != nil {
+		return err
+	}
+	return s.giveUp(ctx, method, path, []byte(b), "application/json", ms)
+}
+
+func (s *scenarioState) giveUp(ctx context.Context, method, path string, body []byte, contentType string, ms int) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}
 	giveUp, cancel := context.WithTimeoutCause(ctx, time.Duration(ms)*time.Millisecond, errGaveUp)
 	defer cancel()
-	ex, err := s.send(giveUp, method, p, nil, "")
+	ex, err := s.send(giveUp, method, p, body, contentType)
 	switch {
 	case err != nil:
 		return err
@@ -489,6 +505,13 @@ func (s *scenarioState) saveJSON(ctx context.Context, path, name string) error {
 
 // saveText fixes a value, typically one with {random}, so that later steps
 // can refer to the same value.
+// saveRepeated saves a character repeated, for a value whose size alone
+// is what a step tests, such as a body at a bound in bytes.
+func (s *scenarioState) saveRepeated(_ context.Context, char string, n int, name string) error {
+	s.saved[name] = strings.Repeat(char, n)
+	return nil
+}
+
 func (s *scenarioState) saveText(ctx context.Context, text, name string) error {
 	v, err := s.expand(text)
 	if err != nil {
