@@ -192,6 +192,12 @@ Feature: Every example of the step catalogue, run
     And I send a POST request to "/v1/campaigns" with the body '{"name": "Late", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}' and give up after 300 ms
     And I plan the fault:
       """
+      {"method": "GET", "path": "/v1/testers", "delayMs": 20000, "count": 9}
+      """
+    And I send 9 GET requests to "/v1/testers" at once, each giving up after 4000 ms
+    Then exactly 1 of the last 9 responses should have status 200
+    And I plan the fault:
+      """
       {"method": "GET", "path": "/v1/analytics", "delayMs": 200}
       """
     And I send a GET request to "/v1/analytics"
