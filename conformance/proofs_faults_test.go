@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // plannedFaultProofs break one rule each of planned faults and the journal
@@ -250,6 +251,11 @@ func plannedFaultProofs() []proof {
 			}),
 		},
 		{
+			name: "a request past the parked bound waits out its delay all the same", rule: "SHR-7",
+			caught: []string{"Past the 8 requests a key may hold waiting in delays, a delay is carried out without its wait"},
+			wrap:   waitingPastTheBound,
+		},
+		{
 			name: "a POST its client gave up on during a delay is carried out all the same", rule: "FAULT-42",
 			caught: []string{"A POST its client gave up on during a delay before the API was not carried out and spent nothing"},
 			wrap:   carryingOutAbandoned,
@@ -400,6 +406,54 @@ func plannedFaultProofs() []proof {
 			wrap:   journalItems(func(it map[string]any) { it["received"] = "all" }),
 		},
 	}
+}
+
+// waitingPastTheBound is a deployment with no bound on the requests a key
+// holds parked: an answer to a request a delay fault hit comes no sooner
+// than the delay after the request came, whether the sandbox waited it out
+// or not.
+func waitingPastTheBound(next http.Handler) http.Handler {
+	var mu sync.Mutex
+	// delays are the planned delays by key and fault ID, which every
+	// fresh account numbers from 1.
+	delays := map[string]time.Duration{}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		came := time.Now()
+		breakingWithBody(next, func(req *http.Request, body []byte, r *response) {
+			if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" && r.status == http.StatusOK {
+				var plan struct {
+					DelayMs int64 `json:"delayMs"`
+				}
+				var answer struct {
+					Data struct {
+						ID string `json:"id"`
+					} `json:"data"`
+				}
+				if json.Unmarshal(body, &plan) == nil && json.Unmarshal(r.body, &answer) == nil && plan.DelayMs > 0 {
+					mu.Lock()
+					delays[bearer(req)+" "+answer.Data.ID] = time.Duration(plan.DelayMs) * time.Millisecond
+					mu.Unlock()
+				}
+				return
+			}
+			id := r.header.Get("X-Sandbox-Fault")
+			if id == "" || !strings.HasPrefix(req.URL.Path, "/v1/") {
+				return
+			}
+			mu.Lock()
+			delay, ok := delays[bearer(req)+" "+id]
+			mu.Unlock()
+			if !ok {
+				return
+			}
+			wait := time.NewTimer(time.Until(came.Add(delay)))
+			defer wait.Stop()
+			select {
+			case <-wait.C:
+			case <-req.Context().Done():
+			}
+		}).ServeHTTP(w, req)
+	})
 }
 
 // faultHeaders drops from each request fault's plan the headers drop

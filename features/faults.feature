@@ -561,6 +561,13 @@ Feature: Planned faults
     When I send a GET request to "/v1/campaigns?limit=1"
     Then the JSON at "data.items.0.name" should be "Applied, then waited"
 
+  @SHR-7
+  Scenario: Past the 8 requests a key may hold waiting in delays, a delay is carried out without its wait
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "GET", "path": "/v1/testers", "delayMs": 20000, "count": 9}'
+    And I send 9 GET requests to "/v1/testers" at once, each giving up after 4000 ms
+    Then exactly 1 of the last 9 responses should have status 200
+
   @direct @writes @FAULT-42 @JRNL-19 @JRNL-20
   Scenario: A POST its client gave up on during a delay before the API was not carried out and spent nothing
     Given a fresh sandbox account
