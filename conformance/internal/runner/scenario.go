@@ -55,7 +55,9 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 		Target: r.tgt, Receiver: r.hooks, Strict: cfg.Strict, Locate: locate,
 		Places: r.rec.places, Ended: r.rec.ended,
 	}
-	if cfg.ReproDir != "" && cfg.Profile == kit.ProfileSandbox {
+	// Only Run, which writes the reports, reproduces after the suite; a
+	// suite handed to go test keeps nothing for it.
+	if cfg.ReproDir != "" && cfg.Profile == kit.ProfileSandbox && r.writesReports {
 		run.Disagreed = r.disagreed
 	}
 	return godog.TestSuite{
