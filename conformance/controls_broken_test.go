@@ -282,6 +282,20 @@ func controlProofs() []proof {
 			}),
 		},
 		{
+			name: "a settle's timeoutMs clamped into range", rule: "CLK-10",
+			caught: []string{"A settle waits at most 30000 ms, and names a timeoutMs it cannot take rather than clamp it"},
+			wrap: asks(func(req *http.Request) {
+				if req.Method != http.MethodPost || req.URL.Path != "/_sandbox/deliveries/settle" {
+					return
+				}
+				rewriteBody(req, func(m map[string]any) {
+					if t, ok := number(m["timeoutMs"]); ok && (t < 1 || t > 30000) {
+						m["timeoutMs"] = json.Number(strconv.Itoa(int(min(max(t, 1), 30000))))
+					}
+				})
+			}),
+		},
+		{
 			name: "a reset keeps the events", rule: "RESET-4",
 			caught: []string{"A reset starts the events and the delivery records over"},
 			wrap: func(next http.Handler) http.Handler {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // plannedFaultProofs break one rule each of planned faults and the journal
@@ -168,6 +169,93 @@ func plannedFaultProofs() []proof {
 			}),
 		},
 		{
+			name: "a delay of phase after waits before the API", rule: "FAULT-41",
+			caught: []string{"A POST its client gave up on during a delay of phase after was carried out before the wait"},
+			wrap: requestPlans(func(plan map[string]any) {
+				if plan["phase"] == "after" && plan["status"] == nil && plan["network"] == nil {
+					delete(plan, "phase")
+				}
+			}),
+		},
+		{
+			name: "a phase other than before or after taken as before", rule: "FAULT-41",
+			caught: []string{"A fault plan with a phase of \"later\" is refused, and the plan stays as it was"},
+			wrap: requestPlans(func(plan map[string]any) {
+				if p, ok := plan["phase"]; ok && p != "before" && p != "after" {
+					delete(plan, "phase")
+				}
+			}),
+		},
+		{
+			name: "a phase on a webhook fault accepted", rule: "FAULT-40",
+			caught: []string{"A fault plan with a phase on a webhook fault is refused, and the plan stays as it was"},
+			wrap: plans(func(plan map[string]any) {
+				if plan["event"] != nil {
+					delete(plan, "phase")
+				}
+			}),
+		},
+		{
+			name: "a status fault's X-Accel-Redirect header accepted", rule: "FAULT-16",
+			caught: []string{"A fault plan with an X-Accel-Redirect header is refused, and the plan stays as it was"},
+			wrap: faultHeaders(func(name string, _ map[string]any) bool {
+				return strings.HasPrefix(http.CanonicalHeaderKey(name), "X-Accel-")
+			}),
+		},
+		{
+			name: "a status fault's header named in over 128 bytes accepted", rule: "FAULT-16",
+			caught: []string{"A fault plan with a header name of 129 bytes is refused, and the plan stays as it was"},
+			wrap:   faultHeaders(func(name string, _ map[string]any) bool { return len(name) > 128 }),
+		},
+		{
+			name: "a status fault's two headers alike but for case accepted", rule: "FAULT-16",
+			caught: []string{"A fault plan with one header named in two cases is refused, and the plan stays as it was"},
+			wrap: faultHeaders(func(name string, headers map[string]any) bool {
+				for other := range headers {
+					if other != name && strings.EqualFold(other, name) && other < name {
+						return true
+					}
+				}
+				return false
+			}),
+		},
+		{
+			name: "faults past 64 KiB in all accepted", rule: "FAULT-2",
+			caught: []string{"An account's planned faults hold at most 64 KiB in all, a fault counting its body, its path and 512 bytes of its own"},
+			wrap: func(next http.Handler) http.Handler {
+				return onControls(next, nil, func(req *http.Request, r *response) {
+					if req.Method != http.MethodPost || req.URL.Path != "/_sandbox/faults" || r.status != http.StatusConflict || !strings.Contains(string(r.body), "bytes") {
+						return
+					}
+					r.status = http.StatusOK
+					r.body = []byte(`{"success":true,"data":{"id":"flt_999999","status":500,"count":1,"fired":0}}`)
+				})
+			},
+		},
+		{
+			name: "an entry a status fault of phase before answered says it was carried out", rule: "JRNL-19",
+			caught: []string{"A POST answered by a planned status 500 creates nothing and emits no event"},
+			wrap: journalItems(func(it map[string]any) {
+				if f, ok := it["fault"].(map[string]any); ok && f["status"] != nil && f["phase"] != "after" {
+					it["carriedOut"] = true
+				}
+			}),
+		},
+		{
+			name: "an entry a truncate cut says the client received all", rule: "JRNL-20",
+			caught: []string{"A truncated POST has created its record and spent its request"},
+			wrap: journalItems(func(it map[string]any) {
+				if f, ok := it["fault"].(map[string]any); ok && f["network"] == "truncate" {
+					it["received"] = "all"
+				}
+			}),
+		},
+		{
+			name: "a request past the parked bound waits out its delay all the same", rule: "SHR-7",
+			caught: []string{"Past the 8 requests a key may hold waiting in delays, a delay is carried out without its wait"},
+			wrap:   waitingPastTheBound,
+		},
+		{
 			name: "a POST its client gave up on during a delay is carried out all the same", rule: "FAULT-42",
 			caught: []string{"A POST its client gave up on during a delay before the API was not carried out and spent nothing"},
 			wrap:   carryingOutAbandoned,
@@ -318,6 +406,75 @@ func plannedFaultProofs() []proof {
 			wrap:   journalItems(func(it map[string]any) { it["received"] = "all" }),
 		},
 	}
+}
+
+// waitingPastTheBound is a deployment with no bound on the requests a key
+// holds parked: an answer to a request a delay fault hit comes no sooner
+// than the delay after the request came, whether the sandbox waited it out
+// or not.
+func waitingPastTheBound(next http.Handler) http.Handler {
+	var mu sync.Mutex
+	// delays are the planned delays by key and fault ID, which every
+	// fresh account numbers from 1.
+	delays := map[string]time.Duration{}
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		came := time.Now()
+		breakingWithBody(next, func(req *http.Request, body []byte, r *response) {
+			if req.Method == http.MethodPost && req.URL.Path == "/_sandbox/faults" && r.status == http.StatusOK {
+				var plan struct {
+					DelayMs int64 `json:"delayMs"`
+				}
+				var answer struct {
+					Data struct {
+						ID string `json:"id"`
+					} `json:"data"`
+				}
+				if json.Unmarshal(body, &plan) == nil && json.Unmarshal(r.body, &answer) == nil && plan.DelayMs > 0 {
+					mu.Lock()
+					delays[bearer(req)+" "+answer.Data.ID] = time.Duration(plan.DelayMs) * time.Millisecond
+					mu.Unlock()
+				}
+				return
+			}
+			id := r.header.Get("X-Sandbox-Fault")
+			if id == "" || !strings.HasPrefix(req.URL.Path, "/v1/") {
+				return
+			}
+			mu.Lock()
+			delay, ok := delays[bearer(req)+" "+id]
+			mu.Unlock()
+			if !ok {
+				return
+			}
+			wait := time.NewTimer(time.Until(came.Add(delay)))
+			defer wait.Stop()
+			select {
+			case <-wait.C:
+			case <-req.Context().Done():
+			}
+		}).ServeHTTP(w, req)
+	})
+}
+
+// faultHeaders drops from each request fault's plan the headers drop
+// picks, as a deployment that let them through unchecked would plan the
+// rest; a plan left with none keeps an empty headers object.
+func faultHeaders(drop func(name string, headers map[string]any) bool) func(http.Handler) http.Handler {
+	return plans(func(plan map[string]any) {
+		headers, ok := plan["headers"].(map[string]any)
+		if !ok || plan["event"] != nil {
+			return
+		}
+		kept := map[string]any{}
+		for name, value := range headers {
+			if !drop(name, headers) {
+				kept[name] = value
+			}
+		}
+		if len(kept) != len(headers) {
+			plan["headers"] = kept
+		}
+	})
 }
 
 // faultingControls is a deployment whose faults planned for every request

@@ -353,6 +353,14 @@ func webhookProofs() []proof {
 				return send(d)
 			}),
 		},
+		{
+			name: "X-Sandbox-Now equal to a stale Webhook-Timestamp", rule: "DLV-26",
+			caught: []string{"Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse"},
+			wrap: delivering(func(d *relayed, send func(*relayed) int) int {
+				d.header.Set("X-Sandbox-Now", d.header.Get("Webhook-Timestamp"))
+				return send(d)
+			}),
+		},
 	}
 }
 

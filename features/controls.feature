@@ -146,3 +146,20 @@ Feature: The sandbox's controls
     And I send a POST request to "/_sandbox/bugs" with the body '{"campaignId": "{campaignId}", "title": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "severity": "medium"}'
     Then the response status should be 200
     And the JSON at "data.status" should be "new"
+
+  @CLK-10
+  Scenario: A settle waits at most 30000 ms, and names a timeoutMs it cannot take rather than clamp it
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 30000}'
+    Then the response status should be 200
+    And the JSON at "data.settled" should equal true
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 1}'
+    Then the response status should be 200
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 30001}'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+    And the items at "error.details" should include one with "field" equal to "timeoutMs"
+    When I send a POST request to "/_sandbox/deliveries/settle" with the body '{"timeoutMs": 0}'
+    Then the response status should be 400
+    And the error code should be "VALIDATION_ERROR"
+    And the items at "error.details" should include one with "field" equal to "timeoutMs"

@@ -44,6 +44,24 @@ Feature: Planned faults
     When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/webhooks", "status": 500}'
     Then the response status should be 200
 
+  @FAULT-2
+  Scenario: An account's planned faults hold at most 64 KiB in all, a fault counting its body, its path and 512 bytes of its own
+    Given a fresh sandbox account
+    And I save "a" repeated 15860 times as "whole"
+    And I save "a" repeated 15861 times as "oneMore"
+    When I send 3 POST requests to "/_sandbox/faults" with the body '{"path": "/v1/webhooks", "status": 500, "body": "{whole}"}'
+    Then each of the last 3 responses should have status 200
+    When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/webhooks", "status": 500, "body": "{oneMore}"}'
+    Then the response status should be 409
+    And the error code should be "LIMIT_REACHED"
+    When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/webhooks", "status": 500, "body": "{whole}"}'
+    Then the response status should be 200
+    When I send a POST request to "/_sandbox/faults" with the body '{"status": 500}'
+    Then the response status should be 409
+    And the error code should be "LIMIT_REACHED"
+    When I send a GET request to "/_sandbox/faults"
+    Then the JSON at "data.items" should have 4 items
+
   Scenario Outline: A fault plan with <case> is refused, and the plan stays as it was
     Given a fresh sandbox account
     When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/webhooks", "status": 500, "count": 5}'
@@ -133,6 +151,19 @@ Feature: Planned faults
       | a network kind on a webhook     | network    | {"event": "campaign.created", "webhook": "duplicate", "network": "reset"} |
       | trickleMs on a webhook fault    | trickleMs  | {"event": "campaign.created", "delayMs": 100, "trickleMs": 5}         |
       | a reorder with a delay          | delayMs    | {"event": "campaign.created", "webhook": "reorder", "delayMs": 100}   |
+      | a phase on a webhook fault      | phase      | {"event": "campaign.created", "webhook": "duplicate", "phase": "after"} |
+
+    @FAULT-16
+    Examples: a status fault's headers are at most 16, named in at most 128 bytes, once whatever the case, and none a proxy acts on
+      | case                         | field   | plan |
+      | an X-Accel-Redirect header   | headers | {"status": 502, "headers": {"X-Accel-Redirect": "/internal/secret"}} |
+      | a header name of 129 bytes   | headers | {"status": 502, "headers": {"X-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": "1"}} |
+      | one header named in two cases | headers | {"status": 502, "headers": {"X-A": "1", "x-a": "2"}} |
+
+    @FAULT-41
+    Examples: the phase is before or after
+      | case                 | field | plan                             |
+      | a phase of "later"   | phase | {"status": 500, "phase": "later"} |
 
   @writes @FAULT-5 @FAULT-25 @FAULT-28
   Scenario: A fault without a method or a path hits every /v1 request
@@ -399,7 +430,7 @@ Feature: Planned faults
       | network | drop   |
       | close   | closed |
 
-  @writes @FAULT-28 @FAULT-25
+  @writes @FAULT-28 @FAULT-25 @JRNL-19
   Scenario Outline: A POST answered by a planned <answer> creates nothing and emits no event
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=1"
@@ -413,6 +444,11 @@ Feature: Planned faults
     Then the JSON at "data.items.0.id" should equal the saved "newestBefore"
     When I send a GET request to "/_sandbox/events"
     Then the JSON at "data.items" should be empty
+    When I send a GET request to "/_sandbox/requests?method=POST"
+    Then the JSON at "data.items.0" should match:
+      """
+      {"path": "/v1/campaigns", "status": <status>, "carriedOut": false, "received": "all", "fault": {"id": "{fault}"}}
+      """
 
     Examples:
       | answer           | plan                   | status |
@@ -420,7 +456,7 @@ Feature: Planned faults
       | status 429       | "status": 429          | 429    |
       | malformed answer | "network": "malformed" | 200    |
 
-  @direct @writes @FAULT-21 @FAULT-27 @FAULT-29 @JRNL-7
+  @direct @writes @FAULT-21 @FAULT-27 @FAULT-29 @JRNL-7 @JRNL-20
   Scenario: A truncated POST has created its record and spent its request
     Given a fresh sandbox account
     When I send a GET request to "/v1/campaigns?limit=1"
@@ -437,7 +473,7 @@ Feature: Planned faults
     When I send a GET request to "/_sandbox/requests?method=POST"
     Then the JSON at "data.items.0" should match:
       """
-      {"path": "/v1/campaigns", "status": 200, "pending": false, "fault": {"id": "{fault}", "network": "truncate"}}
+      {"path": "/v1/campaigns", "status": 200, "carriedOut": true, "received": "partial", "pending": false, "fault": {"id": "{fault}", "network": "truncate"}}
       """
 
   @FAULT-23 @FAULT-27 @FAULT-18
@@ -459,6 +495,15 @@ Feature: Planned faults
     Then the response status should be 200
     And the response should have taken at least 150 ms
     And the header "X-RateLimit-Remaining" should be equal to the saved "left" minus 2
+
+  @FAULT-16
+  Scenario: A status fault's header named in 128 bytes is planned and answered
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"path": "/v1/testers", "status": 502, "headers": {"X-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": "edge"}}'
+    Then the response status should be 200
+    When I send a GET request to "/v1/testers"
+    Then the response status should be 502
+    And the header "X-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" should be "edge"
 
   @direct @writes @FAULT-41 @FAULT-43 @JRNL-7 @JRNL-19 @JRNL-20
   Scenario: A POST whose answer a fault of phase after drops has created its record, and the journal says its client received nothing
@@ -502,6 +547,26 @@ Feature: Planned faults
       | answer           | plan                   | status |
       | status 503       | "status": 503          | 503    |
       | malformed answer | "network": "malformed" | 200    |
+
+  @direct @writes @FAULT-41 @JRNL-19
+  Scenario: A POST its client gave up on during a delay of phase after was carried out before the wait
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "POST", "path": "/v1/campaigns", "delayMs": 5000, "phase": "after"}'
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Applied, then waited", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}' and give up after 300 ms
+    Then within 5 seconds the GET request to "/_sandbox/requests?method=POST" should answer with the JSON at "data.items.0.pending" equal to false
+    And the JSON at "data.items.0" should match:
+      """
+      {"path": "/v1/campaigns", "status": 200, "carriedOut": true, "received": "nothing", "abandoned": true}
+      """
+    When I send a GET request to "/v1/campaigns?limit=1"
+    Then the JSON at "data.items.0.name" should be "Applied, then waited"
+
+  @SHR-7
+  Scenario: Past the 8 requests a key may hold waiting in delays, a delay is carried out without its wait
+    Given a fresh sandbox account
+    When I send a POST request to "/_sandbox/faults" with the body '{"method": "GET", "path": "/v1/testers", "delayMs": 20000, "count": 9}'
+    And I send 9 GET requests to "/v1/testers" at once, each giving up after 4000 ms
+    Then exactly 1 of the last 9 responses should have status 200
 
   @direct @writes @FAULT-42 @JRNL-19 @JRNL-20
   Scenario: A POST its client gave up on during a delay before the API was not carried out and spent nothing

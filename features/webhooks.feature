@@ -374,7 +374,7 @@ Feature: Webhooks
     Then within 10 seconds the receiver should get a "campaign.created" event
     And the delivery should be signed with the webhook's secret
 
-  @sandbox @writes @delivery @faults @FAULT-37 @FAULT-38
+  @sandbox @writes @delivery @faults @FAULT-37 @FAULT-38 @DLV-26
   Scenario: Bad-signature and stale-timestamp webhook faults make deliveries a receiver must refuse
     Given a fresh sandbox account
     And I register a webhook for "campaign.created, bug.created"
@@ -387,3 +387,4 @@ Feature: Webhooks
     And I send a POST request to "/_sandbox/bugs" with the body '{"campaignId": "{campaignId}", "title": "Stale", "severity": "low"}'
     Then within 10 seconds the receiver should get a "bug.created" event
     And the delivery should be signed with the webhook's secret over a Webhook-Timestamp 600 seconds before the event
+    And the header "X-Sandbox-Now" should be equal to the header "Webhook-Timestamp" plus 600

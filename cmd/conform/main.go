@@ -158,7 +158,7 @@ func suiteFlags(stderr io.Writer) (*flag.FlagSet, *suiteOptions) {
 	fs.StringVar(&cfg.WebhookURL, "webhook-url", "", "the receiver's URL as the deployment reaches it, if not the listening address")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "seed of the explorer's random requests, to reproduce a run (default: a random one, named in the report)")
 	fs.DurationVar(&cfg.Explore, "explore", 0, "how long the explorer runs with --profile sandbox (default: a bounded exploration of a few seconds; negative: none)")
-	fs.StringVar(&cfg.ReproDir, "repro-dir", "", "write each failure the explorer finds, shrunk, as a .feature file in this directory")
+	fs.StringVar(&cfg.ReproDir, "repro-dir", "", "write each failure the explorer finds, and each scenario the model disagreed with, shrunk, as a .feature file in this directory")
 	fs.BoolVar(&cfg.ExclusiveKey, "exclusive-key", false, "promise that nothing else uses the key during the run, so its rate limit and records are counted exactly")
 	o.pending = fs.Bool("contract-pending", true, "hold the deployment to the newest rules of docs/contract.md (ERR-11, ERR-14): a duplicated JSON field is 400 INVALID_JSON, a number literal over 32 characters is VALIDATION_ERROR")
 	fs.Var(&o.openAPI, "openapi", "also check every exchange and delivery against an OpenAPI 3 document: --openapi=FILE or --openapi=URL, or --openapi alone for the deployment's own /openapi.json")

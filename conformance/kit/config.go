@@ -102,8 +102,8 @@ type Config struct {
 	// Seed makes an exploration reproducible; zero picks one at random
 	// (the report names it).
 	Seed uint64
-	// ReproDir, if set, receives each shrunk failure of the explorer as a
-	// .feature file.
+	// ReproDir, if set, receives each shrunk failure of the explorer, and
+	// of a scenario the model disagreed with, as a .feature file.
 	ReproDir string
 }
 

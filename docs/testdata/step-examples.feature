@@ -116,6 +116,7 @@ Feature: Every example of the step catalogue, run
     When I send a GET request to "/v1/campaigns"
     Then the response status should be one of "400, 401, 403"
     And the response should not be successful
+    Given I save "a" repeated 15872 times as "bigBody"
     Given I save "svc_live_{random}" as "liveKey"
     And I use the API key "{liveKey}"
     When I send a GET request to "/v1/campaigns"
@@ -184,6 +185,17 @@ Feature: Every example of the step catalogue, run
       {"method": "GET", "path": "/v1/testers", "delayMs": 1000}
       """
     And I send a GET request to "/v1/testers" and give up after 200 ms
+    And I plan the fault:
+      """
+      {"method": "POST", "path": "/v1/campaigns", "delayMs": 1000, "phase": "after"}
+      """
+    And I send a POST request to "/v1/campaigns" with the body '{"name": "Late", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}' and give up after 300 ms
+    And I plan the fault:
+      """
+      {"method": "GET", "path": "/v1/testers", "delayMs": 20000, "count": 9}
+      """
+    And I send 9 GET requests to "/v1/testers" at once, each giving up after 4000 ms
+    Then exactly 1 of the last 9 responses should have status 200
     And I plan the fault:
       """
       {"method": "GET", "path": "/v1/analytics", "delayMs": 200}

@@ -36,7 +36,6 @@ var needsConfiguration = map[string]string{
 	"SHR-3":   "a sandbox started with -trust-forwarded-for",
 	"SHR-5":   "a sandbox started with a small -memory-budget",
 	"SHR-6":   "a sandbox started with a small -max-records",
-	"SHR-7":   "a sandbox started with small bounds on parked requests",
 	"SHR-8":   "a sandbox started with a small -max-conns",
 	"SHR-9":   "a sandbox started with short -idle-timeout and -write-timeout",
 	"WEB-2":   "a sandbox started with -cors-origins",

@@ -392,7 +392,7 @@ func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duratio
 	res.Rule, res.RuleLevel = f.violation.Rule, f.violation.Level
 	res.FailedStep = "every answer agrees with the model: " + f.violation.Rule
 	res.Request = f.violation.Request
-	scenario := x.t.Redact(x.gherkin(f))
+	scenario := x.t.Redact(scenarioText(fmt.Sprintf("Found by conform's explorer (seed %d)", x.seed), f))
 	how := "the shortest sequence that still fails, replayed one request at a time"
 	if !f.shrunk {
 		how = "the sequence that failed (it did not fail again when replayed one request at a time, so it was not shrunk)"
@@ -400,7 +400,7 @@ func (x *explorer) result(reproDir string, f *finding, spent int, d time.Duratio
 	res.Message = fmt.Sprintf("%s\n\n%s (%d requests), as a scenario for conform --features (rerun the exploration with --seed %d):\n%s",
 		f.violation.Message, how, len(f.steps), x.seed, scenario)
 	if reproDir != "" {
-		if path, err := writeRepro(reproDir, x.seed, scenario); err != nil {
+		if path, err := writeRepro(reproDir, fmt.Sprintf("explorer-seed-%d.feature", x.seed), scenario); err != nil {
 			res.Message += "\n(could not write the scenario: " + err.Error() + ")"
 		} else {
 			res.Message += "\nwritten to " + path

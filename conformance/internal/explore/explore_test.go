@@ -2,7 +2,9 @@ package explore
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"reflect"
 	"slices"
 	"strings"
@@ -104,7 +106,7 @@ func TestFindingsReadAsScenarios(t *testing.T) {
 		{key: 1, method: "GET", path: "/v1/campaigns/{c1}"},
 		{key: 0, method: "GET", path: "/v1/campaigns", burst: 2},
 	}}
-	text := x.gherkin(f)
+	text := scenarioText(fmt.Sprintf("Found by conform's explorer (seed %d)", x.seed), f)
 	doc, err := gherkin.ParseGherkinDocument(strings.NewReader(text), (&messages.Incrementing{}).NewId)
 	if err != nil {
 		t.Fatalf("not Gherkin: %v\n%s", err, text)
@@ -135,5 +137,39 @@ func TestFindingsReadAsScenarios(t *testing.T) {
 	res := x.result("", f, 3, 0)
 	if res.Status != kit.Failed || !strings.Contains(res.Message, text) {
 		t.Errorf("the explorer's result does not carry the scenario: %+v", res)
+	}
+}
+
+// TestAScenarioReplaysOnFreshAccounts: the requests of a failed scenario
+// become steps that send, on a fresh account per key, the IDs their own
+// answers give, and leave out what went to another address or carried no
+// key.
+func TestAScenarioReplaysOnFreshAccounts(t *testing.T) {
+	base := "http://127.0.0.1:8080"
+	tgt := &transport.Target{BaseURL: base}
+	sent := func(method, target, key, body string, status int, answer string) *wire.Exchange {
+		h := http.Header{}
+		if key != "" {
+			h.Set("Authorization", "Bearer "+key)
+		}
+		if body != "" {
+			h.Set("Content-Type", "application/json")
+		}
+		return &wire.Exchange{Method: method, URL: target, ReqHeader: h, ReqBody: []byte(body), Status: status, Body: []byte(answer)}
+	}
+	r := ReplayOf(tgt, rules.RuleViolation{ID: "BUG-17"}, []*wire.Exchange{
+		sent("POST", base+"/_sandbox/bugs", "svc_test_a", `{"title":"T"}`, 200, `{"success":true,"data":{"id":"bug_000007"}}`),
+		sent("GET", base+"/v1/campaigns", "", "", 401, `{}`),
+		sent("POST", "http://127.0.0.1:9/hooks", "svc_test_a", `{}`, 200, `{}`),
+		sent("PATCH", base+"/v1/bugs/bug_000007", "svc_test_b", `{"resolution":"fixed","bug":"bug_000007"}`, 409, `{}`),
+		sent("GET", base+"/v1/bugs/bug_000007?x=1", "svc_test_a", "", 200, `{"success":true,"data":{"id":"bug_000007"}}`),
+	})
+	want := []xstep{
+		{key: 0, method: "POST", path: "/_sandbox/bugs", body: `{"title":"T"}`, contentType: "application/json", saveAt: "data.id", saveAs: "r0"},
+		{key: 1, method: "PATCH", path: "/v1/bugs/{r0}", body: `{"resolution":"fixed","bug":"{r0}"}`, contentType: "application/json"},
+		{key: 0, method: "GET", path: "/v1/bugs/{r0}?x=1"},
+	}
+	if !reflect.DeepEqual(r.steps, want) {
+		t.Errorf("steps:\n got %+v\nwant %+v", r.steps, want)
 	}
 }

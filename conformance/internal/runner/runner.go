@@ -88,6 +88,7 @@ func Run(ctx context.Context, cfg kit.Config) (*kit.Report, error) {
 		err = fmt.Errorf("writing the report: %w", ferr)
 	}
 	explored := exploring.Wait()
+	r.reproduce(ctx, explored)
 	rep := r.report(start, time.Since(start))
 	rep.Scenarios = append(rep.Scenarios, explored...)
 	rep.Unchecked = r.tgt.Model.Gaps()

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/testcampaign/kit/conformance/internal/explore"
 	"github.com/testcampaign/kit/conformance/internal/plan"
+	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/steps"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
@@ -48,12 +51,18 @@ func (r *prepared) suite(ctx context.Context, out *wire.RedactingWriter, files [
 		tags = append([]string{cfg.Tags}, tags...)
 	}
 	r.rec = newRecorder(newPickleIndex(r.planned, files))
+	run := steps.Run{
+		Target: r.tgt, Receiver: r.hooks, Strict: cfg.Strict, Locate: locate,
+		Places: r.rec.places, Ended: r.rec.ended,
+	}
+	// Only Run, which writes the reports, reproduces after the suite; a
+	// suite handed to go test keeps nothing for it.
+	if cfg.ReproDir != "" && cfg.Profile == kit.ProfileSandbox && r.writesReports {
+		run.Disagreed = r.disagreed
+	}
 	return godog.TestSuite{
-		Name: "conform",
-		ScenarioInitializer: steps.NewLibrary().Initializer(steps.Run{
-			Target: r.tgt, Receiver: r.hooks, Strict: cfg.Strict, Locate: locate,
-			Places: r.rec.places, Ended: r.rec.ended,
-		}),
+		Name:                "conform",
+		ScenarioInitializer: steps.NewLibrary().Initializer(run),
 		TestSuiteInitializer: func(sc *godog.TestSuiteContext) {
 			// A report's last line has no newline for the writer to wait for.
 			sc.AfterSuite(func() { _ = out.Flush() })
@@ -126,6 +135,9 @@ type recorder struct {
 	results map[plan.ScenarioKey]*kit.ScenarioResult
 	// interrupted is set when the run's context ended with scenarios left.
 	interrupted atomic.Bool
+	// disagreements are the first failed scenario of each rule the model
+	// judged broken, in the order they ended.
+	disagreements []disagreement
 }
 
 func newRecorder(idx *pickleIndex) *recorder {
@@ -162,6 +174,52 @@ func (r *recorder) ended(p *godog.Scenario, res *kit.ScenarioResult) {
 	defer r.mu.Unlock()
 	if planned, ok := r.running[p.Id]; ok {
 		r.results[planned.Key()] = res
+	}
+}
+
+// disagreement is a failed scenario the model disagreed with, kept for a
+// reproduction.
+type disagreement struct {
+	scenario plan.ScenarioKey
+	rule     string
+	replay   explore.Replay
+}
+
+// disagreed keeps the first scenario of each rule the model judged broken,
+// with what it sent, for reproduce.
+func (r *prepared) disagreed(p *godog.Scenario, v rules.RuleViolation, sent []*wire.Exchange) {
+	replay := explore.ReplayOf(r.tgt, v, sent)
+	rec := r.rec
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	planned, ok := rec.running[p.Id]
+	if !ok || slices.ContainsFunc(rec.disagreements, func(d disagreement) bool { return d.rule == v.Rule }) {
+		return
+	}
+	rec.disagreements = append(rec.disagreements, disagreement{scenario: planned.Key(), rule: v.Rule, replay: replay})
+}
+
+// reproduce writes a reproduction of each rule the model judged broken in
+// a scenario and the exploration did not fail on, which has written its
+// own, and tells the scenario's message where it is.
+func (r *prepared) reproduce(ctx context.Context, explored []kit.ScenarioResult) {
+	rec := r.rec
+	rec.mu.Lock()
+	found := slices.Clone(rec.disagreements)
+	rec.mu.Unlock()
+	for _, d := range found {
+		if ctx.Err() != nil {
+			return
+		}
+		if slices.ContainsFunc(explored, func(e kit.ScenarioResult) bool { return e.Status == kit.Failed && e.Rule == d.rule }) {
+			continue
+		}
+		note := explore.Reproduce(ctx, r.tgt, r.cfg.ReproDir, d.replay)
+		rec.mu.Lock()
+		if res, ok := rec.results[d.scenario]; ok {
+			res.Message += "\n\n" + note
+		}
+		rec.mu.Unlock()
 	}
 }
 

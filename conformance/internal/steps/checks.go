@@ -669,6 +669,31 @@ func (s *scenarioState) lastStatuses(ctx context.Context, n, want int) error {
 	return nil
 }
 
+// lastStatusesCounted holds when exactly count of the last n responses
+// have the status: of requests sent at once, which come back in no
+// promised order.
+func (s *scenarioState) lastStatusesCounted(ctx context.Context, count, n, want int) error {
+	if n < 1 || len(s.history) < n {
+		return fmt.Errorf("%w: the step checks the last %d responses, but the scenario has %d", kit.ErrUsage, n, len(s.history))
+	}
+	var got []string
+	matched := 0
+	for _, e := range s.history[len(s.history)-n:] {
+		if e.Status == want {
+			matched++
+		}
+		if e.NoAnswer != "" {
+			got = append(got, "no answer")
+		} else {
+			got = append(got, strconv.Itoa(e.Status))
+		}
+	}
+	if matched != count {
+		return fmt.Errorf("%d of the last %d responses have HTTP status %d, want exactly %d (got %s)", matched, n, want, count, strings.Join(got, ", "))
+	}
+	return nil
+}
+
 // droppedWithoutAnswer holds when the last request's connection ended
 // before an answer came, as a planned reset, close or truncate ends it.
 func (s *scenarioState) droppedWithoutAnswer(ctx context.Context) error {

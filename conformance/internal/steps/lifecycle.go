@@ -9,6 +9,7 @@ import (
 
 	"github.com/cucumber/godog"
 
+	"github.com/testcampaign/kit/conformance/internal/model"
 	"github.com/testcampaign/kit/conformance/internal/receiver"
 	"github.com/testcampaign/kit/conformance/internal/rules"
 	"github.com/testcampaign/kit/conformance/internal/transport"
@@ -49,6 +50,12 @@ type Run struct {
 	// end of the run's context cut short, which has no verdict. It may be
 	// called from several scenarios at once.
 	Ended func(*godog.Scenario, *kit.ScenarioResult)
+	// Disagreed receives, before Ended, a failed scenario that the model
+	// disagreed with: the disagreement and every exchange the scenario
+	// sent, in order, from which the run may build a reproduction. Nil
+	// when the run wants none; it may be called from several scenarios
+	// at once.
+	Disagreed func(p *godog.Scenario, v rules.RuleViolation, sent []*wire.Exchange)
 }
 
 // Initializer is the godog ScenarioInitializer of a run: it binds the
@@ -275,6 +282,9 @@ func (sr *scenarioRun) ended(ctx context.Context, p *godog.Scenario, err error) 
 			res.Request, res.Response = s.requestLine(e), s.responseLine(e)
 		}
 		res.Exchanges = s.transcript()
+	}
+	if v := sr.violation; v != nil && v.Area == model.RuleModel && res.Status == kit.Failed && sr.run.Disagreed != nil {
+		sr.run.Disagreed(p, *v, s.history)
 	}
 	return res
 }

@@ -203,17 +203,7 @@ func (s *scenarioState) savedNames() string {
 // send performs one request and appends it to the history. Only transport
 // failures are errors here; any HTTP answer is for the Then steps to judge.
 func (s *scenarioState) send(ctx context.Context, method, path string, body []byte, contentType string) (*wire.Exchange, error) {
-	r := transport.Request{Method: method, Path: path, Body: body, ContentType: contentType, Sink: s.sink,
-		Header: http.Header{"Accept": {"application/json"}}}
-	switch s.auth {
-	case authConfigured:
-		r.Key = s.key
-	case authRaw:
-		r.Auth = s.rawAuth
-	}
-	for k, vs := range s.headers {
-		r.Header[k] = vs
-	}
+	r := s.request(method, path, body, contentType)
 	fresh := s.auth == authConfigured && s.key != s.t.Key && strings.HasPrefix(path, "/v1")
 	if fresh && s.freshLeft == 0 && !s.sink.Unbudgeted && !s.spends {
 		s.skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
@@ -254,6 +244,22 @@ func (s *scenarioState) send(ctx context.Context, method, path string, body []by
 	}
 	s.record(ex)
 	return ex, nil
+}
+
+// request is what a step sends, as the scenario's key and headers stand.
+func (s *scenarioState) request(method, path string, body []byte, contentType string) transport.Request {
+	r := transport.Request{Method: method, Path: path, Body: body, ContentType: contentType, Sink: s.sink,
+		Header: http.Header{"Accept": {"application/json"}}}
+	switch s.auth {
+	case authConfigured:
+		r.Key = s.key
+	case authRaw:
+		r.Auth = s.rawAuth
+	}
+	for k, vs := range s.headers {
+		r.Header[k] = vs
+	}
+	return r
 }
 
 // requestLine describes the request of an exchange for a report, with the

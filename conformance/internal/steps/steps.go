@@ -12,12 +12,15 @@ import (
 	"net/http"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cucumber/godog"
 
 	"github.com/testcampaign/kit/conformance/internal/rules"
+	"github.com/testcampaign/kit/conformance/internal/transport"
 	"github.com/testcampaign/kit/conformance/internal/wire"
 	"github.com/testcampaign/kit/conformance/kit"
 )
@@ -90,10 +93,13 @@ func stepDefs(s *scenarioState) []stepDef {
 		d(`^I send a ([A-Z]+) request to "([^"]*)" with a JSON body of (\d+) bytes$`, `When I send a POST request to "/v1/campaigns" with a JSON body of 1100000 bytes`, s.sendLarge),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" padded with "(.)" to a request target of (\d+) bytes$`, `When I send a GET request to "/v1/campaigns/cmp_" padded with "0" to a request target of 8193 bytes`, s.sendPadded),
 		d(`^I send a ([A-Z]+) request to "([^"]*)" and give up after (\d+) ms$`, `When I send a GET request to "/v1/testers" and give up after 200 ms`, s.sendGivingUp),
+		d(`^I send a ([A-Z]+) request to "([^"]*)" with the body '(.*)' and give up after (\d+) ms$`, `When I send a POST request to "/v1/campaigns" with the body '{"name": "Late", "platform": "ios", "testersRequired": 1, "rewardPerBug": 1}' and give up after 300 ms`, s.sendBodyGivingUp),
+		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)" at once, each giving up after (\d+) ms$`, `When I send 9 GET requests to "/v1/testers" at once, each giving up after 4000 ms`, s.sendAtOnceGivingUp),
 		d(`^I send (\d+) ([A-Z]+) requests to "([^"]*)"$`, `When I send 3 GET requests to "/v1/campaigns"`, s.sendMany),
 		d(`^I send ([A-Z]+) requests to "([^"]*)" until the rate limit is exceeded$`, `When I send GET requests to "/v1/campaigns" until the rate limit is exceeded`, s.exhaust),
 		d(`^I save the JSON at "([^"]*)" as "([^"]*)"$`, `When I save the JSON at "data.id" as "campaignId"`, s.saveJSON),
 		d(`^I save "([^"]*)" as "([^"]*)"$`, `Given I save "svc_live_{random}" as "liveKey"`, s.saveText),
+		d(`^I save "(.)" repeated (\d+) times as "([^"]*)"$`, `Given I save "a" repeated 15872 times as "bigBody"`, s.saveRepeated),
 		d(`^I save the "([^"]*)" of a record at "([^"]*)" as "([^"]*)"$`, `When I save the "id" of a record at "data" as "campaignId"`, s.saveRecordField),
 		d(`^I save an unknown id of the form of "([^"]*)" as "([^"]*)"$`, `When I save an unknown id of the form of "campaignId" as "unknownId"`, s.saveUnknownID),
 		d(`^I change the "([^"]*)" of a record listed at "([^"]*)" to a value its data shows, saving its id as "([^"]*)" and the value as "([^"]*)"$`, `When I change the "status" of a record listed at "/v1/bugs" to a value its data shows, saving its id as "bugId" and the value as "newStatus"`, s.changeListed),
@@ -141,6 +147,7 @@ func stepDefs(s *scenarioState) []stepDef {
 		d(`^the JSON at "([^"]*)" should not contain:$`, "Then the JSON at \"data.items\" should not contain:\n  \"\"\"\n  {\"name\": \"Lost\"}\n  \"\"\"", s.jsonLacksDoc),
 		d(`^the JSON at "([^"]*)" should be empty$`, `Then the JSON at "data.items" should be empty`, s.jsonEmpty),
 		d(`^the JSON at "([^"]*)" should not be empty$`, `Then the JSON at "data.items" should not be empty`, s.jsonNotEmpty),
+		d(`^exactly (\d+) of the last (\d+) responses should have status (\d+)$`, `Then exactly 1 of the last 9 responses should have status 200`, s.lastStatusesCounted),
 		d(`^each of the last (\d+) responses should have status (\d+)$`, `Then each of the last 3 responses should have status 200`, s.lastStatuses),
 		d(`^every item at "([^"]*)" should have "([^"]*)" equal to "([^"]*)"$`, `Then every item at "data.items" should have "status" equal to "new"`, s.everyItemHas),
 		d(`^the items at "([^"]*)" should include one with "([^"]*)" equal to "([^"]*)"$`, `Then the items at "data.items" should include one with "id" equal to "{campaignId}"`, s.itemsInclude),
@@ -379,13 +386,27 @@ var errGaveUp = errors.New("the client gave up waiting")
 // stops waiting after ms and closes its connection. The step fails if the
 // answer, or a dropped connection, came first, since then nobody gave up.
 func (s *scenarioState) sendGivingUp(ctx context.Context, method, path string, ms int) error {
+	return s.giveUp(ctx, method, path, nil, "", ms)
+}
+
+// sendBodyGivingUp is sendGivingUp with a JSON body, for a request that
+// must be one the API carries out, such as a write.
+func (s *scenarioState) sendBodyGivingUp(ctx context.Context, method, path, body string, ms int) error {
+	b, err := s.expand(body)
+	if err != nil {
+		return err
+	}
+	return s.giveUp(ctx, method, path, []byte(b), "application/json", ms)
+}
+
+func (s *scenarioState) giveUp(ctx context.Context, method, path string, body []byte, contentType string, ms int) error {
 	p, err := s.expandTarget(path)
 	if err != nil {
 		return err
 	}
 	giveUp, cancel := context.WithTimeoutCause(ctx, time.Duration(ms)*time.Millisecond, errGaveUp)
 	defer cancel()
-	ex, err := s.send(giveUp, method, p, nil, "")
+	ex, err := s.send(giveUp, method, p, body, contentType)
 	switch {
 	case err != nil:
 		return err
@@ -396,6 +417,67 @@ func (s *scenarioState) sendGivingUp(ctx context.Context, method, path string, m
 	default:
 		return fmt.Errorf("%s %s was answered (%d) within %d ms; want the client to give up first", method, s.redact(p), ex.Status, ms)
 	}
+}
+
+// maxAtOnce bounds the requests one step sends together.
+const maxAtOnce = 64
+
+// sendAtOnceGivingUp sends n requests together, each on a connection of
+// its own and given up after ms as sendGivingUp gives one up, and keeps
+// them in the history in the order they were sent: for a bound on what
+// one key may hold waiting at a time, which requests one after another
+// never reach.
+func (s *scenarioState) sendAtOnceGivingUp(ctx context.Context, n int, method, path string, ms int) error {
+	if n < 1 || n > maxAtOnce {
+		return fmt.Errorf("%w: send from 1 to %d requests at once, not %d", kit.ErrUsage, maxAtOnce, n)
+	}
+	p, err := s.expandTarget(path)
+	if err != nil {
+		return err
+	}
+	r := s.request(method, p, nil, "")
+	if s.auth == authConfigured && s.key != s.t.Key && s.freshLeft >= 0 && s.freshLeft < n && !s.sink.Unbudgeted && !s.spends {
+		s.skip = fmt.Sprintf("a fresh account's rate limit is %d a window, too small for this scenario", s.freshLimit)
+		return godog.ErrSkip
+	}
+	type sent struct {
+		ex  *wire.Exchange
+		err error
+	}
+	results := make([]sent, n)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			giveUp, cancel := context.WithTimeoutCause(ctx, time.Duration(ms)*time.Millisecond, errGaveUp)
+			defer cancel()
+			ex, err := s.t.Send(giveUp, r)
+			if err != nil && ex != nil && errors.Is(context.Cause(giveUp), errGaveUp) {
+				ex, err = &wire.Exchange{Method: ex.Method, URL: ex.URL, ReqHeader: ex.ReqHeader, Sent: ex.Sent, Elapsed: ex.Elapsed, NoAnswer: s.redact(err.Error()), GaveUp: true}, nil
+			}
+			results[i] = sent{ex, err}
+		}()
+	}
+	wg.Wait()
+	slices.SortStableFunc(results, func(a, b sent) int {
+		if a.ex == nil || b.ex == nil {
+			return 0
+		}
+		return a.ex.Sent.Compare(b.ex.Sent)
+	})
+	for _, res := range results {
+		switch {
+		case errors.Is(res.err, transport.ErrThrottled):
+			return res.err
+		case res.ex == nil:
+			return fmt.Errorf("building %s %s: %w", method, p, res.err)
+		case res.err != nil:
+			return fmt.Errorf("%w: %s %s: %s", kit.ErrConnection, method, s.redact(res.ex.URL), s.redact(res.err.Error()))
+		}
+		s.record(res.ex)
+	}
+	return nil
 }
 
 func (s *scenarioState) sendMany(ctx context.Context, n int, method, path string) error {
@@ -489,6 +571,13 @@ func (s *scenarioState) saveJSON(ctx context.Context, path, name string) error {
 
 // saveText fixes a value, typically one with {random}, so that later steps
 // can refer to the same value.
+// saveRepeated saves a character repeated, for a value whose size alone
+// is what a step tests, such as a body at a bound in bytes.
+func (s *scenarioState) saveRepeated(_ context.Context, char string, n int, name string) error {
+	s.saved[name] = strings.Repeat(char, n)
+	return nil
+}
+
 func (s *scenarioState) saveText(ctx context.Context, text, name string) error {
 	v, err := s.expand(text)
 	if err != nil {
