@@ -124,28 +124,29 @@ func (entry *journalEntry) complete(r *http.Request) {
 			logged.Status = &status
 		}
 	})
-	// The trace judges what the client saw: an abandoned request had no
-	// answer, whatever the journal says the sandbox produced.
-	seen := status
-	if abandoned {
-		seen = 0
-	}
-	entry.observe(r, seen, abandoned)
+	entry.observe(r, status, received, carriedOut, abandoned)
 }
 
 // observe tells the account's trace of the exchange, at the moment the
 // journal completes it, so that a client that sees its answer, or its
 // connection end, finds the exchange judged by the next verdict.
-func (entry *journalEntry) observe(r *http.Request, status int, abandoned bool) {
+func (entry *journalEntry) observe(r *http.Request, status int, received string, carriedOut, abandoned bool) {
 	if entry.trace == nil {
 		return
+	}
+	// One HTTP/2 connection carries requests side by side: it tells
+	// nothing of their order.
+	conn := r.RemoteAddr
+	if r.ProtoMajor > 1 {
+		conn = ""
 	}
 	entry.trace.Observe(clientverdict.Observation{
 		Request: entry.seq, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Authorization: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"),
 		Body: entry.body.kept, BodyBytes: entry.body.read, ContentLength: r.ContentLength,
 		At: entry.at, Answered: entry.clock.Now(), Arrived: entry.started, Ended: time.Now(),
-		Status: status, Abandoned: abandoned, Fault: entry.fault, Header: entry.header,
+		Status: status, Received: received, CarriedOut: carriedOut, Abandoned: abandoned, Conn: conn,
+		Fault: entry.fault, Header: entry.header,
 	})
 }
 
