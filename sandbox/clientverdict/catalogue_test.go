@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptrace"
 	"slices"
 	"strconv"
 	"strings"
@@ -336,22 +335,37 @@ func (c *sdk) parallel(n int, method, path string) {
 	done.Wait()
 }
 
-// giveUp sends a request and gives up on it as soon as it is written, as
-// a client whose timeout ran out would, then waits until the sandbox has
+// giveUp sends a request and gives up on it once the sandbox has it, as a
+// client whose timeout ran out would, then waits until the sandbox has
 // seen it go.
 func (c *sdk) giveUp(method, path, body string) {
 	c.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { cancel() }})
 	req, err := http.NewRequestWithContext(ctx, method, c.base+path, strings.NewReader(body))
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	req.Header.Set("Authorization", "Bearer "+c.key)
 	req.Header.Set("Content-Type", "application/json")
-	if res, err := http.DefaultClient.Do(req); err == nil || !errors.Is(err, context.Canceled) {
-		c.t.Fatalf("the request was not given up: %v, %v", res, err)
+	gone := make(chan error, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err == nil {
+			res.Body.Close()
+		}
+		gone <- err
+	}()
+	for range 1000 {
+		var page struct{ Items []struct{ Pending bool } }
+		c.control(http.MethodGet, "/_sandbox/requests?limit=1", "", &page)
+		if len(page.Items) == 1 && page.Items[0].Pending {
+			break
+		}
+	}
+	cancel()
+	if err := <-gone; !errors.Is(err, context.Canceled) {
+		c.t.Fatalf("the request was not given up: %v", err)
 	}
 	c.settle()
 }

@@ -139,6 +139,28 @@ type judgement struct {
 
 func (j *judgement) held() { j.judged++ }
 
+// judgements are the verdicts of the client rules in the making, each at
+// its rule's number: CLI-7's at cli7.
+type judgements [15]judgement
+
+// The client rules' numbers, as judgements index them.
+const (
+	cli1 = iota + 1
+	cli2
+	cli3
+	cli4
+	cli5
+	cli6
+	cli7
+	cli8
+	cli9
+	cli10
+	cli11
+	cli12
+	cli13
+	cli14
+)
+
 // fail counts a break, and reports whether it is one the verdict shows,
 // which the caller then explains with show: the explanations of breaks
 // only counted are never written.
@@ -197,24 +219,37 @@ type view struct {
 	// lastOther[i] is the index of the latest request before in[i] that was
 	// not the same request, -1 for none.
 	lastOther []int
+	// sameID[i] numbers in[i]'s request among the distinct requests of the
+	// window, from 0; requests counts them.
+	sameID   []int32
+	requests int
 	// firstOf holds, once asked for, the index of the first exchange of
 	// each connection.
 	firstOf map[uint64]int
 }
 
 func newView(in []exchange) *view {
-	v := &view{in: in, overlapped: make([]bool, len(in)), nextSame: make([]int, len(in)), lastOther: make([]int, len(in))}
-	last := make(map[uint64]int, len(in)/4)
-	for i := len(in) - 1; i >= 0; i-- {
-		v.nextSame[i] = -1
-		if k, ok := last[in[i].same]; ok {
-			v.nextSame[i] = k
-		}
-		last[in[i].same] = i
+	v := &view{
+		in: in, overlapped: make([]bool, len(in)), nextSame: make([]int, len(in)),
+		lastOther: make([]int, len(in)), sameID: make([]int32, len(in)),
 	}
+	ids := make(map[uint64]int32, len(in)/4)
+	var lastOf []int
 	var maxEnd int64
 	for i := range in {
 		e := &in[i]
+		id, ok := ids[e.same]
+		if !ok {
+			id = int32(len(lastOf))
+			ids[e.same] = id
+			lastOf = append(lastOf, -1)
+		}
+		v.sameID[i] = id
+		v.nextSame[i] = -1
+		if k := lastOf[id]; k >= 0 {
+			v.nextSame[k] = i
+		}
+		lastOf[id] = i
 		if i > 0 && e.arrived < maxEnd || i+1 < len(in) && in[i+1].arrived < e.ended {
 			v.overlapped[i] = true
 		}
@@ -228,28 +263,34 @@ func newView(in []exchange) *view {
 			v.lastOther[i] = v.lastOther[i-1]
 		}
 	}
+	v.requests = len(lastOf)
 	return v
 }
 
 // knew reports whether the client sent in[b] once it had in[a]'s answer,
 // so that it could act on it. A request that arrived while in[a] was
-// served was sent before. One that came after it on its connection, or
-// after that connection ended, came after, unless the client had other
-// requests in flight and it came within Reaction: a worker waiting for a
+// served was sent before. One that came after it on in[a]'s connection,
+// or after that connection ended, came after, unless other requests were
+// in flight with in[a] and it came within Reaction: a worker waiting for a
 // connection may be handed in[a]'s. One that came on another connection
-// came after when it arrived Reaction later, or, when the client had
-// other requests in flight and opened a connection for it, NewConnReaction
-// later: a worker's connection may take that long to open.
+// the client had used before came after when neither request overlapped
+// another. Any other, on a connection opened for it, may have been on its
+// way already, its worker's connection still opening: it came after when
+// it arrived Reaction later, NewConnReaction when the client had other
+// requests in flight.
 func (v *view) knew(a, b int) bool {
 	ea, eb := &v.in[a], &v.in[b]
 	if eb.arrived < ea.ended {
 		return false
 	}
 	gap := time.Duration(eb.arrived - ea.ended)
+	concurrent := v.overlapped[a] || v.overlapped[b]
 	switch {
 	case ea.conn != 0 && eb.conn == ea.conn || ea.connEnded():
 		return !v.overlapped[a] || gap >= Reaction
-	case v.overlapped[a] && v.firstOnConn(b):
+	case !v.firstOnConn(b):
+		return !concurrent || gap >= Reaction
+	case concurrent:
 		return gap >= NewConnReaction
 	}
 	return gap >= Reaction
@@ -343,18 +384,19 @@ func Judge(t *Trace, deliveries []sandbox.Delivery, w Window) Verdict {
 	}
 	v.Requests, v.Deliveries = len(in), len(judgedDeliveries)
 	rules := docs.ClientRules()
-	judged := make(map[string]*judgement, len(rules))
-	for _, r := range rules {
-		judged[r.ID] = &judgement{}
-	}
+	judged := new(judgements)
 	view := newView(in)
 	judgeRequests(view, judged)
-	judgeLostPosts(view, judged["CLI-11"])
-	judgeRetries(view, judged["CLI-7"], judged["CLI-8"])
+	judgeLostPosts(view, &judged[cli11])
+	judgeRetries(view, &judged[cli7], &judged[cli8])
 	judgeDeliveries(judgedDeliveries, judged)
 	v.Held = true
 	for _, r := range rules {
-		j := judged[r.ID]
+		n, err := strconv.Atoi(strings.TrimPrefix(r.ID, docs.ClientPrefix+"-"))
+		if err != nil || n < 1 || n >= len(judged) {
+			panic("clientverdict: docs/contract.md has a client rule the verdict does not judge: " + r.ID)
+		}
+		j := &judged[n]
 		rv := RuleVerdict{ID: r.ID, Level: r.Level, Rule: r.Text, Judged: j.judged, BrokenTimes: j.broken, Breaks: j.breaks, Outcome: Held}
 		switch {
 		case j.broken > 0:
@@ -379,68 +421,68 @@ var snapshots = sync.Pool{New: func() any { return new([]exchange) }}
 // and what the client sent once an answer told it something (CLI-4, CLI-5,
 // CLI-6, CLI-9, CLI-10). A client that sent nothing after such an answer
 // met the rule, and held it.
-func judgeRequests(v *view, j map[string]*judgement) {
+func judgeRequests(v *view, j *judgements) {
 	in := v.in
 	for i := range in {
 		e := &in[i]
 		switch {
 		case e.auth == authRight:
-			j["CLI-1"].held()
-		case j["CLI-1"].fail():
+			j[cli1].held()
+		case j[cli1].fail():
 			why := "its scheme is not written `Bearer` as the spec gives it"
 			if e.auth == authSpaces {
 				why = "it has more than one space around the key"
 			}
-			j["CLI-1"].show(e.name()+": its Authorization header is not `Bearer <key>`: "+why, []*exchange{e})
+			j[cli1].show(e.name()+": its Authorization header is not `Bearer <key>`: "+why, []*exchange{e})
 		}
 		if e.hasBody {
 			switch {
 			case e.media == mediaRight:
-				j["CLI-2"].held()
-			case j["CLI-2"].fail():
+				j[cli2].held()
+			case j[cli2].fail():
 				why := "it has a body and no Content-Type"
 				if e.media == mediaOther {
 					why = "it has a body sent as another type than application/json"
 				}
-				j["CLI-2"].show(e.name()+": "+why, []*exchange{e})
+				j[cli2].show(e.name()+": "+why, []*exchange{e})
 			}
 		}
 		switch {
 		case e.keyIn == keyNowhere:
-			j["CLI-3"].held()
-		case j["CLI-3"].fail():
-			j["CLI-3"].show(e.name()+": the API key it authenticates with is also in its "+keyPlaces[e.keyIn], []*exchange{e})
+			j[cli3].held()
+		case j[cli3].fail():
+			j[cli3].show(e.name()+": the API key it authenticates with is also in its "+keyPlaces[e.keyIn], []*exchange{e})
 		}
 		next := -1
 		if e.status == http.StatusTooManyRequests && e.retryAfter >= 0 || e.resetWait >= 0 || e.status == http.StatusUnauthorized || clientError(e) {
 			next = v.nextKnowing(i)
 		}
 		if e.status == http.StatusTooManyRequests && e.retryAfter >= 0 {
-			judgeWait(j["CLI-4"], v, i, next, e.retryAfter, "with Retry-After asking for %s")
+			judgeWait(&j[cli4], v, i, next, e.retryAfter, "with Retry-After asking for %s")
 		}
 		if e.resetWait >= 0 {
-			judgeWait(j["CLI-5"], v, i, next, e.resetWait, "with X-RateLimit-Remaining 0 and X-RateLimit-Reset %s away")
+			judgeWait(&j[cli5], v, i, next, e.resetWait, "with X-RateLimit-Remaining 0 and X-RateLimit-Reset %s away")
 		}
 		if e.retryAfter >= 0 {
-			judgeWait(j["CLI-6"], v, i, v.sentAgain(i), e.retryAfter, "with Retry-After asking for %s")
+			judgeWait(&j[cli6], v, i, v.sentAgain(i), e.retryAfter, "with Retry-After asking for %s")
 		}
 		if clientError(e) {
 			switch {
 			case next < 0 || in[next].same != e.same:
-				j["CLI-9"].held()
+				j[cli9].held()
 			case e.status == http.StatusNotFound && (e.method == http.MethodGet || e.method == http.MethodHead) && waited(e, &in[next]) >= PollAfter:
 				// Polling for a record that is not there yet.
-				j["CLI-9"].held()
-			case j["CLI-9"].fail():
-				j["CLI-9"].show(fmt.Sprintf("%s was answered %d and sent again unchanged as request %d, %s later", e.name(), e.status, in[next].request, seconds(waited(e, &in[next]))), []*exchange{e, &in[next]})
+				j[cli9].held()
+			case j[cli9].fail():
+				j[cli9].show(fmt.Sprintf("%s was answered %d and sent again unchanged as request %d, %s later", e.name(), e.status, in[next].request, seconds(waited(e, &in[next]))), []*exchange{e, &in[next]})
 			}
 		}
 		if e.status == http.StatusUnauthorized {
 			switch {
 			case next < 0 || in[next].route != e.route:
-				j["CLI-10"].held()
-			case j["CLI-10"].fail():
-				j["CLI-10"].show(fmt.Sprintf("%s was refused with 401 and sent again with the same key as request %d", e.name(), in[next].request), []*exchange{e, &in[next]})
+				j[cli10].held()
+			case j[cli10].fail():
+				j[cli10].show(fmt.Sprintf("%s was refused with 401 and sent again with the same key as request %d", e.name(), in[next].request), []*exchange{e, &in[next]})
 			}
 		}
 	}
@@ -589,7 +631,13 @@ type run struct {
 // judgeRetries judges every retry run (CLI-7, CLI-8), once it is over.
 func judgeRetries(v *view, sends, backOff *judgement) {
 	in := v.in
-	runs := map[uint64]*run{}
+	// current holds the index in runs of each request's current run, by
+	// its number in the view; -1 before its first send.
+	current := make([]int32, v.requests)
+	for k := range current {
+		current[k] = -1
+	}
+	runs := make([]run, 0, v.requests)
 	end := func(r *run) {
 		if !in[r.first].failed() {
 			return
@@ -602,7 +650,7 @@ func judgeRetries(v *view, sends, backOff *judgement) {
 			sends.show(fmt.Sprintf("%s %s was sent %d times in a row, from request %d to request %d, each once the previous send had failed: more than %d", e.method, e.path, r.sends, in[r.first].request, e.request, MaxSends), []*exchange{&in[r.first], e})
 		}
 		switch {
-		case r.retries == 0 || len(r.waits) == 0:
+		case len(r.waits) == 0:
 		case r.slow == 0:
 			backOff.held()
 		case backOff.fail():
@@ -611,8 +659,8 @@ func judgeRetries(v *view, sends, backOff *judgement) {
 	}
 	for i := range in {
 		e := &in[i]
-		r := runs[e.same]
-		if r != nil {
+		if k := current[v.sameID[i]]; k >= 0 {
+			r := &runs[k]
 			prev := &in[r.last]
 			switch {
 			case !v.knew(r.last, i):
@@ -645,11 +693,15 @@ func judgeRetries(v *view, sends, backOff *judgement) {
 				continue
 			}
 			end(r)
+			// The run is over: its slot takes the next.
+			runs[k] = run{first: i, last: i, sends: 1}
+			continue
 		}
-		runs[e.same] = &run{first: i, last: i, sends: 1}
+		current[v.sameID[i]] = int32(len(runs))
+		runs = append(runs, run{first: i, last: i, sends: 1})
 	}
-	for _, r := range runs {
-		end(r)
+	for k := range runs {
+		end(&runs[k])
 	}
 }
 
@@ -672,7 +724,7 @@ func listWaits(waits []time.Duration) string {
 
 // judgeDeliveries judges the receiver's answers to the delivery attempts
 // (CLI-12, CLI-13, CLI-14).
-func judgeDeliveries(deliveries []sandbox.Delivery, j map[string]*judgement) {
+func judgeDeliveries(deliveries []sandbox.Delivery, j *judgements) {
 	for _, d := range deliveries {
 		ok := d.StatusCode >= 200 && d.StatusCode < 300
 		fault := ""
@@ -681,18 +733,18 @@ func judgeDeliveries(deliveries []sandbox.Delivery, j map[string]*judgement) {
 		}
 		switch {
 		case fault == sandbox.WebhookBadSignature:
-			judgeRefusal(j["CLI-12"], d, ok, "whose signature does not verify")
+			judgeRefusal(&j[cli12], d, ok, "whose signature does not verify")
 		case fault == sandbox.WebhookStaleTimestamp:
-			judgeRefusal(j["CLI-13"], d, ok, "whose timestamp is 10 minutes old")
+			judgeRefusal(&j[cli13], d, ok, "whose timestamp is 10 minutes old")
 		case ok:
-			j["CLI-14"].held()
+			j[cli14].held()
 		case d.StatusCode != 0:
-			if j["CLI-14"].fail() {
-				j["CLI-14"].show(fmt.Sprintf("delivery %s of %s %s was answered %d by the receiver", d.ID, d.EventType, d.EventID, d.StatusCode), nil, d.ID)
+			if j[cli14].fail() {
+				j[cli14].show(fmt.Sprintf("delivery %s of %s %s was answered %d by the receiver", d.ID, d.EventType, d.EventID, d.StatusCode), nil, d.ID)
 			}
 		case d.Error == "timeout":
-			if j["CLI-14"].fail() {
-				j["CLI-14"].show(fmt.Sprintf("delivery %s of %s %s had no answer within the attempt's 10 s", d.ID, d.EventType, d.EventID), nil, d.ID)
+			if j[cli14].fail() {
+				j[cli14].show(fmt.Sprintf("delivery %s of %s %s had no answer within the attempt's 10 s", d.ID, d.EventType, d.EventID), nil, d.ID)
 			}
 		}
 	}

@@ -34,21 +34,21 @@ const (
 	maxMethod = 16
 )
 
-// slotBytes is what one exchange costs the memory budget: the struct in its
-// slot of the ring, and the most it may own beside it, a path and a method
-// of its own once the trace shares no more texts. Every other text an
-// exchange names is a constant, or shared and charged when first kept.
-const slotBytes = int64(unsafe.Sizeof(exchange{})) + maxPath + maxMethod
+// exchangeBytes is what one slot of a trace's ring holds: an exchange.
+// The ring is charged for the slots it has room for, and each exchange for
+// any text it owns beside it, a path or method of its own once the trace
+// shares no more; every other text an exchange names is a constant, or
+// shared and charged when first kept.
+const exchangeBytes = int64(unsafe.Sizeof(exchange{}))
+
+// chargeEvery is the fewest slots a trace's ring grows by, so that a
+// request takes the budget's lock for it once in a while, not every time.
+const chargeEvery = 64
 
 // sharedTextBytes is what a text shared by a trace costs beside its bytes:
 // its string header twice, as the map's key and value, and the map's
 // bookkeeping of the entry.
 const sharedTextBytes = 48
-
-// chargeEvery is how many exchanges a trace is charged for at a time, so
-// that a request takes the budget's lock for it once in a while, not every
-// time.
-const chargeEvery = 64
 
 // Observation is one /v1 request as the HTTP layer saw it, once it is over.
 type Observation struct {
@@ -159,6 +159,8 @@ type exchange struct {
 	auth, media, keyIn uint8
 	// after: the fault was of PhaseAfter.
 	abandoned, hasBody, after, carriedOut bool
+	// owned is how many bytes of text the exchange holds of its own.
+	owned uint8
 }
 
 // networkIs reports whether the fault that hit the exchange was the network
@@ -219,9 +221,13 @@ type Trace struct {
 	ring []exchange
 	next int
 	// seen counts every exchange observed, kept or not.
-	seen    uint64
-	charged int
-	charge  func(n int64)
+	seen uint64
+	// slots is how many slots of the ring the trace has been charged for;
+	// owned is the text the exchanges kept own, and ownedCharged the most
+	// of it the trace has been charged for.
+	slots               int
+	owned, ownedCharged int64
+	charge              func(n int64)
 	// shared are the distinct paths and unusual methods kept, each once, so
 	// that a thousand requests to one route hold one copy of it.
 	shared map[string]string
@@ -231,22 +237,24 @@ type Trace struct {
 // exchange keeps its own copy.
 const maxShared = 1024
 
-// keep returns a copy of text the trace may hold, and the bytes the trace
-// now holds more for sharing it: the request's own text may be part of its
-// whole request line. t.mu is held.
-func (t *Trace) keep(text string) (string, int64) {
+// keep returns a copy of text the trace may hold, and the bytes it costs:
+// charged, for a text the trace shares from now on, or owned, for one the
+// exchange keeps for itself. The request's own text may be part of its
+// whole request line, which the trace must not hold. t.mu is held.
+func (t *Trace) keep(text string) (kept string, charged, owned int64) {
 	if kept, ok := t.shared[text]; ok {
-		return kept, 0
+		return kept, 0, 0
 	}
-	kept := strings.Clone(text)
+	kept = strings.Clone(text)
 	if t.shared == nil {
 		t.shared = map[string]string{}
 	}
 	if len(t.shared) < maxShared {
 		t.shared[kept] = kept
-		return kept, int64(len(kept)) + sharedTextBytes
+		return kept, int64(len(kept)) + sharedTextBytes, 0
 	}
-	return kept, 0
+	// An allocation is rounded up; to 16 bytes is near enough for these.
+	return kept, 0, int64(len(kept)+15) &^ 15
 }
 
 // NewTrace returns a trace that asks charge for the memory it takes, in
@@ -259,23 +267,35 @@ func NewTrace(charge func(n int64)) *Trace {
 func (t *Trace) Observe(o Observation) {
 	e := summarise(o)
 	t.mu.Lock()
-	var more, shared int64
-	e.path, more = t.keep(e.path)
+	var more, owned int64
+	e.path, more, owned = t.keep(e.path)
 	if !isConstant(e.method) {
-		e.method, shared = t.keep(e.method)
-		more += shared
+		method, charged, ownedMethod := t.keep(e.method)
+		e.method, more, owned = method, more+charged, owned+ownedMethod
 	}
+	e.owned = uint8(owned)
 	t.seen++
 	if len(t.ring) < MaxExchanges {
+		if len(t.ring) == cap(t.ring) {
+			// Doubled, as append would, but never past MaxExchanges.
+			grown := make([]exchange, len(t.ring), min(max(2*len(t.ring), chargeEvery), MaxExchanges))
+			copy(grown, t.ring)
+			t.ring = grown
+		}
 		t.ring = append(t.ring, e)
-		if len(t.ring) > t.charged {
-			slots := min(chargeEvery, MaxExchanges-t.charged)
-			t.charged += slots
-			more += int64(slots) * slotBytes
+		if room := cap(t.ring); room > t.slots {
+			more += int64(room-t.slots) * exchangeBytes
+			t.slots = room
 		}
 	} else {
+		t.owned -= int64(t.ring[t.next].owned)
 		t.ring[t.next] = e
 		t.next = (t.next + 1) % MaxExchanges
+	}
+	t.owned += owned
+	if t.owned > t.ownedCharged {
+		more += t.owned - t.ownedCharged
+		t.ownedCharged = t.owned
 	}
 	t.mu.Unlock()
 	if more > 0 && t.charge != nil {
@@ -291,8 +311,13 @@ func (t *Trace) snapshot(buf []exchange) ([]exchange, uint64) {
 	kept = append(kept, t.ring[:t.next]...)
 	forgotten := t.seen - uint64(len(t.ring))
 	t.mu.Unlock()
-	// They ended in another order than they arrived when they overlapped.
-	slices.SortFunc(kept, func(a, b exchange) int { return cmp.Compare(a.request, b.request) })
+	// They ended in another order than they arrived when they overlapped;
+	// most traces are in order already, and a check costs less than a
+	// sort's moves of exchanges.
+	byRequest := func(a, b exchange) int { return cmp.Compare(a.request, b.request) }
+	if !slices.IsSortedFunc(kept, byRequest) {
+		slices.SortFunc(kept, byRequest)
+	}
 	return kept, forgotten
 }
 

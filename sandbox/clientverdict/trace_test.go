@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/http"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,7 +31,10 @@ func TestTraceIsBoundedAndCharged(t *testing.T) {
 	if kept[0].request != extra+1 || kept[len(kept)-1].request != MaxExchanges+extra {
 		t.Errorf("kept requests %d to %d, want the last %d", kept[0].request, kept[len(kept)-1].request, MaxExchanges)
 	}
-	if want := MaxExchanges*slotBytes + int64(len("/v1/campaigns")) + sharedTextBytes; charged != want {
+	if trace.slots < MaxExchanges || trace.slots > MaxExchanges*11/10 {
+		t.Errorf("the ring has room for %d exchanges, want about %d", trace.slots, MaxExchanges)
+	}
+	if want := int64(trace.slots)*exchangeBytes + int64(len("/v1/campaigns")) + sharedTextBytes; charged != want {
 		t.Errorf("charged %d bytes, want %d", charged, want)
 	}
 }
@@ -263,6 +268,40 @@ func TestAQuietGapStartsANewCall(t *testing.T) {
 		}
 		if got := o.outcome(t, "CLI-7"); got.Outcome != tc.want {
 			t.Errorf("gap %s: CLI-7 %s, want %s", tc.gap, got.Outcome, tc.want)
+		}
+	}
+}
+
+// TestATraceIsChargedWhatItHolds fills traces, one of ordinary requests
+// and one of requests with long paths each its own, and holds what each
+// was charged to what the heap grew by, within a tenth.
+func TestATraceIsChargedWhatItHolds(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	long := strings.Repeat("x", maxPath)
+	for name, path := range map[string]func(i int) string{
+		"ordinary": func(int) string { return "/v1/campaigns" },
+		"hostile":  func(i int) string { return fmt.Sprintf("/v1/campaigns/%d%s", i, long) },
+	} {
+		var charged int64
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		trace := NewTrace(func(n int64) { charged += n })
+		for i := 1; i <= 2*MaxExchanges; i++ {
+			trace.Observe(Observation{
+				Request: uint64(i), Method: http.MethodPost, Path: path(i), Authorization: "bearer svc_test_abc",
+				ContentType: "text/plain", Body: []byte(`{"name":"svc_test_abc"}`), BodyBytes: 23, ContentLength: 23,
+				At: at, Answered: at, Arrived: at, Ended: at, Status: http.StatusOK, Received: "nothing",
+				Fault: &sandbox.Fault{ID: "flt_000001", FaultSpec: sandbox.FaultSpec{Network: sandbox.NetworkReset}},
+			})
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		grew := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		runtime.KeepAlive(trace)
+		t.Logf("%s: charged %d bytes, the heap grew by %d", name, charged, grew)
+		if charged < grew*9/10 || charged > grew*11/10 {
+			t.Errorf("%s: charged %d bytes for a heap grown by %d", name, charged, grew)
 		}
 	}
 }

@@ -142,6 +142,7 @@ func ExampleControls_Verdict() {
 		if err != nil {
 			log.Fatal(err)
 		}
+		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
 	}
 	verdict, err := ctl.Verdict(ctx, sandboxtest.Window{})
