@@ -273,11 +273,13 @@ func newView(in []exchange) *view {
 // or after that connection ended, came after, unless other requests were
 // in flight with in[a] and it came within Reaction: a worker waiting for a
 // connection may be handed in[a]'s. One that came on another connection
-// the client had used before came after when neither request overlapped
-// another. Any other, on a connection opened for it, may have been on its
-// way already, its worker's connection still opening: it came after when
-// it arrived Reaction later, NewConnReaction when the client had other
-// requests in flight.
+// that had carried a request before came after when neither request
+// overlapped another. One that came first on a connection the client
+// opened once in[a] was over came after; first on one it had opened
+// before, it was on its way alongside. Where the server did not note when
+// connections opened, one that came first on its connection came after
+// when it arrived Reaction later, NewConnReaction when the client had
+// other requests in flight.
 func (v *view) knew(a, b int) bool {
 	ea, eb := &v.in[a], &v.in[b]
 	if eb.arrived < ea.ended {
@@ -288,6 +290,10 @@ func (v *view) knew(a, b int) bool {
 	switch {
 	case ea.conn != 0 && eb.conn == ea.conn || ea.connEnded():
 		return !v.overlapped[a] || gap >= Reaction
+	case eb.opened != 0 && !eb.connFirst:
+		return !concurrent || gap >= Reaction
+	case eb.opened != 0:
+		return eb.opened >= ea.ended || gap >= NewConnReaction
 	case !v.firstOnConn(b):
 		return !concurrent || gap >= Reaction
 	case concurrent:
@@ -618,10 +624,12 @@ type run struct {
 	first, last int
 	sends       int
 	// retries numbers the retries; envelope is the longest wait before
-	// one so far; waits are the waits, for the why.
+	// one so far; waits counts those CLI-8 judges, and shown keeps the
+	// first of them, for the why.
 	retries  int
 	envelope time.Duration
-	waits    []time.Duration
+	waits    int
+	shown    [shownWaits]time.Duration
 	// slow is the retry at which the envelope fell short, 0 for none, and
 	// slowEnvelope and slowBar what it was and should have been then.
 	slow                  int
@@ -650,11 +658,11 @@ func judgeRetries(v *view, sends, backOff *judgement) {
 			sends.show(fmt.Sprintf("%s %s was sent %d times in a row, from request %d to request %d, each once the previous send had failed: more than %d", e.method, e.path, r.sends, in[r.first].request, e.request, MaxSends), []*exchange{&in[r.first], e})
 		}
 		switch {
-		case len(r.waits) == 0:
+		case r.waits == 0:
 		case r.slow == 0:
 			backOff.held()
 		case backOff.fail():
-			backOff.show(fmt.Sprintf("%s %s was retried %d times from request %d, waiting %s: by retry %d the longest wait was %s, short of the %s a run that backs off has reached by then", e.method, e.path, r.retries, in[r.first].request, listWaits(r.waits), r.slow, seconds(r.slowEnvelope), seconds(r.slowBar)), []*exchange{&in[r.first], e})
+			backOff.show(fmt.Sprintf("%s %s was retried %d times from request %d, waiting %s: by retry %d the longest wait was %s, short of the %s a run that backs off has reached by then", e.method, e.path, r.retries, in[r.first].request, listWaits(r.shown[:min(r.waits, shownWaits)], r.waits), r.slow, seconds(r.slowEnvelope), seconds(r.slowBar)), []*exchange{&in[r.first], e})
 		}
 	}
 	for i := range in {
@@ -685,7 +693,10 @@ func judgeRetries(v *view, sends, backOff *judgement) {
 				r.envelope = max(r.envelope, wait)
 				if prev.retryAfter < 0 {
 					// Waits that Retry-After asked for are CLI-6's.
-					r.waits = append(r.waits, wait)
+					if r.waits < shownWaits {
+						r.shown[r.waits] = wait
+					}
+					r.waits++
 					if bar := backOffBar(r.retries); r.slow == 0 && r.envelope < bar {
 						r.slow, r.slowEnvelope, r.slowBar = r.retries, r.envelope, bar
 					}
@@ -705,20 +716,22 @@ func judgeRetries(v *view, sends, backOff *judgement) {
 	}
 }
 
-// listWaits lists a run's waits, the first eight of them.
-func listWaits(waits []time.Duration) string {
+// shownWaits is how many of a run's waits the why of a break lists.
+const shownWaits = 8
+
+// listWaits lists the waits shown of a run that waited n times.
+func listWaits(shown []time.Duration, n int) string {
 	var b strings.Builder
-	for i, w := range waits {
-		if i == 8 {
-			fmt.Fprintf(&b, " and %d more", len(waits)-i)
-			break
-		}
+	for i, w := range shown {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		fmt.Fprintf(&b, "%.3f", w.Seconds())
 	}
 	b.WriteString(" s")
+	if n > len(shown) {
+		fmt.Fprintf(&b, " and %d more", n-len(shown))
+	}
 	return b.String()
 }
 

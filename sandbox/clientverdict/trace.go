@@ -9,13 +9,16 @@ package clientverdict
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -72,6 +75,12 @@ type Observation struct {
 	// and port; empty where one connection carries requests side by side
 	// (HTTP/2), so that it tells nothing of their order.
 	Conn string
+	// ConnOpened is when that connection was opened, and ConnRequest the
+	// request's number among those of an account the connection carried,
+	// from 1; the zero time and 0 when the server did not note them (see
+	// ConnContext and NoteRequest).
+	ConnOpened  time.Time
+	ConnRequest uint64
 	// At and Answered are the request's arrival and the end of its answer
 	// on the account's clock; Arrived and Ended on the process's clock,
 	// which runs when the account's is frozen.
@@ -142,6 +151,10 @@ type exchange struct {
 	same, route, conn uint64
 	at, answered      int64 // account's clock, Unix nanoseconds
 	arrived, ended    int64 // process's clock, Unix nanoseconds
+	// opened is when the request's connection was opened, on the
+	// process's clock, 0 when unknown; connFirst is true when the request
+	// was the first of an account the connection carried.
+	opened int64
 	// retryAfter is the wait the answer's Retry-After asked for, -1 when it
 	// had none; resetWait the wait until X-RateLimit-Reset of an answer
 	// with X-RateLimit-Remaining 0 of the key's windows, -1 otherwise.
@@ -158,7 +171,7 @@ type exchange struct {
 	received           uint8
 	auth, media, keyIn uint8
 	// after: the fault was of PhaseAfter.
-	abandoned, hasBody, after, carriedOut bool
+	abandoned, hasBody, after, carriedOut, connFirst bool
 	// owned is how many bytes of text the exchange holds of its own.
 	owned uint8
 }
@@ -337,6 +350,10 @@ func summarise(o Observation) exchange {
 	}
 	if o.Conn != "" {
 		e.conn = fingerprint(o.Conn)
+		if o.ConnRequest > 0 {
+			e.opened = o.ConnOpened.UnixNano()
+			e.connFirst = o.ConnRequest == 1
+		}
 	}
 	e.carriedOut = o.CarriedOut
 	if o.CarriedOut && (o.Fault == nil || o.Fault.Status == 0) {
@@ -510,4 +527,36 @@ func cut(s string, n int) (string, bool) {
 		n--
 	}
 	return s[:n], true
+}
+
+// connKey is the context key under which ConnContext puts what the
+// verdict learns of a connection.
+type connKey struct{}
+
+// connNote is what the verdict learns of a connection: when it was opened,
+// and how many requests of an account it has carried.
+type connNote struct {
+	opened   time.Time
+	requests atomic.Uint64
+}
+
+// ConnContext is an http.Server's ConnContext hook that notes when each
+// connection was opened, so that the verdict can tell a request a client
+// sent once it had an answer, on a connection it opened for it then, from
+// one a worker sent alongside, on a connection it had opened already. A
+// server without it is judged on arrival times alone.
+func ConnContext(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, &connNote{opened: time.Now()})
+}
+
+// NoteRequest counts a request of an account on the connection of the
+// context given, and returns when that connection was opened and how many
+// such requests it has carried, this one included: the zero time and 0
+// when the server notes no connections (see ConnContext).
+func NoteRequest(ctx context.Context) (opened time.Time, requests uint64) {
+	note, ok := ctx.Value(connKey{}).(*connNote)
+	if !ok {
+		return time.Time{}, 0
+	}
+	return note.opened, note.requests.Add(1)
 }

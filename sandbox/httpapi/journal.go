@@ -43,6 +43,11 @@ type journalEntry struct {
 	at     time.Time
 	fault  *sandbox.Fault
 	header http.Header
+	// connOpened and connRequest are when the request's connection opened
+	// and the request's number on it, as clientverdict.NoteRequest gives
+	// them.
+	connOpened  time.Time
+	connRequest uint64
 }
 
 // journalOf returns the entry of a request the journal keeps, or nil.
@@ -56,7 +61,13 @@ func journalOf(r *http.Request) *journalEntry {
 func (s *Server) journal(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a := accountOf(r)
-		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) {
+		if a == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Controls count too: a client's connection is as used by them.
+		opened, onConn := clientverdict.NoteRequest(r.Context())
+		if strings.HasPrefix(r.URL.Path, controlPrefix) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -65,7 +76,7 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		entry := &state.journalEntry
 		*entry = journalEntry{
 			log: &a.Requests, body: &state.journalBody, started: state.started, received: accounts.ReceivedNothing,
-			trace: a.Trace, clock: a.Clock, at: state.now, header: w.Header(),
+			trace: a.Trace, clock: a.Clock, at: state.now, header: w.Header(), connOpened: opened, connRequest: onConn,
 		}
 		entry.seq = a.Requests.Add(accounts.LoggedRequest{
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
@@ -145,7 +156,8 @@ func (entry *journalEntry) observe(r *http.Request, status int, received string,
 		Authorization: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"),
 		Body: entry.body.kept, BodyBytes: entry.body.read, ContentLength: r.ContentLength,
 		At: entry.at, Answered: entry.clock.Now(), Arrived: entry.started, Ended: time.Now(),
-		Status: status, Received: received, CarriedOut: carriedOut, Abandoned: abandoned, Conn: conn,
+		Status: status, Received: received, CarriedOut: carriedOut, Abandoned: abandoned,
+		Conn: conn, ConnOpened: entry.connOpened, ConnRequest: entry.connRequest,
 		Fault: entry.fault, Header: entry.header,
 	})
 }

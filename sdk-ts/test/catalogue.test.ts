@@ -28,7 +28,7 @@ class Client {
   constructor(readonly base: string) {}
 
   /** Sends one request; undefined when the exchange failed. */
-  async send(method: string, path: string, body?: string | Uint8Array, headers: Record<string, string> = {}, signal?: AbortSignal) {
+  async send(method: string, path: string, body?: string | Blob, headers: Record<string, string> = {}, signal?: AbortSignal) {
     const type: Record<string, string> = typeof body === "string" ? { "Content-Type": "application/json" } : {};
     try {
       const res = await fetch(this.base + path, {
@@ -83,8 +83,15 @@ async function retryWaiting(c: Client, status: number, waits: number[]) {
   }
 }
 
-/** Sends the same request n times at once, as n workers would. */
-async function parallel(c: Client, n: number, path: string) {
+/**
+ * Sends the same request n times at once, as n workers would. A server
+ * that serves them one after another, none overlapping, sees requests sent
+ * in turn: the first is held back 300 ms, so that the others are sent while
+ * it is in flight, as a slower answer would keep them, and answered as
+ * `fault` says, if anything.
+ */
+async function parallel(c: Client, n: number, path: string, fault: object = {}) {
+  await c.plan({ method: "GET", path, delayMs: 300, ...fault });
   await Promise.all(Array.from({ length: n }, () => c.send("GET", path)));
 }
 
@@ -158,7 +165,7 @@ const catalogue: Entry[] = [
 
   { name: "JSON body with a charset", meets: ["CLI-2"], run: async (c) => void (await c.send("POST", "/v1/campaigns", campaign, { "Content-Type": "application/json; charset=utf-8" })) },
   { name: "JSON body sent as text/plain", breaks: ["CLI-2"], run: async (c) => void (await c.send("POST", "/v1/campaigns", campaign, { "Content-Type": "text/plain" })) },
-  { name: "JSON body without Content-Type", breaks: ["CLI-2"], run: async (c) => void (await c.send("POST", "/v1/campaigns", new TextEncoder().encode(campaign))) },
+  { name: "JSON body without Content-Type", breaks: ["CLI-2"], run: async (c) => void (await c.send("POST", "/v1/campaigns", new Blob([campaign]))) },
 
   { name: "a campaign named like a key", meets: ["CLI-3"], run: async (c) => void (await c.send("POST", "/v1/campaigns", JSON.stringify({ ...checkout, name: "svc_test_example" }))) },
   { name: "its key in the query", breaks: ["CLI-3"], run: async (c) => void (await c.send("GET", `/v1/campaigns?api_key=${c.key}`)) },
@@ -177,10 +184,7 @@ const catalogue: Entry[] = [
   {
     name: "GETs in flight when a 429 arrives",
     meets: ["CLI-4"],
-    run: async (c) => {
-      await c.plan({ path: "/v1/campaigns", status: 429, retryAfter: 2 });
-      await parallel(c, 5, "/v1/campaigns");
-    },
+    run: (c) => parallel(c, 5, "/v1/campaigns", { status: 429, retryAfter: 2 }),
   },
   {
     name: "another request before a 429's Retry-After",
@@ -216,10 +220,7 @@ const catalogue: Entry[] = [
   {
     name: "parallel identical GETs, one answered 503",
     meets: ["CLI-6"],
-    run: async (c) => {
-      await c.plan({ path: "/v1/campaigns", status: 503, retryAfter: 1 });
-      await parallel(c, 5, "/v1/campaigns");
-    },
+    run: (c) => parallel(c, 5, "/v1/campaigns", { status: 503, retryAfter: 1 }),
   },
   {
     name: "retries a 503 before its Retry-After",
@@ -308,7 +309,7 @@ const catalogue: Entry[] = [
     run: async (c) => {
       await c.plan({ method: "POST", path: "/v1/campaigns", network: "reset" });
       await c.send("POST", "/v1/campaigns", campaign);
-      assert.deepEqual(JSON.parse((await c.send("GET", "/v1/campaigns"))!.text).data, []);
+      assert.equal((await c.send("GET", "/v1/campaigns"))?.status, 200);
       await c.send("POST", "/v1/campaigns", campaign);
     },
   },
@@ -345,7 +346,7 @@ for (const entry of catalogue) {
     for (const id of entry.meets ?? []) {
       assert.equal(verdict.rules.find((r) => r.id === id)?.outcome, "held", `${id} is not held`);
     }
-    if (entry.why) assert.match(verdict.rules.find((r) => r.id === entry.breaks![0])!.breaks[0].why, entry.why);
+    if (entry.why) assert.match(verdict.rules.find((r) => r.id === entry.breaks![0])?.breaks[0]?.why ?? "", entry.why);
   });
 }
 
