@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/testcampaign/kit/docs"
 	"github.com/testcampaign/kit/sandbox"
 )
 
@@ -303,5 +304,19 @@ func TestATraceIsChargedWhatItHolds(t *testing.T) {
 		if charged < grew*9/10 || charged > grew*11/10 {
 			t.Errorf("%s: charged %d bytes for a heap grown by %d", name, charged, grew)
 		}
+	}
+}
+
+// TestEveryClientRuleIsJudged: each client rule of docs/contract.md has its
+// place among the judgements, and each place its rule.
+func TestEveryClientRuleIsJudged(t *testing.T) {
+	rules := docs.ClientRules()
+	for _, r := range rules {
+		if _, ok := ruleNumber(r.ID); !ok {
+			t.Errorf("%s is not judged", r.ID)
+		}
+	}
+	if len(rules) != cli14 {
+		t.Errorf("the contract has %d client rules, the verdict judges %d", len(rules), cli14)
 	}
 }

@@ -65,7 +65,7 @@ func (s *Server) journal(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// Controls count too: a client's connection is as used by them.
+		// Controls count too: a connection that carried one was in use.
 		opened, onConn := clientverdict.NoteRequest(r.Context())
 		if strings.HasPrefix(r.URL.Path, controlPrefix) {
 			next.ServeHTTP(w, r)
