@@ -140,6 +140,19 @@ var catalogue = []client{
 			c.t.Fatalf("net/http did not send the GET again by itself: %+v", a)
 		}
 	}},
+	{name: "five sends of a GET, the first sent twice by net/http", meets: []string{"CLI-7", "CLI-8"}, run: func(c *sdk) {
+		c.send(http.MethodGet, "/v1/campaigns", "")
+		c.plan(`{"method":"GET","path":"/v1/testers","network":"close"}`)
+		c.plan(`{"method":"GET","path":"/v1/testers","status":500,"count":5}`)
+		c.send(http.MethodGet, "/v1/testers", "")
+		for _, ms := range []time.Duration{200, 400, 800, 1600} {
+			c.wait(ms * time.Millisecond)
+			c.send(http.MethodGet, "/v1/testers", "")
+		}
+		if sent := c.journalCount("/v1/testers"); sent != 6 {
+			c.t.Fatalf("%d GETs reached the sandbox, want the application's 5 and net/http's 1", sent)
+		}
+	}},
 	{name: "retries at once", breaks: []string{"CLI-8"}, run: func(c *sdk) { retryWaiting(c, 500, 0, 0) }},
 	{name: "a steady 150 ms pace", breaks: []string{"CLI-8"}, run: func(c *sdk) { retryWaiting(c, 500, 150, 150, 150, 150) }},
 	{name: "a shrinking pace", breaks: []string{"CLI-8"}, run: func(c *sdk) { retryWaiting(c, 500, 150, 120, 100, 80) }},
@@ -381,6 +394,14 @@ func (c *sdk) giveUp(method, path, body string) {
 		c.t.Fatalf("the request was not given up: %v", err)
 	}
 	c.settle()
+}
+
+// journalCount is how many GETs of path the journal holds.
+func (c *sdk) journalCount(path string) int {
+	c.t.Helper()
+	var counted struct{ Count int }
+	c.control(http.MethodGet, "/_sandbox/requests?method=GET&count=true&path="+path, "", &counted)
+	return counted.Count
 }
 
 // settle waits until the sandbox has answered or seen given up every

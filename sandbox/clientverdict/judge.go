@@ -355,8 +355,14 @@ func (v *view) sentAgain(i int) int {
 // byte of an answer; in[b] came at once on another connection.
 func (v *view) libraryRetry(a, b int) bool {
 	ea, eb := &v.in[a], &v.in[b]
-	return ea.droppedBeforeAnswer() && ea.idempotent() && ea.conn != 0 && eb.conn != ea.conn &&
-		time.Duration(eb.arrived-ea.ended) <= LibraryRetryWithin && !v.firstOnConn(a)
+	if !ea.droppedBeforeAnswer() || !ea.idempotent() || ea.conn == 0 || eb.conn == ea.conn || time.Duration(eb.arrived-ea.ended) > LibraryRetryWithin {
+		return false
+	}
+	if ea.opened != 0 {
+		// The server counted the connection's requests, controls too.
+		return !ea.connFirst
+	}
+	return !v.firstOnConn(a)
 }
 
 // Judge judges the exchanges of a trace in the window, and the delivery
