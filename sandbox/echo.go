@@ -62,6 +62,34 @@ func RedactKeys(s string) string {
 	return s
 }
 
+// HasKey reports whether s holds key, whole, in any spelling RedactKeys
+// recognises: as it is, or escaped.
+func HasKey(s, key string) bool {
+	if key == "" || !strings.Contains(s, "svc_") && !strings.ContainsAny(s, `%\`) {
+		return false
+	}
+	if hasWhole(s, key) {
+		return true
+	}
+	unescaped, _ := unescapeAll(s)
+	return hasWhole(unescaped, key)
+}
+
+// hasWhole reports whether key appears in s as a whole key: not the start
+// of a longer one.
+func hasWhole(s, key string) bool {
+	for {
+		i := strings.Index(s, key)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(key):]
+		if s == "" || !IsKeyByte(s[0]) {
+			return true
+		}
+	}
+}
+
 // tooDeeplyEscaped stands for a value escaped more times than RedactKeys
 // undoes: no client's real value is.
 const tooDeeplyEscaped = "(a value escaped too deeply to show)"

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"syscall"
+
+	"github.com/testcampaign/kit/sandbox/clientverdict"
 )
 
 // fdReserve is how many file descriptors are left below the process's limit
@@ -155,9 +157,9 @@ func (c *trackedConn) unlink() {
 type connKey struct{}
 
 // ConnContext is the http.Server hook that lets Park find a request's
-// connection.
+// connection, and the verdict on a client when it was opened.
 func (l *connLimiter) ConnContext(ctx context.Context, c net.Conn) context.Context {
-	return context.WithValue(ctx, connKey{}, c)
+	return context.WithValue(clientverdict.ConnContext(ctx, c), connKey{}, c)
 }
 
 // Park marks the connection of the request whose context it gets as waiting

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/testcampaign/kit/docs"
@@ -32,10 +34,43 @@ const (
 	// MaxSends is how many times in a row a failing request may be sent
 	// (CLI-7).
 	MaxSends = 5
-	// MinRetryWait is the least a retry waits after a failure that did not
-	// say how long to wait (CLI-8).
-	MinRetryWait = 100 * time.Millisecond
+	// Reaction is how long after an answer a request on another connection
+	// must arrive, when the client had other requests in flight, to be
+	// taken as sent once the client had the answer: one sent sooner may
+	// have been on its way already.
+	Reaction = 10 * time.Millisecond
+	// NewConnReaction is as Reaction, for a request on a connection opened
+	// for it while the client had other requests in flight.
+	NewConnReaction = 100 * time.Millisecond
+	// LibraryRetryWithin is how soon after a connection closed an HTTP
+	// library sends a request again by itself.
+	LibraryRetryWithin = 100 * time.Millisecond
+	// PollAfter is how long a client waits before it asks again for a
+	// record it was told is not there (CLI-9).
+	PollAfter = 100 * time.Millisecond
+	// CheckWithin is how many requests after a lost POST the client's
+	// check of what it made is looked for among (CLI-11).
+	CheckWithin = 100
+	// NewCallAfter is the least quiet gap that ends a retry run; a longer
+	// one ends it only when it is also GapTimesBackOff times the run's
+	// longest wait so far (CLI-7, CLI-8).
+	NewCallAfter    = 10 * time.Second
+	GapTimesBackOff = 10
 )
+
+// backOffBar is the least the longest wait of a retry run must have
+// reached by its retry numbered n, from 1 (CLI-8): nothing asked of the
+// first retry, 10 ms by the second, 100 ms by the third, and twice as much
+// by each retry after.
+func backOffBar(n int) time.Duration {
+	switch {
+	case n <= 1:
+		return 0
+	case n == 2:
+		return 10 * time.Millisecond
+	}
+	return 100 * time.Millisecond << min(n-3, 20)
+}
 
 // Window limits a verdict to part of the account's history: the requests
 // that arrived at or after Since on the account's clock, or after the
@@ -104,12 +139,47 @@ type judgement struct {
 
 func (j *judgement) held() { j.judged++ }
 
-func (j *judgement) broke(why string, requests []*exchange, deliveries ...string) {
+// judgements are the verdicts of the client rules in the making, each at
+// its rule's number: CLI-7's at cli7.
+type judgements [15]judgement
+
+// The client rules' numbers, as judgements index them.
+const (
+	cli1 = iota + 1
+	cli2
+	cli3
+	cli4
+	cli5
+	cli6
+	cli7
+	cli8
+	cli9
+	cli10
+	cli11
+	cli12
+	cli13
+	cli14
+)
+
+// ruleNumber is the number of a client rule the verdict judges: 7 for
+// CLI-7. A rule of the contract without one is never judged, which
+// TestEveryClientRuleIsJudged rules out.
+func ruleNumber(id string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimPrefix(id, docs.ClientPrefix+"-"))
+	return n, err == nil && n >= cli1 && n <= cli14
+}
+
+// fail counts a break, and reports whether it is one the verdict shows,
+// which the caller then explains with show: the explanations of breaks
+// only counted are never written.
+func (j *judgement) fail() bool {
 	j.judged++
 	j.broken++
-	if len(j.breaks) == MaxBreaksShown {
-		return
-	}
+	return len(j.breaks) < MaxBreaksShown
+}
+
+// show lists a break that fail said is shown.
+func (j *judgement) show(why string, requests []*exchange, deliveries ...string) {
 	b := Break{Why: why, Requests: make([]Evidence, 0, len(requests)), Deliveries: deliveries}
 	if b.Deliveries == nil {
 		b.Deliveries = []string{}
@@ -121,9 +191,12 @@ func (j *judgement) broke(why string, requests []*exchange, deliveries ...string
 }
 
 func (e *exchange) evidence() Evidence {
-	ev := Evidence{Request: e.request, Method: e.method, Path: e.path, At: sandbox.At(time.Unix(0, e.at)), Fault: e.faultID}
+	ev := Evidence{Request: e.request, Method: e.method, Path: e.path, At: sandbox.At(time.Unix(0, e.at))}
+	if e.fault != 0 {
+		ev.Fault = faultID(e.fault)
+	}
 	if e.status != 0 {
-		status := e.status
+		status := int(e.status)
 		ev.Status = &status
 	}
 	return ev
@@ -140,17 +213,166 @@ func waited(a, b *exchange) time.Duration {
 	return time.Duration(max(b.at-a.answered, b.arrived-a.ended))
 }
 
-// after reports whether b arrived once a's answer was over, so that the
-// client could have acted on it.
-func after(a, b *exchange) bool {
-	return b.arrived >= a.ended
+// view is the trace of a window as the rules read it: the exchanges in the
+// order they arrived, with what is known of their order in time.
+type view struct {
+	in []exchange
+	// overlapped[i] is true when another request of the key was in flight
+	// while in[i] was.
+	overlapped []bool
+	// nextSame[i] is the index of the next send of in[i]'s request, -1 for
+	// none: a link to follow, so that finding a request sent again costs a
+	// hop, not a scan of the trace.
+	nextSame []int
+	// lastOther[i] is the index of the latest request before in[i] that was
+	// not the same request, -1 for none.
+	lastOther []int
+	// sameID[i] numbers in[i]'s request among the distinct requests of the
+	// window, from 0; requests counts them.
+	sameID   []int32
+	requests int
+	// firstOf holds, once asked for, the index of the first exchange of
+	// each connection.
+	firstOf map[uint64]int
+}
+
+func newView(in []exchange) *view {
+	v := &view{
+		in: in, overlapped: make([]bool, len(in)), nextSame: make([]int, len(in)),
+		lastOther: make([]int, len(in)), sameID: make([]int32, len(in)),
+	}
+	ids := make(map[uint64]int32, len(in)/4)
+	var lastOf []int
+	var maxEnd int64
+	for i := range in {
+		e := &in[i]
+		id, ok := ids[e.same]
+		if !ok {
+			id = int32(len(lastOf))
+			ids[e.same] = id
+			lastOf = append(lastOf, -1)
+		}
+		v.sameID[i] = id
+		v.nextSame[i] = -1
+		if k := lastOf[id]; k >= 0 {
+			v.nextSame[k] = i
+		}
+		lastOf[id] = i
+		if i > 0 && e.arrived < maxEnd || i+1 < len(in) && in[i+1].arrived < e.ended {
+			v.overlapped[i] = true
+		}
+		maxEnd = max(maxEnd, e.ended)
+		switch {
+		case i == 0:
+			v.lastOther[i] = -1
+		case in[i-1].same != e.same:
+			v.lastOther[i] = i - 1
+		default:
+			v.lastOther[i] = v.lastOther[i-1]
+		}
+	}
+	v.requests = len(lastOf)
+	return v
+}
+
+// knew reports whether the client sent in[b] once it had in[a]'s answer,
+// so that it could act on it. A request that arrived while in[a] was
+// served was sent before. One that came after it on in[a]'s connection,
+// or after that connection ended, came after, unless other requests were
+// in flight with in[a] and it came within Reaction: a worker waiting for a
+// connection may be handed in[a]'s. One that came on another connection
+// that had carried a request before came after when neither request
+// overlapped another. One that came first on a connection the client
+// opened once in[a] was over came after; first on one it had opened
+// before, it was on its way alongside. Where the server did not note when
+// connections opened, one that came first on its connection came after
+// when it arrived Reaction later, NewConnReaction when the client had
+// other requests in flight.
+func (v *view) knew(a, b int) bool {
+	ea, eb := &v.in[a], &v.in[b]
+	if eb.arrived < ea.ended {
+		return false
+	}
+	gap := time.Duration(eb.arrived - ea.ended)
+	concurrent := v.overlapped[a] || v.overlapped[b]
+	switch {
+	case ea.conn != 0 && eb.conn == ea.conn || ea.connEnded():
+		return !v.overlapped[a] || gap >= Reaction
+	case eb.opened != 0 && !eb.connFirst:
+		return !concurrent || gap >= Reaction
+	case eb.opened != 0:
+		return eb.opened >= ea.ended || gap >= NewConnReaction
+	case !v.firstOnConn(b):
+		return !concurrent || gap >= Reaction
+	case concurrent:
+		return gap >= NewConnReaction
+	}
+	return gap >= Reaction
+}
+
+// firstOnConn reports whether in[i] is the first request the trace holds
+// of its connection.
+func (v *view) firstOnConn(i int) bool {
+	if v.in[i].conn == 0 {
+		return false
+	}
+	if v.firstOf == nil {
+		v.firstOf = make(map[uint64]int, len(v.in)/4)
+		for k := range v.in {
+			if _, ok := v.firstOf[v.in[k].conn]; !ok {
+				v.firstOf[v.in[k].conn] = k
+			}
+		}
+	}
+	return v.firstOf[v.in[i].conn] == i
+}
+
+// nextKnowing returns the index of the first request the client sent once
+// it had in[i]'s answer, or -1.
+func (v *view) nextKnowing(i int) int {
+	for k := i + 1; k < len(v.in); k++ {
+		if v.knew(i, k) {
+			return k
+		}
+	}
+	return -1
+}
+
+// sentAgain returns the index of the first send of in[i]'s request that
+// the client made once it had in[i]'s answer, or -1.
+func (v *view) sentAgain(i int) int {
+	for k := v.nextSame[i]; k >= 0; k = v.nextSame[k] {
+		if v.knew(i, k) {
+			return k
+		}
+	}
+	return -1
+}
+
+// libraryRetry reports whether in[b] is in[a] sent again by the client's
+// HTTP library, not by the application: in[a] was idempotent, and its
+// connection, one that had carried a request before, closed before any
+// byte of an answer; in[b] came at once on another connection.
+func (v *view) libraryRetry(a, b int) bool {
+	ea, eb := &v.in[a], &v.in[b]
+	if !ea.droppedBeforeAnswer() || !ea.idempotent() || ea.conn == 0 || eb.conn == ea.conn || time.Duration(eb.arrived-ea.ended) > LibraryRetryWithin {
+		return false
+	}
+	if ea.opened != 0 {
+		// The server counted the connection's requests, controls too.
+		return !ea.connFirst
+	}
+	return !v.firstOnConn(a)
 }
 
 // Judge judges the exchanges of a trace in the window, and the delivery
 // attempts of the account's outbox (nil for none), against every client
 // rule.
 func Judge(t *Trace, deliveries []sandbox.Delivery, w Window) Verdict {
-	kept, forgotten := t.snapshot()
+	buf := snapshots.Get().(*[]exchange)
+	defer snapshots.Put(buf)
+	kept, forgotten := t.snapshot(*buf)
+	*buf = kept
 	v := Verdict{Forgotten: forgotten}
 	if len(kept) > 0 {
 		v.LastRequest = kept[len(kept)-1].request
@@ -181,16 +403,19 @@ func Judge(t *Trace, deliveries []sandbox.Delivery, w Window) Verdict {
 		}
 	}
 	v.Requests, v.Deliveries = len(in), len(judgedDeliveries)
-	judged := map[string]*judgement{}
-	for _, r := range docs.ClientRules() {
-		judged[r.ID] = &judgement{}
-	}
-	judgeRequests(in, judged)
-	judgeRetries(in, judged)
+	rules := docs.ClientRules()
+	judged := new(judgements)
+	view := newView(in)
+	judgeRequests(view, judged)
+	judgeLostPosts(view, &judged[cli11])
+	judgeRetries(view, &judged[cli7], &judged[cli8])
 	judgeDeliveries(judgedDeliveries, judged)
 	v.Held = true
-	for _, r := range docs.ClientRules() {
-		j := judged[r.ID]
+	for _, r := range rules {
+		j := &judgement{}
+		if n, ok := ruleNumber(r.ID); ok {
+			j = &judged[n]
+		}
 		rv := RuleVerdict{ID: r.ID, Level: r.Level, Rule: r.Text, Judged: j.judged, BrokenTimes: j.broken, Breaks: j.breaks, Outcome: Held}
 		switch {
 		case j.broken > 0:
@@ -207,194 +432,325 @@ func Judge(t *Trace, deliveries []sandbox.Delivery, w Window) Verdict {
 	return v
 }
 
+// snapshots are the buffers verdicts copy a trace into: a full trace's is
+// over a megabyte, which each verdict would otherwise allocate anew.
+var snapshots = sync.Pool{New: func() any { return new([]exchange) }}
+
 // judgeRequests judges what each request is on its own (CLI-1 to CLI-3),
-// and what the client sent after an answer told it something (CLI-4, CLI-5,
-// CLI-6, CLI-9, CLI-10, CLI-11).
-func judgeRequests(in []exchange, j map[string]*judgement) {
-	// nextSame[i] is the index of the next send of in[i]'s request, or -1:
-	// a link to follow, so that finding a request sent again costs a hop,
-	// not a scan of the trace.
-	nextSame := make([]int, len(in))
-	last := map[uint64]int{}
-	for i := len(in) - 1; i >= 0; i-- {
-		nextSame[i] = -1
-		if k, ok := last[in[i].same]; ok {
-			nextSame[i] = k
-		}
-		last[in[i].same] = i
-	}
-	sentAgain := func(i int) *exchange {
-		for k := nextSame[i]; k >= 0; k = nextSame[k] {
-			if after(&in[i], &in[k]) {
-				return &in[k]
-			}
-		}
-		return nil
-	}
+// and what the client sent once an answer told it something (CLI-4, CLI-5,
+// CLI-6, CLI-9, CLI-10). A client that sent nothing after such an answer
+// met the rule, and held it.
+func judgeRequests(v *view, j *judgements) {
+	in := v.in
 	for i := range in {
 		e := &in[i]
-		if e.authProblem != "" {
-			j["CLI-1"].broke(e.name()+": its Authorization header is not `Bearer <key>`: "+e.authProblem, []*exchange{e})
-		} else {
-			j["CLI-1"].held()
+		switch {
+		case e.auth == authRight:
+			j[cli1].held()
+		case j[cli1].fail():
+			why := "its scheme is not written `Bearer` as the spec gives it"
+			if e.auth == authSpaces {
+				why = "it has more than one space around the key"
+			}
+			j[cli1].show(e.name()+": its Authorization header is not `Bearer <key>`: "+why, []*exchange{e})
 		}
 		if e.hasBody {
-			if e.mediaProblem != "" {
-				j["CLI-2"].broke(e.name()+": "+e.mediaProblem, []*exchange{e})
-			} else {
-				j["CLI-2"].held()
+			switch {
+			case e.media == mediaRight:
+				j[cli2].held()
+			case j[cli2].fail():
+				why := "it has a body and no Content-Type"
+				if e.media == mediaOther {
+					why = "it has a body sent as another type than application/json"
+				}
+				j[cli2].show(e.name()+": "+why, []*exchange{e})
 			}
 		}
-		if e.keyIn != "" {
-			j["CLI-3"].broke(e.name()+": an API key is in its "+e.keyIn, []*exchange{e})
-		} else {
-			j["CLI-3"].held()
+		switch {
+		case e.keyIn == keyNowhere:
+			j[cli3].held()
+		case j[cli3].fail():
+			j[cli3].show(e.name()+": the API key it authenticates with is also in its "+keyPlaces[e.keyIn], []*exchange{e})
 		}
-		next := firstAfter(in, i)
+		next := -1
+		if e.status == http.StatusTooManyRequests && e.retryAfter >= 0 || e.resetWait >= 0 || e.status == http.StatusUnauthorized || clientError(e) {
+			next = v.nextKnowing(i)
+		}
 		if e.status == http.StatusTooManyRequests && e.retryAfter >= 0 {
-			judgeWait(j["CLI-4"], e, next, e.retryAfter, "with Retry-After asking for "+seconds(e.retryAfter))
+			judgeWait(&j[cli4], v, i, next, e.retryAfter, "with Retry-After asking for %s")
 		}
 		if e.resetWait >= 0 {
-			judgeWait(j["CLI-5"], e, next, e.resetWait, "with X-RateLimit-Remaining 0 and X-RateLimit-Reset "+seconds(e.resetWait)+" away")
+			judgeWait(&j[cli5], v, i, next, e.resetWait, "with X-RateLimit-Remaining 0 and X-RateLimit-Reset %s away")
 		}
 		if e.retryAfter >= 0 {
-			again := sentAgain(i)
-			judgeWait(j["CLI-6"], e, again, e.retryAfter, "with Retry-After asking for "+seconds(e.retryAfter))
+			judgeWait(&j[cli6], v, i, v.sentAgain(i), e.retryAfter, "with Retry-After asking for %s")
 		}
-		if e.status >= 400 && e.status < 500 && e.status != http.StatusRequestTimeout && e.status != http.StatusTooManyRequests {
+		if clientError(e) {
 			switch {
-			case next == nil:
-			case next.same == e.same:
-				j["CLI-9"].broke(fmt.Sprintf("%s was answered %d and sent again unchanged as request %d", e.name(), e.status, next.request), []*exchange{e, next})
-			default:
-				j["CLI-9"].held()
+			case next < 0 || in[next].same != e.same:
+				j[cli9].held()
+			case e.status == http.StatusNotFound && (e.method == http.MethodGet || e.method == http.MethodHead) && waited(e, &in[next]) >= PollAfter:
+				// Polling for a record that is not there yet.
+				j[cli9].held()
+			case j[cli9].fail():
+				j[cli9].show(fmt.Sprintf("%s was answered %d and sent again unchanged as request %d, %s later", e.name(), e.status, in[next].request, seconds(waited(e, &in[next]))), []*exchange{e, &in[next]})
 			}
 		}
 		if e.status == http.StatusUnauthorized {
 			switch {
-			case next == nil:
-			case next.route == e.route:
-				j["CLI-10"].broke(fmt.Sprintf("%s was refused with 401 and sent again with the same key as request %d", e.name(), next.request), []*exchange{e, next})
-			default:
-				j["CLI-10"].held()
+			case next < 0 || in[next].route != e.route:
+				j[cli10].held()
+			case j[cli10].fail():
+				j[cli10].show(fmt.Sprintf("%s was refused with 401 and sent again with the same key as request %d", e.name(), in[next].request), []*exchange{e, &in[next]})
 			}
-		}
-		if e.method == http.MethodPost && e.lost() {
-			// Any later send counts, even one that arrived before the
-			// sandbox saw the first end: a client that gave up knew of
-			// its loss before the sandbox did.
-			var again *exchange
-			if k := nextSame[i]; k >= 0 {
-				again = &in[k]
-			}
-			if again == nil {
-				j["CLI-11"].held()
-				continue
-			}
-			j["CLI-11"].broke(fmt.Sprintf("%s lost its answer (%s) and was sent again as request %d, %s", e.name(), e.howLost(), again.request, secondRecord(e, again)), []*exchange{e, again})
 		}
 	}
 }
 
-// firstAfter returns the first exchange after in[i] that arrived once its
-// answer was over, or nil: the next request the client sent knowing it.
-func firstAfter(in []exchange, i int) *exchange {
-	for k := i + 1; k < len(in); k++ {
-		if after(&in[i], &in[k]) {
-			return &in[k]
-		}
-	}
-	return nil
+// clientError reports whether the exchange was answered with a 4xx that
+// no retry can change (CLI-9); a 401 is CLI-10's.
+func clientError(e *exchange) bool {
+	return e.status >= 400 && e.status < 500 && e.received == receivedAll &&
+		e.status != http.StatusRequestTimeout && e.status != http.StatusTooManyRequests && e.status != http.StatusUnauthorized
 }
 
-// judgeWait judges whether next came long enough after e, whose answer
-// told the client to wait; a client that sent nothing after e has not met
-// the rule.
-func judgeWait(j *judgement, e, next *exchange, want time.Duration, told string) {
-	if next == nil {
+// judgeWait judges whether in[next] came long enough after in[i], whose
+// answer told the client to wait, as told says with the wait for its %s; a
+// client that sent nothing after it waited as long as it was told.
+func judgeWait(j *judgement, v *view, i, next int, want time.Duration, told string) {
+	if next < 0 {
+		j.held()
 		return
 	}
-	if got := waited(e, next); got < want {
-		j.broke(fmt.Sprintf("%s was answered %d %s, and %s was sent %s later", e.name(), e.status, told, next.name(), seconds(got)), []*exchange{e, next})
-		return
+	e, n := &v.in[i], &v.in[next]
+	got := waited(e, n)
+	switch {
+	case got >= want:
+		j.held()
+	case j.fail():
+		j.show(fmt.Sprintf("%s was answered %d "+told+", and %s was sent %s later", e.name(), e.status, seconds(want), n.name(), seconds(got)), []*exchange{e, n})
 	}
-	j.held()
 }
 
 func seconds(d time.Duration) string {
 	return fmt.Sprintf("%.3f s", d.Seconds())
 }
 
-// howLost says how an exchange lost its answer.
-func (e *exchange) howLost() string {
-	switch {
-	case e.abandoned:
-		return "the client gave up before it came"
-	case e.network != "":
-		return "network fault " + e.network + " " + e.faultID
-	}
-	return "no answer was sent"
-}
-
-// secondRecord says what a re-sent POST did: whether both sends were
-// carried out, as far as the trace tells.
-func secondRecord(first, again *exchange) string {
-	if first.network == sandbox.NetworkTruncate && again.status >= 200 && again.status < 300 {
-		return "and both were carried out: two records where the client meant one"
-	}
-	return "which may create a second record"
-}
-
-// judgeRetries judges the runs of sends of one request, each after the
-// previous one failed (CLI-7, CLI-8).
-func judgeRetries(in []exchange, j map[string]*judgement) {
-	type run struct {
-		last     *exchange
-		sends    int
-		lastWait time.Duration
-		reported bool
-	}
-	runs := map[uint64]*run{}
+// judgeLostPosts judges every POST whose answer was lost and the first
+// later send of the same request (CLI-11). A re-send after the client
+// checked, with a GET answered in full, and found no record, is held: the
+// first send was not carried out, and the check told the client so.
+func judgeLostPosts(v *view, j *judgement) {
+	in := v.in
 	for i := range in {
 		e := &in[i]
-		r := runs[e.same]
-		if r == nil || !r.last.failed() || !after(r.last, e) {
-			if r != nil && r.last.failed() && !r.reported {
-				j["CLI-7"].held()
-			}
-			runs[e.same] = &run{last: e, sends: 1, lastWait: -1}
+		if e.method != http.MethodPost || !e.lost() {
 			continue
 		}
-		prev := r.last
-		wait := waited(prev, e)
-		r.sends++
-		r.last = e
-		if prev.retryAfter < 0 {
-			switch {
-			case wait < MinRetryWait:
-				j["CLI-8"].broke(fmt.Sprintf("request %d retried %s %s after its failure, sooner than %s", e.request, prev.name(), seconds(wait), seconds(MinRetryWait)), []*exchange{prev, e})
-			case r.lastWait >= 0 && wait < r.lastWait/2:
-				j["CLI-8"].broke(fmt.Sprintf("request %d retried %s after %s, less than half the %s the retry before it waited", e.request, prev.name(), seconds(wait), seconds(r.lastWait)), []*exchange{prev, e})
-			default:
-				j["CLI-8"].held()
+		// A client that gave up knew of its loss before the sandbox saw
+		// the request end: any later send counts.
+		again := -1
+		for k := v.nextSame[i]; k >= 0; k = v.nextSame[k] {
+			if e.abandoned || v.knew(i, k) {
+				again = k
+				break
 			}
-			r.lastWait = wait
 		}
-		if r.sends > MaxSends && !r.reported {
-			r.reported = true
-			j["CLI-7"].broke(fmt.Sprintf("%s was sent %d times in a row, each after the previous send failed: more than %d", e.method+" "+e.path, r.sends, MaxSends), []*exchange{prev, e})
+		if again < 0 {
+			j.held()
+			continue
+		}
+		check := v.checkBetween(i, again)
+		if check >= 0 && !e.wroteRecord() {
+			j.held()
+			continue
+		}
+		if !j.fail() {
+			continue
+		}
+		a := &in[again]
+		evidence := []*exchange{e, a}
+		what := "the first was not carried out, but the client sent it again without checking"
+		switch {
+		case e.wroteRecord() && check >= 0:
+			evidence = append(evidence, &in[check])
+			what = fmt.Sprintf("after %s showed what the first had made", in[check].name())
+		case e.wroteRecord():
+			what = "and the first had been carried out"
+		}
+		if e.wroteRecord() && a.wroteRecord() {
+			what += ": two records where the client meant one"
+		}
+		j.show(fmt.Sprintf("%s lost its answer (%s) and was sent again as request %d, %s; journal entries %d and %d (GET /_sandbox/requests) show both", e.name(), e.howLost(), a.request, what, e.request, a.request), evidence)
+	}
+}
+
+// checkBetween returns the index of a GET of in[i]'s collection or of a
+// record in it, answered in full with a success, among the CheckWithin
+// requests after in[i], that the client sent once it knew in[i]'s answer
+// was lost and that ended before in[again] arrived; -1 for none.
+func (v *view) checkBetween(i, again int) int {
+	e := &v.in[i]
+	for k := i + 1; k < min(again, i+1+CheckWithin); k++ {
+		c := &v.in[k]
+		if c.method == http.MethodGet && c.received == receivedAll && c.status >= 200 && c.status < 300 &&
+			(c.path == e.path || strings.HasPrefix(c.path, e.path+"/")) &&
+			(e.abandoned || c.arrived >= e.ended) && c.ended <= v.in[again].arrived {
+			return k
 		}
 	}
-	for _, r := range runs {
-		if r.last.failed() && !r.reported {
-			j["CLI-7"].held()
+	return -1
+}
+
+// howLost says how an exchange lost its answer, as its journal entry does.
+func (e *exchange) howLost() string {
+	var b strings.Builder
+	switch {
+	case e.abandoned && e.fault != 0:
+		b.WriteString("the client gave up while fault " + faultID(e.fault) + " held it back")
+	case e.abandoned:
+		b.WriteString("the client gave up before it came")
+	case e.network != 0:
+		b.WriteString("network fault " + faultID(e.fault) + ", " + sandbox.NetworkFaults[e.network-1])
+		if e.after {
+			b.WriteString(" after the API answered")
+		}
+	case e.status == http.StatusGatewayTimeout:
+		b.WriteString("a 504: a gateway lost it")
+	default:
+		b.WriteString("no answer was sent")
+	}
+	fmt.Fprintf(&b, "; its journal entry says carriedOut %t", e.carriedOut)
+	if e.made != 0 {
+		fmt.Fprintf(&b, ", status %d", e.made)
+	}
+	b.WriteString(", received " + receivedWords[e.received])
+	return b.String()
+}
+
+var receivedWords = [...]string{receivedAll: "all", receivedNothing: "nothing", receivedHeaders: "headers", receivedPartial: "partial"}
+
+// run is a retry run: the sends of one request, each sent once the client
+// had the previous one's failed answer, from the first to where the
+// application evidently gave up or started a new call.
+type run struct {
+	first, last int
+	sends       int
+	// retries numbers the retries; envelope is the longest wait before
+	// one so far; waits counts those CLI-8 judges, and shown keeps the
+	// first of them, for the why.
+	retries  int
+	envelope time.Duration
+	waits    int
+	shown    [shownWaits]time.Duration
+	// slow is the retry at which the envelope fell short, 0 for none, and
+	// slowEnvelope and slowBar what it was and should have been then.
+	slow                  int
+	slowEnvelope, slowBar time.Duration
+}
+
+// judgeRetries judges every retry run (CLI-7, CLI-8), once it is over.
+func judgeRetries(v *view, sends, backOff *judgement) {
+	in := v.in
+	// current holds the index in runs of each request's current run, by
+	// its number in the view; -1 before its first send.
+	current := make([]int32, v.requests)
+	for k := range current {
+		current[k] = -1
+	}
+	runs := make([]run, 0, v.requests)
+	end := func(r *run) {
+		if !in[r.first].failed() {
+			return
+		}
+		e := &in[r.last]
+		switch {
+		case r.sends <= MaxSends:
+			sends.held()
+		case sends.fail():
+			sends.show(fmt.Sprintf("%s %s was sent %d times in a row, from request %d to request %d, each once the previous send had failed: more than %d", e.method, e.path, r.sends, in[r.first].request, e.request, MaxSends), []*exchange{&in[r.first], e})
+		}
+		switch {
+		case r.waits == 0:
+		case r.slow == 0:
+			backOff.held()
+		case backOff.fail():
+			backOff.show(fmt.Sprintf("%s %s was retried %d times from request %d, waiting %s: by retry %d the longest wait was %s, short of the %s a run that backs off has reached by then", e.method, e.path, r.retries, in[r.first].request, listWaits(r.shown[:min(r.waits, shownWaits)], r.waits), r.slow, seconds(r.slowEnvelope), seconds(r.slowBar)), []*exchange{&in[r.first], e})
 		}
 	}
+	for i := range in {
+		e := &in[i]
+		if k := current[v.sameID[i]]; k >= 0 {
+			r := &runs[k]
+			prev := &in[r.last]
+			switch {
+			case !v.knew(r.last, i):
+				// Sent alongside the run's last send: concurrency, not a
+				// retry.
+				continue
+			case !prev.failed():
+			case v.libraryRetry(r.last, i):
+				// The same send, as far as the application knows.
+				r.last = i
+				continue
+			case v.lastOther[i] >= 0 && in[v.lastOther[i]].arrived >= prev.ended:
+				// The application did something else in between: this is
+				// a new call.
+			case waited(prev, e) > max(NewCallAfter, GapTimesBackOff*max(r.envelope, prev.retryAfter)):
+				// A quiet gap far longer than the run's back-off.
+			default:
+				wait := waited(prev, e)
+				r.sends++
+				r.retries++
+				r.last = i
+				r.envelope = max(r.envelope, wait)
+				if prev.retryAfter < 0 {
+					// Waits that Retry-After asked for are CLI-6's.
+					if r.waits < shownWaits {
+						r.shown[r.waits] = wait
+					}
+					r.waits++
+					if bar := backOffBar(r.retries); r.slow == 0 && r.envelope < bar {
+						r.slow, r.slowEnvelope, r.slowBar = r.retries, r.envelope, bar
+					}
+				}
+				continue
+			}
+			end(r)
+			// The run is over: its slot takes the next.
+			runs[k] = run{first: i, last: i, sends: 1}
+			continue
+		}
+		current[v.sameID[i]] = int32(len(runs))
+		runs = append(runs, run{first: i, last: i, sends: 1})
+	}
+	for k := range runs {
+		end(&runs[k])
+	}
+}
+
+// shownWaits is how many of a run's waits the why of a break lists.
+const shownWaits = 8
+
+// listWaits lists the waits shown of a run that waited n times.
+func listWaits(shown []time.Duration, n int) string {
+	var b strings.Builder
+	for i, w := range shown {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%.3f", w.Seconds())
+	}
+	b.WriteString(" s")
+	if n > len(shown) {
+		fmt.Fprintf(&b, " and %d more", n-len(shown))
+	}
+	return b.String()
 }
 
 // judgeDeliveries judges the receiver's answers to the delivery attempts
 // (CLI-12, CLI-13, CLI-14).
-func judgeDeliveries(deliveries []sandbox.Delivery, j map[string]*judgement) {
+func judgeDeliveries(deliveries []sandbox.Delivery, j *judgements) {
 	for _, d := range deliveries {
 		ok := d.StatusCode >= 200 && d.StatusCode < 300
 		fault := ""
@@ -403,15 +759,19 @@ func judgeDeliveries(deliveries []sandbox.Delivery, j map[string]*judgement) {
 		}
 		switch {
 		case fault == sandbox.WebhookBadSignature:
-			judgeRefusal(j["CLI-12"], d, ok, "whose signature does not verify")
+			judgeRefusal(&j[cli12], d, ok, "whose signature does not verify")
 		case fault == sandbox.WebhookStaleTimestamp:
-			judgeRefusal(j["CLI-13"], d, ok, "whose timestamp is 10 minutes old")
+			judgeRefusal(&j[cli13], d, ok, "whose timestamp is 10 minutes old")
 		case ok:
-			j["CLI-14"].held()
+			j[cli14].held()
 		case d.StatusCode != 0:
-			j["CLI-14"].broke(fmt.Sprintf("delivery %s of %s %s was answered %d by the receiver", d.ID, d.EventType, d.EventID, d.StatusCode), nil, d.ID)
+			if j[cli14].fail() {
+				j[cli14].show(fmt.Sprintf("delivery %s of %s %s was answered %d by the receiver", d.ID, d.EventType, d.EventID, d.StatusCode), nil, d.ID)
+			}
 		case d.Error == "timeout":
-			j["CLI-14"].broke(fmt.Sprintf("delivery %s of %s %s had no answer within the attempt's 10 s", d.ID, d.EventType, d.EventID), nil, d.ID)
+			if j[cli14].fail() {
+				j[cli14].show(fmt.Sprintf("delivery %s of %s %s had no answer within the attempt's 10 s", d.ID, d.EventType, d.EventID), nil, d.ID)
+			}
 		}
 	}
 }
@@ -419,7 +779,9 @@ func judgeDeliveries(deliveries []sandbox.Delivery, j map[string]*judgement) {
 func judgeRefusal(j *judgement, d sandbox.Delivery, accepted bool, what string) {
 	switch {
 	case accepted:
-		j.broke(fmt.Sprintf("delivery %s of %s %s, %s, was accepted with %d", d.ID, d.EventType, d.EventID, what, d.StatusCode), nil, d.ID)
+		if j.fail() {
+			j.show(fmt.Sprintf("delivery %s of %s %s, %s, was accepted with %d", d.ID, d.EventType, d.EventID, what, d.StatusCode), nil, d.ID)
+		}
 	case d.StatusCode != 0:
 		j.held()
 	}

@@ -41,6 +41,7 @@ func startSandbox(t *testing.T, minuteLimit int) string {
 	}
 	srv := httptest.NewUnstartedServer(built.Handler)
 	srv.Config.MaxHeaderBytes = httpapi.MaxHeaderBytes
+	srv.Config.ConnContext = clientverdict.ConnContext
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()

@@ -9,13 +9,18 @@ package clientverdict
 import (
 	"bytes"
 	"cmp"
+	"context"
+	"fmt"
 	"mime"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/testcampaign/kit/sandbox"
 )
@@ -28,16 +33,25 @@ const (
 	// maxPath is how much of a path an exchange keeps to name its request
 	// in a verdict: enough to recognise a route and an id.
 	maxPath = 96
+	// maxMethod is how much of an unusual method an exchange keeps.
+	maxMethod = 16
 )
 
-// exchangeBytes is what one exchange costs the memory budget: the struct,
-// its slot in the ring, and a path as long as it may keep.
-const exchangeBytes = 160 + maxPath
+// exchangeBytes is what one slot of a trace's ring holds: an exchange.
+// The ring is charged for the slots it has room for, and each exchange for
+// any text it owns beside it, a path or method of its own once the trace
+// shares no more; every other text an exchange names is a constant, or
+// shared and charged when first kept.
+const exchangeBytes = int64(unsafe.Sizeof(exchange{}))
 
-// chargeEvery is how many exchanges a trace is charged for at a time, so
-// that a request takes the budget's lock for it once in a while, not every
-// time.
+// chargeEvery is the fewest slots a trace's ring grows by, so that a
+// request takes the budget's lock for it once in a while, not every time.
 const chargeEvery = 64
+
+// sharedTextBytes is what a text shared by a trace costs beside its bytes:
+// its string header twice, as the map's key and value, and the map's
+// bookkeeping of the entry.
+const sharedTextBytes = 48
 
 // Observation is one /v1 request as the HTTP layer saw it, once it is over.
 type Observation struct {
@@ -57,13 +71,30 @@ type Observation struct {
 	// ContentLength is the request's, -1 when unknown: a body the sandbox
 	// refused before reading it was still sent.
 	ContentLength int64
+	// Conn names the connection the request came on, its client's address
+	// and port; empty where one connection carries requests side by side
+	// (HTTP/2), so that it tells nothing of their order.
+	Conn string
+	// ConnOpened is when that connection was opened, and ConnRequest the
+	// request's number among those of an account the connection carried,
+	// from 1; the zero time and 0 when the server did not note them (see
+	// ConnContext and NoteRequest).
+	ConnOpened  time.Time
+	ConnRequest uint64
 	// At and Answered are the request's arrival and the end of its answer
 	// on the account's clock; Arrived and Ended on the process's clock,
 	// which runs when the account's is frozen.
 	At, Answered   time.Time
 	Arrived, Ended time.Time
-	// Status is the answer's status, 0 when none was sent.
-	Status int
+	// Status is the status of the answer the sandbox made, 0 when none was
+	// made; Received says how much of it the client was sent, as the
+	// journal's entry does ("all", "headers", "partial" or "nothing"), ""
+	// for all of it.
+	Status   int
+	Received string
+	// CarriedOut is true when the API itself handled the request, as the
+	// journal's entry says.
+	CarriedOut bool
 	// Abandoned is true when the client went away before its answer.
 	Abandoned bool
 	// Fault is the planned fault that hit the request, nil if none did.
@@ -72,39 +103,126 @@ type Observation struct {
 	Header http.Header
 }
 
+// What the client was sent of an answer, as an exchange keeps it.
+const (
+	receivedAll uint8 = iota
+	receivedNothing
+	receivedHeaders
+	receivedPartial
+)
+
+// receivedCodes reads the journal's words for what was received (those of
+// package accounts, which keeps the trace and so cannot be imported here).
+var receivedCodes = map[string]uint8{"": receivedAll, "all": receivedAll, "nothing": receivedNothing, "headers": receivedHeaders, "partial": receivedPartial}
+
+// What is wrong with a request's Authorization header.
+const (
+	authRight uint8 = iota
+	authScheme
+	authSpaces
+)
+
+// What is wrong with a request's Content-Type.
+const (
+	mediaRight uint8 = iota
+	mediaMissing
+	mediaOther
+)
+
+// Where in a request its own key appears.
+const (
+	keyNowhere uint8 = iota
+	keyInPath
+	keyInQuery
+	keyInBody
+)
+
+var keyPlaces = [...]string{keyInPath: "path", keyInQuery: "query", keyInBody: "body"}
+
 // exchange is what a trace keeps of an observation: what the rules are
-// judged on, and enough to name the request in a verdict.
+// judged on, and enough to name the request in a verdict. It holds no text
+// of its own but its path and method, and those only once the trace shares
+// no more: the rest is numbers, so that what a trace holds is what it is
+// charged.
 type exchange struct {
 	request uint64
-	method  string
-	path    string
 	// same identifies the request's method, path, query and body; route
-	// its method and path.
-	same, route    uint64
-	at, answered   int64 // account's clock, Unix nanoseconds
-	arrived, ended int64 // process's clock, Unix nanoseconds
-	status         int
-	faultID        string
-	network        string
+	// its method and path; conn its connection, 0 when unknown.
+	same, route, conn uint64
+	at, answered      int64 // account's clock, Unix nanoseconds
+	arrived, ended    int64 // process's clock, Unix nanoseconds
+	// opened is when the request's connection was opened, on the
+	// process's clock, 0 when unknown; connFirst is true when the request
+	// was the first of an account the connection carried.
+	opened int64
 	// retryAfter is the wait the answer's Retry-After asked for, -1 when it
 	// had none; resetWait the wait until X-RateLimit-Reset of an answer
 	// with X-RateLimit-Remaining 0 of the key's windows, -1 otherwise.
 	retryAfter, resetWait time.Duration
-	abandoned             bool
-	// authProblem, mediaProblem and keyIn say what is wrong with the
-	// request itself, empty when nothing is.
-	authProblem, mediaProblem, keyIn string
-	hasBody                          bool
+	method, path          string
+	// status is the status the client was given, 0 when it was given none;
+	// made the status the API made when it carried the request out, 0
+	// when it did not or a fault of PhaseAfter answered in its place.
+	status, made int16
+	// fault is the number of the planned fault that hit the request, 0 for
+	// none: flt_000007 is 7.
+	fault              uint32
+	network            uint8 // 1 + its index in sandbox.NetworkFaults, 0 for none
+	received           uint8
+	auth, media, keyIn uint8
+	// after: the fault was of PhaseAfter.
+	abandoned, hasBody, after, carriedOut, connFirst bool
+	// owned is how many bytes of text the exchange holds of its own.
+	owned uint8
 }
 
-// lost reports whether the client never had the whole answer.
+// networkIs reports whether the fault that hit the exchange was the network
+// failure given.
+func (e *exchange) networkIs(name string) bool {
+	return e.network > 0 && sandbox.NetworkFaults[e.network-1] == name
+}
+
+// lost reports whether the client never had the whole answer, as JSON: its
+// connection ended before it, it came cut short or not JSON, or the client
+// gave up waiting; or a gateway's 504 said that it was lost on the way.
 func (e *exchange) lost() bool {
-	return e.status == 0 || e.network == sandbox.NetworkTruncate || e.network == sandbox.NetworkMalformed
+	return e.status == 0 || e.received != receivedAll || e.networkIs(sandbox.NetworkMalformed) || e.status == http.StatusGatewayTimeout
 }
 
 // failed reports whether the exchange is one a client may retry.
 func (e *exchange) failed() bool {
 	return e.lost() || e.status == http.StatusRequestTimeout || e.status == http.StatusTooManyRequests || e.status >= 500
+}
+
+// connEnded reports whether the exchange's connection ended with it, so
+// that the client's next request needed another one.
+func (e *exchange) connEnded() bool {
+	return e.abandoned || e.networkIs(sandbox.NetworkReset) || e.networkIs(sandbox.NetworkClose) || e.networkIs(sandbox.NetworkTruncate)
+}
+
+// droppedBeforeAnswer reports whether the connection closed before any byte
+// of an answer, the client still waiting: what an HTTP library may take for
+// a kept-alive connection the server closed, and send again by itself.
+func (e *exchange) droppedBeforeAnswer() bool {
+	return !e.abandoned && e.received == receivedNothing && (e.networkIs(sandbox.NetworkReset) || e.networkIs(sandbox.NetworkClose))
+}
+
+// idempotent reports whether the request's method is idempotent (RFC 9110
+// §9.2.2): one an HTTP library may send again by itself.
+func (e *exchange) idempotent() bool {
+	switch e.method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// wroteRecord reports whether the API carried the request out and made a
+// success of it: for a POST, a record made. A fault that answered in the
+// API's place once it had carried the request out hid its status, and the
+// write is taken as made.
+func (e *exchange) wroteRecord() bool {
+	return e.carriedOut && (e.made == 0 || e.made >= 200 && e.made < 300)
 }
 
 // Trace keeps an account's most recent exchanges for the verdict. It is safe
@@ -116,32 +234,40 @@ type Trace struct {
 	ring []exchange
 	next int
 	// seen counts every exchange observed, kept or not.
-	seen    uint64
-	charged int
-	charge  func(n int64)
-	// paths are the distinct paths kept, each once, so that a thousand
-	// requests to one route hold one copy of it.
-	paths map[string]string
+	seen uint64
+	// slots is how many slots of the ring the trace has been charged for;
+	// owned is the text the exchanges kept own, and ownedCharged the most
+	// of it the trace has been charged for.
+	slots               int
+	owned, ownedCharged int64
+	charge              func(n int64)
+	// shared are the distinct paths and unusual methods kept, each once, so
+	// that a thousand requests to one route hold one copy of it.
+	shared map[string]string
 }
 
-// maxPaths bounds how many distinct paths a trace shares; past it each
+// maxShared bounds how many distinct texts a trace shares; past it each
 // exchange keeps its own copy.
-const maxPaths = 1024
+const maxShared = 1024
 
-// keep returns a copy of path the trace may hold: the request's own may be
-// part of its whole request line. t.mu is held.
-func (t *Trace) keep(path string) string {
-	if kept, ok := t.paths[path]; ok {
-		return kept
+// keep returns a copy of text the trace may hold, and the bytes it costs:
+// charged, for a text the trace shares from now on, or owned, for one the
+// exchange keeps for itself. The request's own text may be part of its
+// whole request line, which the trace must not hold. t.mu is held.
+func (t *Trace) keep(text string) (kept string, charged, owned int64) {
+	if kept, ok := t.shared[text]; ok {
+		return kept, 0, 0
 	}
-	kept := strings.Clone(path)
-	if t.paths == nil {
-		t.paths = map[string]string{}
+	kept = strings.Clone(text)
+	if t.shared == nil {
+		t.shared = map[string]string{}
 	}
-	if len(t.paths) < maxPaths {
-		t.paths[kept] = kept
+	if len(t.shared) < maxShared {
+		t.shared[kept] = kept
+		return kept, int64(len(kept)) + sharedTextBytes, 0
 	}
-	return kept
+	// An allocation is rounded up; to 16 bytes is near enough for these.
+	return kept, 0, int64(len(kept)+15) &^ 15
 }
 
 // NewTrace returns a trace that asks charge for the memory it takes, in
@@ -154,36 +280,57 @@ func NewTrace(charge func(n int64)) *Trace {
 func (t *Trace) Observe(o Observation) {
 	e := summarise(o)
 	t.mu.Lock()
-	e.path = t.keep(e.path)
+	var more, owned int64
+	e.path, more, owned = t.keep(e.path)
+	if !isConstant(e.method) {
+		method, charged, ownedMethod := t.keep(e.method)
+		e.method, more, owned = method, more+charged, owned+ownedMethod
+	}
+	e.owned = uint8(owned)
 	t.seen++
-	more := 0
 	if len(t.ring) < MaxExchanges {
+		if len(t.ring) == cap(t.ring) {
+			// Doubled, as append would, but never past MaxExchanges.
+			grown := make([]exchange, len(t.ring), min(max(2*len(t.ring), chargeEvery), MaxExchanges))
+			copy(grown, t.ring)
+			t.ring = grown
+		}
 		t.ring = append(t.ring, e)
-		if len(t.ring) > t.charged {
-			more = min(chargeEvery, MaxExchanges-t.charged)
-			t.charged += more
+		if room := cap(t.ring); room > t.slots {
+			more += int64(room-t.slots) * exchangeBytes
+			t.slots = room
 		}
 	} else {
+		t.owned -= int64(t.ring[t.next].owned)
 		t.ring[t.next] = e
 		t.next = (t.next + 1) % MaxExchanges
 	}
+	t.owned += owned
+	if t.owned > t.ownedCharged {
+		more += t.owned - t.ownedCharged
+		t.ownedCharged = t.owned
+	}
 	t.mu.Unlock()
 	if more > 0 && t.charge != nil {
-		t.charge(int64(more * exchangeBytes))
+		t.charge(more)
 	}
 }
 
-// snapshot returns the exchanges kept, in the order their requests arrived,
-// and how many the trace has forgotten.
-func (t *Trace) snapshot() ([]exchange, uint64) {
+// snapshot appends the exchanges kept to buf, in the order their requests
+// arrived, and returns them with how many the trace has forgotten.
+func (t *Trace) snapshot(buf []exchange) ([]exchange, uint64) {
 	t.mu.Lock()
-	kept := make([]exchange, 0, len(t.ring))
-	kept = append(kept, t.ring[t.next:]...)
+	kept := append(buf[:0], t.ring[t.next:]...)
 	kept = append(kept, t.ring[:t.next]...)
 	forgotten := t.seen - uint64(len(t.ring))
 	t.mu.Unlock()
-	// They ended in another order than they arrived when they overlapped.
-	slices.SortFunc(kept, func(a, b exchange) int { return cmp.Compare(a.request, b.request) })
+	// They ended in another order than they arrived when they overlapped;
+	// most traces are in order already, and a check costs less than a
+	// sort's moves of exchanges.
+	byRequest := func(a, b exchange) int { return cmp.Compare(a.request, b.request) }
+	if !slices.IsSortedFunc(kept, byRequest) {
+		slices.SortFunc(kept, byRequest)
+	}
 	return kept, forgotten
 }
 
@@ -196,14 +343,35 @@ func summarise(o Observation) exchange {
 		route:   fingerprint(o.Method, o.Path),
 		at:      o.At.UnixNano(), answered: o.Answered.UnixNano(),
 		arrived: o.Arrived.UnixNano(), ended: o.Ended.UnixNano(),
-		status:     o.Status,
+		received:   receivedCodes[o.Received],
 		abandoned:  o.Abandoned,
 		retryAfter: -1, resetWait: -1,
 		hasBody: o.BodyBytes > 0 || o.ContentLength > 0,
 	}
+	if o.Conn != "" {
+		e.conn = fingerprint(o.Conn)
+		if o.ConnRequest > 0 {
+			e.opened = o.ConnOpened.UnixNano()
+			e.connFirst = o.ConnRequest == 1
+		}
+	}
+	e.carriedOut = o.CarriedOut
+	if o.CarriedOut && (o.Fault == nil || o.Fault.Status == 0) {
+		e.made = int16(o.Status)
+	}
+	// The client was given a status when it was sent at least the
+	// headers, and did not give up first.
+	if !o.Abandoned && e.received != receivedNothing {
+		e.status = int16(o.Status)
+	}
 	e.path, _ = cut(sandbox.RedactKeys(o.Path), maxPath)
 	if o.Fault != nil {
-		e.faultID, e.network = o.Fault.ID, o.Fault.Network
+		n, err := strconv.ParseUint(strings.TrimPrefix(o.Fault.ID, faultIDPrefix), 10, 32)
+		if err == nil {
+			e.fault = uint32(n)
+		}
+		e.network = uint8(slices.Index(sandbox.NetworkFaults, o.Fault.Network) + 1)
+		e.after = o.Fault.Phase == sandbox.PhaseAfter
 	}
 	if e.status != 0 && o.Header != nil {
 		e.retryAfter = retryAfter(o.Header.Get("Retry-After"), o.Answered)
@@ -213,24 +381,41 @@ func summarise(o Observation) exchange {
 			}
 		}
 	}
-	e.authProblem = authProblem(o.Authorization)
+	e.auth = authProblem(o.Authorization)
 	if e.hasBody {
-		e.mediaProblem = mediaProblem(o.ContentType)
+		e.media = mediaProblem(o.ContentType)
 	}
-	e.keyIn = keyIn(o.Path, o.Query, o.Body)
+	key, _ := strings.CutPrefix(o.Authorization, "Bearer ")
+	e.keyIn = keyIn(strings.TrimSpace(key), o.Path, o.Query, o.Body)
 	return e
 }
+
+// faultIDPrefix starts every planned fault's ID: flt_000007.
+const faultIDPrefix = "flt_"
+
+// faultID is the ID of the planned fault numbered n.
+func faultID(n uint32) string {
+	return fmt.Sprintf("%s%06d", faultIDPrefix, n)
+}
+
+var usualMethods = []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete, http.MethodHead, http.MethodOptions, http.MethodTrace}
 
 // methodName returns the method as a constant string where it is a usual
 // one, so that an exchange does not hold on to the request line.
 func methodName(m string) string {
-	for _, known := range []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodPut, http.MethodDelete, http.MethodHead, http.MethodOptions} {
+	for _, known := range usualMethods {
 		if m == known {
 			return known
 		}
 	}
-	short, _ := cut(m, 16)
-	return strings.Clone(short)
+	short, _ := cut(m, maxMethod)
+	return short
+}
+
+// isConstant reports whether a method name is one of the usual ones, which
+// methodName gives as a constant.
+func isConstant(m string) bool {
+	return slices.Contains(usualMethods, m)
 }
 
 // FNV-1a's constants.
@@ -283,52 +468,54 @@ func retryAfter(v string, answered time.Time) time.Duration {
 }
 
 // authProblem says what is wrong with an Authorization header that the
-// sandbox accepted, or returns "".
-func authProblem(v string) string {
+// sandbox accepted.
+func authProblem(v string) uint8 {
 	key, ok := strings.CutPrefix(v, "Bearer ")
 	switch {
 	case !ok:
-		scheme, _, _ := strings.Cut(v, " ")
-		scheme, _ = cut(scheme, 16)
-		return "its scheme is written " + strconv.Quote(scheme) + ", not \"Bearer\""
+		return authScheme
 	case key != strings.TrimSpace(key) || strings.Contains(key, " "):
-		return "it has more than one space around the key"
+		return authSpaces
 	}
-	return ""
+	return authRight
 }
 
 // mediaProblem says what is wrong with the Content-Type of a request with a
-// body, or returns "".
-func mediaProblem(v string) string {
+// body.
+func mediaProblem(v string) uint8 {
 	if v == "" {
-		return "it has a body and no Content-Type"
+		return mediaMissing
 	}
 	if v == "application/json" || strings.HasPrefix(v, "application/json;") {
-		return ""
+		return mediaRight
 	}
-	media, _, err := mime.ParseMediaType(v)
-	if err != nil || media != "application/json" {
-		shown, _ := cut(v, 48)
-		return "it has a body sent as " + strconv.Quote(shown) + ", not application/json"
+	if media, _, err := mime.ParseMediaType(v); err != nil || media != "application/json" {
+		return mediaOther
 	}
-	return ""
+	return mediaRight
 }
 
-// keyIn names where in the request an API key appears, or returns "".
-func keyIn(path, query string, body []byte) string {
-	for _, part := range []struct{ name, text string }{{"path", path}, {"query", query}} {
-		if sandbox.RedactKeys(part.text) != part.text {
-			return part.name
-		}
+// keyIn says where in the request the key it authenticates with appears,
+// in any spelling: a text that only looks like a key, such as a campaign
+// named svc_test_example, is no key of the client's.
+func keyIn(key, path, query string, body []byte) uint8 {
+	if key == "" {
+		return keyNowhere
+	}
+	switch {
+	case sandbox.HasKey(path, key):
+		return keyInPath
+	case sandbox.HasKey(query, key):
+		return keyInQuery
 	}
 	// Only a body that might hold a key, in some spelling, is made a
 	// string to look: most hold none.
 	if bytes.Contains(body, []byte("svc_")) || bytes.ContainsAny(body, `%\`) {
-		if text := string(body); sandbox.RedactKeys(text) != text {
-			return "body"
+		if sandbox.HasKey(string(body), key) {
+			return keyInBody
 		}
 	}
-	return ""
+	return keyNowhere
 }
 
 // cut returns at most n bytes of s, at a rune boundary, and whether it cut.
@@ -340,4 +527,36 @@ func cut(s string, n int) (string, bool) {
 		n--
 	}
 	return s[:n], true
+}
+
+// connKey is the context key under which ConnContext puts what the
+// verdict learns of a connection.
+type connKey struct{}
+
+// connNote is what the verdict learns of a connection: when it was opened,
+// and how many requests of an account it has carried.
+type connNote struct {
+	opened   time.Time
+	requests atomic.Uint64
+}
+
+// ConnContext is an http.Server's ConnContext hook that notes when each
+// connection was opened, so that the verdict can tell a request a client
+// sent once it had an answer, on a connection it opened for it then, from
+// one a worker sent alongside, on a connection it had opened already. A
+// server without it is judged on arrival times alone.
+func ConnContext(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, &connNote{opened: time.Now()})
+}
+
+// NoteRequest counts a request of an account on the connection of the
+// context given, and returns when that connection was opened and how many
+// such requests it has carried, this one included: the zero time and 0
+// when the server notes no connections (see ConnContext).
+func NoteRequest(ctx context.Context) (opened time.Time, requests uint64) {
+	note, ok := ctx.Value(connKey{}).(*connNote)
+	if !ok {
+		return time.Time{}, 0
+	}
+	return note.opened, note.requests.Add(1)
 }

@@ -112,6 +112,11 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 // the answer, whole, truncated or trickled. A client that gives up during
 // the wait has had nothing of an answer to a request that was carried out.
 func (s *Server) faultAfter(next http.Handler, w http.ResponseWriter, r *http.Request, fault sandbox.Fault, delay, trickle time.Duration) {
+	if delay > 0 {
+		// As before a delay of PhaseBefore: a handler that stops reading
+		// at the end of its JSON leaves net/http unaware of a client gone.
+		bufferBody(r)
+	}
 	answer := s.answerOf(next, w, r)
 	entry := journalOf(r)
 	if delay > 0 && !s.wait(r.Context(), delay) {

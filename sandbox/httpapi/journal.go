@@ -46,6 +46,11 @@ type journalEntry struct {
 	at     time.Time
 	fault  *sandbox.Fault
 	header http.Header
+	// connOpened and connRequest are when the request's connection opened
+	// and the request's number on it, as clientverdict.NoteRequest gives
+	// them.
+	connOpened  time.Time
+	connRequest uint64
 }
 
 // journalOf returns the entry of a request the journal keeps, or nil.
@@ -59,7 +64,13 @@ func journalOf(r *http.Request) *journalEntry {
 func (s *Server) journal(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		a := accountOf(r)
-		if a == nil || strings.HasPrefix(r.URL.Path, controlPrefix) {
+		if a == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		// Controls count too: a connection that carried one was in use.
+		opened, onConn := clientverdict.NoteRequest(r.Context())
+		if strings.HasPrefix(r.URL.Path, controlPrefix) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -68,7 +79,7 @@ func (s *Server) journal(next http.Handler) http.Handler {
 		entry := &state.journalEntry
 		*entry = journalEntry{
 			log: &a.Requests, body: &state.journalBody, started: state.started, received: accounts.ReceivedNothing,
-			trace: a.Trace, clock: a.Clock, at: state.now, header: w.Header(),
+			trace: a.Trace, clock: a.Clock, at: state.now, header: w.Header(), connOpened: opened, connRequest: onConn,
 		}
 		entry.seq = a.Requests.Add(accounts.LoggedRequest{
 			Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Headers: r.Header,
@@ -130,28 +141,30 @@ func (entry *journalEntry) complete(r *http.Request) {
 			logged.APIStatus = &apiStatus
 		}
 	})
-	// The trace judges what the client saw: an abandoned request had no
-	// answer, whatever the journal says the sandbox produced.
-	seen := status
-	if abandoned {
-		seen = 0
-	}
-	entry.observe(r, seen, abandoned)
+	entry.observe(r, status, received, carriedOut, abandoned)
 }
 
 // observe tells the account's trace of the exchange, at the moment the
 // journal completes it, so that a client that sees its answer, or its
 // connection end, finds the exchange judged by the next verdict.
-func (entry *journalEntry) observe(r *http.Request, status int, abandoned bool) {
+func (entry *journalEntry) observe(r *http.Request, status int, received string, carriedOut, abandoned bool) {
 	if entry.trace == nil {
 		return
+	}
+	// One HTTP/2 connection carries requests side by side: it tells
+	// nothing of their order.
+	conn := r.RemoteAddr
+	if r.ProtoMajor > 1 {
+		conn = ""
 	}
 	entry.trace.Observe(clientverdict.Observation{
 		Request: entry.seq, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
 		Authorization: headerValue(r.Header, "Authorization"), ContentType: headerValue(r.Header, "Content-Type"),
 		Body: entry.body.kept, BodyBytes: entry.body.read, ContentLength: r.ContentLength,
 		At: entry.at, Answered: entry.clock.Now(), Arrived: entry.started, Ended: time.Now(),
-		Status: status, Abandoned: abandoned, Fault: entry.fault, Header: entry.header,
+		Status: status, Received: received, CarriedOut: carriedOut, Abandoned: abandoned,
+		Conn: conn, ConnOpened: entry.connOpened, ConnRequest: entry.connRequest,
+		Fault: entry.fault, Header: entry.header,
 	})
 }
 

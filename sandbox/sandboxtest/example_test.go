@@ -163,6 +163,52 @@ func ExampleControls_Verdict() {
 	// CLI-6 broken by requests 1 and 2
 }
 
+// A suite judges each test on its own part of its file's key: the verdict
+// asked before the test gives the request it starts after.
+func ExampleControls_Verdict_window() {
+	srv, err := sandboxtest.Start(sandboxtest.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// One key per test file, so that files run in parallel judge apart.
+	const key = "svc_test_checkout_test_go"
+	ctx, ctl := context.Background(), sandboxtest.NewControls(srv.URL, key)
+	get := func(path string) {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+		if err != nil {
+			log.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+key)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	get("/v1/campaigns/cmp_999999") // an earlier test's 404
+	get("/v1/campaigns/cmp_999999") // sent again at once: CLI-9
+	// Before the next test: where the key's history stands.
+	before, err := ctl.Verdict(ctx, sandboxtest.Window{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	get("/v1/testers") // the test's own calls
+	// After it (in a test, ctl.RequireClientRulesHeld(t, window)):
+	verdict, err := ctl.Verdict(ctx, sandboxtest.Window{After: before.LastRequest})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("the file so far held:", before.Held)
+	fmt.Println("the test held:", verdict.Held, "judging", verdict.Requests, "request")
+	if err := srv.Close(); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// the file so far held: false
+	// the test held: true judging 1 request
+}
+
 // A receiver under a frozen clock checks each delivery's Webhook-Timestamp
 // against the account's time, X-Sandbox-Now, not its own, which is far
 // past 2026-01-01. Once Await returns, the delivery records already list

@@ -34,6 +34,7 @@ import (
 	"github.com/testcampaign/kit/sandbox"
 	"github.com/testcampaign/kit/sandbox/accounts"
 	"github.com/testcampaign/kit/sandbox/app"
+	"github.com/testcampaign/kit/sandbox/clientverdict"
 	"github.com/testcampaign/kit/sandbox/httpapi"
 	"github.com/testcampaign/kit/sandbox/ratelimit"
 )
@@ -182,6 +183,9 @@ func NewServer(tb testing.TB, opts Options) *httptest.Server {
 func newServer(h http.Handler) *httptest.Server {
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.MaxHeaderBytes = httpapi.MaxHeaderBytes
+	// The verdict tells a request sent alongside another from one sent
+	// after it by when its connection opened.
+	srv.Config.ConnContext = clientverdict.ConnContext
 	srv.Start()
 	return srv
 }

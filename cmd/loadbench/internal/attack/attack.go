@@ -55,6 +55,9 @@ type Sizes struct {
 	faultKeys int
 	// webhooks sizes the attack on webhook delivery.
 	webhooks webhookAttack
+	// verdictPhase is how long the keys of the verdicts attack ask, at
+	// their control budget, for each control.
+	verdictPhase time.Duration
 }
 
 // FullSizes are the sizes the bars were set for.
@@ -64,7 +67,8 @@ var FullSizes = Sizes{
 	bigNumbers: 20, digits: 10_000, zeros: 1_000_000,
 	floodKeys: 100_000, floodWorkers: 64, tenantAccounts: 20, checkEvery: 2 * time.Second,
 	delayedBodies: 2000, trickle: 20 * time.Second, stalled: 100, sweepAddrs: 1 << 16, faultKeys: 300,
-	webhooks: webhookAttack{keys: 8, hooks: 16, phase: 20 * time.Second, drain: 15 * time.Second, every: 100 * time.Millisecond},
+	webhooks:     webhookAttack{keys: 8, hooks: 16, phase: 20 * time.Second, drain: 15 * time.Second, every: 100 * time.Millisecond},
+	verdictPhase: 20 * time.Second,
 }
 
 // Flags are the flags that change the sizes, from FullSizes.
@@ -77,12 +81,13 @@ func Flags(fset *flag.FlagSet) *Sizes {
 	fset.IntVar(&a.delayedBodies, "delayed-bodies", a.delayedBodies, "delaybodies: delayed 1 MiB POSTs from one key")
 	fset.IntVar(&a.bodiesAtOnce, "bodies-at-once", a.bodiesAtOnce, "bodies, delaybodies: how many bodies are sent at a time")
 	fset.DurationVar(&a.trickle, "trickle", a.trickle, "trickle: how long the trickled answer takes")
+	fset.DurationVar(&a.verdictPhase, "verdict-phase", a.verdictPhase, "verdicts: how long the keys ask for each control")
 	a.webhooks.flags(fset)
 	return &a
 }
 
 // Names are the attacks, in the order of all.
-var Names = []string{"conns", "bodies", "bignumber", "keyflood", "keypath", "delays", "settle", "faultmemory", "delaybodies", "trickle", "stalled", "sweep", "webhooks"}
+var Names = []string{"conns", "bodies", "bignumber", "keyflood", "keypath", "delays", "settle", "faultmemory", "delaybodies", "trickle", "stalled", "sweep", "webhooks", "verdicts"}
 
 // attackRuns run one attack each against the sandbox binary bin and report
 // whether its bar held.
@@ -100,6 +105,7 @@ var attackRuns = map[string]func(bin string, a Sizes, out io.Writer) (held bool,
 	"stalled":     attackStalled,
 	"sweep":       attackSweep,
 	"webhooks":    attackWebhooks,
+	"verdicts":    attackVerdicts,
 }
 
 // Run runs the attacks named, comma-separated, or all of them, and fails if
