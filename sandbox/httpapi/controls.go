@@ -43,29 +43,11 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 		return nil, err
 	}
 	a := accountOf(r)
-	outbox := a.Outbox
-	if outbox == nil {
+	if a.Outbox == nil {
 		return sandbox.NewPage[sandbox.Delivery](nil, false, 0), nil
 	}
-	if outbox.Sending() {
-		// A receiver that has answered an attempt reads it next: the
-		// attempts already sent are recorded first, within a bound, and
-		// waited for as a delayed request waits.
-		if unpark, parked := s.park(r, a); parked {
-			ctx, cancel := context.WithTimeout(r.Context(), DeliveryReadWait)
-			go func() {
-				select {
-				case <-s.stopping:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			outbox.AwaitSent(ctx)
-			cancel()
-			unpark()
-		}
-	}
-	return outbox.Deliveries(page), nil
+	s.awaitSent(r, a)
+	return a.Outbox.Deliveries(page), nil
 }
 
 // DeliveryReadWait bounds how long a read of the delivery records waits for
@@ -73,6 +55,33 @@ func (s *Server) listDeliveries(r *http.Request) (any, error) {
 // attempt is recorded within milliseconds, and one whose receiver hangs
 // delays the read no longer than this.
 const DeliveryReadWait = 2 * time.Second
+
+// awaitSent waits, at most DeliveryReadWait, until the attempts of a's
+// outbox already sent to a receiver are recorded, so that a receiver that
+// has answered an attempt finds it in whatever reads the records next: the
+// list of deliveries and the verdict. With none sent it returns at once;
+// the wait is a delayed request's, and past the parked bounds there is
+// none.
+func (s *Server) awaitSent(r *http.Request, a *accounts.Account) {
+	if !a.Outbox.Sending() {
+		return
+	}
+	unpark, parked := s.park(r, a)
+	if !parked {
+		return
+	}
+	defer unpark()
+	ctx, cancel := context.WithTimeout(r.Context(), DeliveryReadWait)
+	defer cancel()
+	go func() {
+		select {
+		case <-s.stopping:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	a.Outbox.AwaitSent(ctx)
+}
 
 // settleDeliveries answers once no delivery of the account is in flight,
 // queued or due, or once the timeout asked for has passed, or shutdown has

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -72,4 +73,45 @@ func TestAReadDoesNotWaitForAHangingReceiver(t *testing.T) {
 	if len(page.Items) != 0 {
 		t.Errorf("records %+v of an attempt still waiting for its answer, want none", page.Items)
 	}
+}
+
+// A receiver that has answered an attempt finds it judged by GET
+// /_sandbox/verdict asked at once, with no settle: the verdict waits for
+// the attempts already sent to be recorded, as a read of the records does.
+// Each run is a key of its own, so that only the attempt just answered can
+// exercise CLI-14.
+func TestAReceiverFindsTheAttemptItAnsweredJudgedAtOnce(t *testing.T) {
+	answered := make(chan struct{})
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+		// On the wire before the test hears of it.
+		_ = http.NewResponseController(w).Flush()
+		answered <- struct{}{}
+	}))
+	t.Cleanup(receiver.Close)
+	l := newLive(t)
+	judged := 0
+	for run := range readRuns {
+		l.key = fmt.Sprintf("svc_test_verdict%016x", run)
+		l.data("POST", "/v1/webhooks", `{"url":"`+receiver.URL+`","events":["campaign.created"]}`, nil)
+		l.data("POST", "/v1/campaigns", newCampaign, nil)
+		<-answered
+		var verdict struct {
+			Deliveries int
+			Rules      []struct{ ID, Outcome string }
+		}
+		l.data("GET", "/_sandbox/verdict", "", &verdict)
+		outcome := ""
+		for _, r := range verdict.Rules {
+			if r.ID == "CLI-14" {
+				outcome = r.Outcome
+			}
+		}
+		if verdict.Deliveries == 1 && outcome == "held" {
+			judged++
+		} else {
+			t.Errorf("run %d: the verdict judged %d deliveries and CLI-14 %q, want the answered attempt and held", run+1, verdict.Deliveries, outcome)
+		}
+	}
+	t.Logf("%d of %d answered attempts judged at once", judged, readRuns)
 }
