@@ -50,8 +50,8 @@ func TestAReceiverReadsTheAttemptItAnsweredAtOnce(t *testing.T) {
 	t.Logf("%d of %d answered attempts read at once", found, readRuns)
 }
 
-// A read waits for an attempt sent to a receiver that hangs no longer than
-// its bound, and answers without it.
+// A read, and a verdict, wait for an attempt sent to a receiver that hangs
+// no longer than their bound, and answer without it.
 func TestAReadDoesNotWaitForAHangingReceiver(t *testing.T) {
 	release := make(chan struct{})
 	reached := make(chan struct{}, 1)
@@ -72,6 +72,11 @@ func TestAReadDoesNotWaitForAHangingReceiver(t *testing.T) {
 	l.data("GET", "/_sandbox/deliveries", "", &page)
 	if len(page.Items) != 0 {
 		t.Errorf("records %+v of an attempt still waiting for its answer, want none", page.Items)
+	}
+	var verdict struct{ Deliveries int }
+	l.data("GET", "/_sandbox/verdict", "", &verdict)
+	if verdict.Deliveries != 0 {
+		t.Errorf("the verdict judged %d attempts still waiting for their answer, want none", verdict.Deliveries)
 	}
 }
 
