@@ -41,6 +41,10 @@ type Outbox struct {
 	// finishing counts the attempts that have ended and are not yet
 	// recorded, which settling waits for as it does for those in flight.
 	finishing int
+	// firing counts the retries whose time has come, out of retries and not
+	// yet queued while their other timer is stopped: settling counts them
+	// as queued, so that it never answers between the two.
+	firing int
 	// sent holds the attempts whose request has been written to the
 	// receiver and that are not yet recorded, each with a channel closed
 	// once it is: a read of the records waits for them (AwaitSent).
@@ -255,7 +259,7 @@ func (o *Outbox) Send(e sandbox.Event, hooks []sandbox.Webhook, faults []*sandbo
 // pending counts the jobs waiting to be tried: queued, scheduled, held
 // back, or behind another. The caller holds d.mu.
 func (o *Outbox) pending() int {
-	return len(o.queue) + len(o.retries) + o.heldJobs + o.behind
+	return len(o.queue) + len(o.retries) + o.firing + o.heldJobs + o.behind
 }
 
 // Close cancels every queued delivery and scheduled retry of the account and
@@ -342,6 +346,9 @@ func (o *Outbox) fire(r *retry) {
 	d.mu.Lock()
 	_, waiting := o.retries[r]
 	delete(o.retries, r)
+	if waiting {
+		o.firing++
+	}
 	stops := r.stops
 	d.mu.Unlock()
 	// The other clock's timer goes before the job is queued, so that
@@ -351,6 +358,7 @@ func (o *Outbox) fire(r *retry) {
 		return
 	}
 	d.mu.Lock()
+	o.firing--
 	if !o.closed {
 		o.queue = append(o.queue, r.job)
 		d.enqueued(o)
@@ -458,7 +466,7 @@ func (o *Outbox) state() sandbox.Settlement {
 	d := o.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	state := sandbox.Settlement{InFlight: o.inFlight + o.finishing, Queued: len(o.queue) + o.behind, Held: o.heldJobs}
+	state := sandbox.Settlement{InFlight: o.inFlight + o.finishing, Queued: len(o.queue) + o.firing + o.behind, Held: o.heldJobs}
 	for r := range o.retries {
 		if r.due.After(now) {
 			state.Scheduled++
