@@ -30,7 +30,7 @@ var allowedImports = map[string][]string{
 	"internal/model":     {"kit", "internal/wire", "internal/rules", "internal/coverage"},
 	"internal/transport": {"kit", "internal/wire", "internal/rules", "internal/model", "internal/coverage", "docs"},
 	"internal/receiver":  {"kit", "internal/wire", "internal/rules"},
-	"internal/steps":     {"kit", "internal/wire", "internal/rules", "internal/transport", "internal/receiver", "internal/coverage", "docs"},
+	"internal/steps":     {"kit", "internal/wire", "internal/rules", "internal/model", "internal/transport", "internal/receiver", "internal/coverage", "docs"},
 	"internal/plan":      {"kit", "internal/wire", "internal/steps", "features", "internal/coverage", "docs"},
 	"internal/explore":   {"kit", "internal/wire", "internal/rules", "internal/model", "internal/transport", "internal/coverage", "docs"},
 	"internal/runner":    {"kit", "internal/wire", "internal/rules", "internal/model", "internal/transport", "internal/receiver", "internal/steps", "internal/plan", "internal/explore", "internal/coverage", "docs"},

@@ -441,8 +441,9 @@ func (s *scenarioState) sendAtOnceGivingUp(ctx context.Context, n int, method, p
 		return godog.ErrSkip
 	}
 	type sent struct {
-		ex  *wire.Exchange
-		err error
+		ex     *wire.Exchange
+		err    error
+		gaveUp bool
 	}
 	results := make([]sent, n)
 	var wg sync.WaitGroup
@@ -453,13 +454,18 @@ func (s *scenarioState) sendAtOnceGivingUp(ctx context.Context, n int, method, p
 			giveUp, cancel := context.WithTimeoutCause(ctx, time.Duration(ms)*time.Millisecond, errGaveUp)
 			defer cancel()
 			ex, err := s.t.Send(giveUp, r)
-			if err != nil && ex != nil && errors.Is(context.Cause(giveUp), errGaveUp) {
-				ex, err = &wire.Exchange{Method: ex.Method, URL: ex.URL, ReqHeader: ex.ReqHeader, Sent: ex.Sent, Elapsed: ex.Elapsed, NoAnswer: s.redact(err.Error()), GaveUp: true}, nil
-			}
-			results[i] = sent{ex, err}
+			results[i] = sent{ex, err, err != nil && ex != nil && errors.Is(context.Cause(giveUp), errGaveUp)}
 		}()
 	}
 	wg.Wait()
+	// Redaction reads the scenario's history, whose exchanges decode their
+	// JSON on first read, so it waits until the sends are done.
+	for i, res := range results {
+		if res.gaveUp {
+			ex := res.ex
+			results[i] = sent{ex: &wire.Exchange{Method: ex.Method, URL: ex.URL, ReqHeader: ex.ReqHeader, Sent: ex.Sent, Elapsed: ex.Elapsed, NoAnswer: s.redact(res.err.Error()), GaveUp: true}}
+		}
+	}
 	slices.SortStableFunc(results, func(a, b sent) int {
 		if a.ex == nil || b.ex == nil {
 			return 0
